@@ -1,0 +1,87 @@
+/* qaudit hook ABI: how a server reports connection and queue events to the interposer.
+ * Without libqaudit-preload the weak symbol stays NULL and every hook is one predictable branch. */
+#ifndef QAUDIT_HOOKS_H
+#define QAUDIT_HOOKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bumped whenever struct qaudit_event or the meaning of an event changes. The interposer
+ * refuses events whose abi field it does not know, and says so in its dump. */
+#define QAUDIT_HOOKS_ABI 1
+
+/* Compile the hooks out entirely with -DQAUDIT_HOOKS=0. */
+#ifndef QAUDIT_HOOKS
+#define QAUDIT_HOOKS 1
+#endif
+
+enum qaudit_event_kind {
+    QAUDIT_CONN_OPEN = 1,     /* owner opened; queue is the queue it embeds */
+    QAUDIT_CONN_CLOSE = 2,    /* owner closed; its queue has been cleared */
+    QAUDIT_QUEUE_PUSH = 3,    /* depth after the push */
+    QAUDIT_QUEUE_POP = 4,     /* depth after the pop */
+    QAUDIT_QUEUE_GROW = 5,    /* storage grew to capacity */
+    QAUDIT_QUEUE_SHRINK = 6,  /* heap storage halved to capacity */
+    QAUDIT_QUEUE_INLINE = 7,  /* heap storage released, back to inline slots */
+    QAUDIT_QUEUE_CLEAR = 8,   /* emptied; discarded says how many values were dropped */
+    QAUDIT_QUEUE_MOVE = 9,    /* queue took other's values (other is now empty); discarded:
+                                 values queue held before and dropped */
+    QAUDIT_QUEUE_DESTROY = 10,/* storage released; discarded: values dropped */
+    QAUDIT_QUEUE_ENTER = 11,  /* a cold path that may allocate starts; depth is the depth the
+                                 queue has once it completes (so a grow on the 9th push says 9) */
+    QAUDIT_QUEUE_LEAVE = 12,  /* that cold path ended; allocations since ENTER belong to queue */
+};
+
+struct qaudit_event {
+    uint32_t abi;        /* QAUDIT_HOOKS_ABI of the emitter */
+    uint32_t kind;       /* enum qaudit_event_kind */
+    const void *owner;   /* the connection, for CONN_* events; NULL for queue events */
+    const void *queue;   /* the queue the event is about */
+    const void *other;   /* the moved-from queue, for QUEUE_MOVE */
+    uint64_t depth;      /* values held after the operation */
+    uint64_t capacity;   /* slots available after the operation */
+    uint64_t discarded;  /* values dropped without a pop (CLEAR, MOVE, DESTROY) */
+};
+
+/* Defined by libqaudit-preload.so (or by a test); weak and undefined everywhere else. */
+extern void qaudit_hook(const struct qaudit_event *event) __attribute__((weak));
+
+#if QAUDIT_HOOKS
+static inline void qaudit_emit(enum qaudit_event_kind kind, const void *owner, const void *queue,
+                               const void *other, uint64_t depth, uint64_t capacity,
+                               uint64_t discarded)
+{
+    if (__builtin_expect(qaudit_hook == NULL, 1))
+        return;
+    struct qaudit_event event = {
+        .abi = QAUDIT_HOOKS_ABI,
+        .kind = (uint32_t)kind,
+        .owner = owner,
+        .queue = queue,
+        .other = other,
+        .depth = depth,
+        .capacity = capacity,
+        .discarded = discarded,
+    };
+    qaudit_hook(&event);
+}
+#else
+static inline void qaudit_emit(enum qaudit_event_kind kind, const void *owner, const void *queue,
+                               const void *other, uint64_t depth, uint64_t capacity,
+                               uint64_t discarded)
+{
+    (void)kind, (void)owner, (void)queue, (void)other, (void)depth, (void)capacity, (void)discarded;
+}
+#endif
+
+static inline void qaudit_conn_open(const void *conn, const void *queue)
+{
+    qaudit_emit(QAUDIT_CONN_OPEN, conn, queue, NULL, 0, 0, 0);
+}
+
+static inline void qaudit_conn_close(const void *conn, const void *queue)
+{
+    qaudit_emit(QAUDIT_CONN_CLOSE, conn, queue, NULL, 0, 0, 0);
+}
+
+#endif

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages qaudit needs, when they are missing. As root it runs apt-get;
+# otherwise it prints the exact command to run and exits 2.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config   # the build
+  libcmocka-dev                      # unit tests under ctest
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  [ "$p" = "#" ] && continue
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "qaudit: missing packages; run: sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+  exit 2
+fi
+echo "qaudit: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
