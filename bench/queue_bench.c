@@ -58,7 +58,7 @@ static const unsigned burst_depths[3] = {4, 16, 64};
     {                                                                                              \
         struct name q;                                                                             \
         name##_init(&q);                                                                           \
-        struct rx_desc d = {1, 4096, 0}, out = d;                                                    \
+        struct rx_desc d = {1, 4096, 0}, out = d;                                                  \
         uint64_t sink = 0;                                                                         \
         double start = now_ns();                                                                   \
         for (uint32_t i = 0; i < CYCLES; i++) {                                                    \
@@ -78,7 +78,7 @@ static const unsigned burst_depths[3] = {4, 16, 64};
     {                                                                                              \
         struct name q;                                                                             \
         name##_init(&q);                                                                           \
-        struct rx_desc d = {1, 4096, 0}, out = d;                                                    \
+        struct rx_desc d = {1, 4096, 0}, out = d;                                                  \
         uint64_t sink = 0;                                                                         \
         uint32_t rounds = BURST_OPS / (2 * depth);                                                 \
         double start = now_ns();                                                                   \
@@ -100,7 +100,7 @@ static const unsigned burst_depths[3] = {4, 16, 64};
         return elapsed / ((double)rounds * 2 * depth);                                             \
     }                                                                                              \
                                                                                                    \
-    /* Allocations during 1,000 depth-one cycles of a fresh queue, and what the queue then holds  \
+    /* Allocations during 1,000 depth-one cycles of a fresh queue, and what the queue then holds   \
      * while idle: the object plus its live heap bytes. */                                         \
     static void name##_footprint(struct variant_result *r)                                         \
     {                                                                                              \

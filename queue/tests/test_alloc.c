@@ -59,11 +59,20 @@ void test_alloc_uninstall_expect_no_leaks(void)
     assert_int_equal(stats.allocs, stats.releases);
 }
 
-const struct test_alloc_stats *test_alloc_stats(void) { return &stats; }
+const struct test_alloc_stats *test_alloc_stats(void)
+{
+    return &stats;
+}
 
-void test_alloc_fail_all(bool fail) { fail_all = fail; }
+void test_alloc_fail_all(bool fail)
+{
+    fail_all = fail;
+}
 
-void test_alloc_fail_nth(size_t n) { fail_countdown = n; }
+void test_alloc_fail_nth(size_t n)
+{
+    fail_countdown = n;
+}
 
 bool test_alloc_untouched(const void *p, size_t n)
 {

@@ -9,9 +9,9 @@
 #define TEST_ALLOC_PATTERN 0xA5
 
 struct test_alloc_stats {
-    size_t allocs;      /* successful allocations */
+    size_t allocs; /* successful allocations */
     size_t releases;
-    size_t failed;      /* allocations refused on purpose */
+    size_t failed; /* allocations refused on purpose */
     size_t live_blocks;
     size_t live_bytes;
 };

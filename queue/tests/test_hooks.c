@@ -60,7 +60,9 @@ static void test_every_event_arrives(void **state)
 
     push(&q, 1);
     rxq_pop(&q, NULL);
-    expect_events(&q, (struct expected_event[]){{QAUDIT_QUEUE_PUSH, 1, 1, 0}, {QAUDIT_QUEUE_POP, 0, 1, 0}}, 2);
+    expect_events(
+        &q, (struct expected_event[]){{QAUDIT_QUEUE_PUSH, 1, 1, 0}, {QAUDIT_QUEUE_POP, 0, 1, 0}},
+        2);
 
     push(&q, 1);
     push(&q, 2);

@@ -17,8 +17,14 @@ struct aligned_elem {
     uint32_t filler;
 };
 
-static int make_int(uint32_t i) { return (int)i; }
-static uint32_t key_int(const int *p) { return (uint32_t)*p; }
+static int make_int(uint32_t i)
+{
+    return (int)i;
+}
+static uint32_t key_int(const int *p)
+{
+    return (uint32_t)*p;
+}
 
 static struct rx_desc make_desc(uint32_t i)
 {
@@ -116,23 +122,41 @@ static uint32_t key_aligned(const struct aligned_elem *p)
 int main(void)
 {
     int failed = 0;
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " int INLINE=1", tests_int_1, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " int INLINE=2", tests_int_2, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " int INLINE=4", tests_int_4, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " int INLINE=8", tests_int_8, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " int INLINE=16", tests_int_16, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " int INLINE=32", tests_int_32, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " desc INLINE=1", tests_desc_1, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " desc INLINE=2", tests_desc_2, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " desc INLINE=4", tests_desc_4, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " desc INLINE=8", tests_desc_8, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " desc INLINE=16", tests_desc_16, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " desc INLINE=32", tests_desc_32, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " aligned INLINE=1", tests_aligned_1, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " aligned INLINE=2", tests_aligned_2, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " aligned INLINE=4", tests_aligned_4, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " aligned INLINE=8", tests_aligned_8, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " aligned INLINE=16", tests_aligned_16, NULL, NULL);
-    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " aligned INLINE=32", tests_aligned_32, NULL, NULL);
+    failed +=
+        cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " int INLINE=1", tests_int_1, NULL, NULL);
+    failed +=
+        cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " int INLINE=2", tests_int_2, NULL, NULL);
+    failed +=
+        cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " int INLINE=4", tests_int_4, NULL, NULL);
+    failed +=
+        cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " int INLINE=8", tests_int_8, NULL, NULL);
+    failed +=
+        cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " int INLINE=16", tests_int_16, NULL, NULL);
+    failed +=
+        cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " int INLINE=32", tests_int_32, NULL, NULL);
+    failed +=
+        cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " desc INLINE=1", tests_desc_1, NULL, NULL);
+    failed +=
+        cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " desc INLINE=2", tests_desc_2, NULL, NULL);
+    failed +=
+        cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " desc INLINE=4", tests_desc_4, NULL, NULL);
+    failed +=
+        cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " desc INLINE=8", tests_desc_8, NULL, NULL);
+    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " desc INLINE=16", tests_desc_16, NULL,
+                                          NULL);
+    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " desc INLINE=32", tests_desc_32, NULL,
+                                          NULL);
+    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " aligned INLINE=1", tests_aligned_1,
+                                          NULL, NULL);
+    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " aligned INLINE=2", tests_aligned_2,
+                                          NULL, NULL);
+    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " aligned INLINE=4", tests_aligned_4,
+                                          NULL, NULL);
+    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " aligned INLINE=8", tests_aligned_8,
+                                          NULL, NULL);
+    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " aligned INLINE=16", tests_aligned_16,
+                                          NULL, NULL);
+    failed += cmocka_run_group_tests_name(QUEUE_VARIANT_NAME " aligned INLINE=32", tests_aligned_32,
+                                          NULL, NULL);
     return failed == 0 ? 0 : 1;
 }

@@ -154,7 +154,7 @@ static struct regime pick_regime(unsigned *seed)
                 model_after_push(&model, ref.count);                                               \
             } else if (ref.count > 0) {                                                            \
                 T out;                                                                             \
-                memset(&out, 0, sizeof out);                                                      \
+                memset(&out, 0, sizeof out);                                                       \
                 assert_true(name##_pop(q, &out));                                                  \
                 assert_int_equal(KEY(&out), ref_pop(&ref));                                        \
                 model_after_pop(&model, ref.count);                                                \
@@ -174,16 +174,28 @@ static struct rx_desc make_desc(uint32_t key)
 {
     return (struct rx_desc){.buffer_id = (uint16_t)key, .length = key, .offset = 0};
 }
-static uint32_t desc_key(const struct rx_desc *d) { return d->length; }
+static uint32_t desc_key(const struct rx_desc *d)
+{
+    return d->length;
+}
 /* In-place update of the front, as the server's parser advances a buffer's offset. */
 static void desc_set_key(struct rx_desc *d, uint32_t key)
 {
     d->length = key;
     d->offset += 1;
 }
-static int make_int(uint32_t key) { return (int)key; }
-static uint32_t int_key(const int *v) { return (uint32_t)*v; }
-static void int_set_key(int *v, uint32_t key) { *v = (int)key; }
+static int make_int(uint32_t key)
+{
+    return (int)key;
+}
+static uint32_t int_key(const int *v)
+{
+    return (uint32_t)*v;
+}
+static void int_set_key(int *v, uint32_t key)
+{
+    *v = (int)key;
+}
 
 DIFFERENTIAL(dq, struct rx_desc, 1, make_desc, desc_key, desc_set_key)
 DIFFERENTIAL(dq4, int, 4, make_int, int_key, int_set_key)

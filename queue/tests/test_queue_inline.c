@@ -15,7 +15,10 @@
 QUEUE_DEFINE(q4, int, 4)
 QUEUE_DEFINE(d4, struct rx_desc, 4)
 
-static struct rx_desc desc(uint32_t i) { return (struct rx_desc){(uint16_t)i, i, i}; }
+static struct rx_desc desc(uint32_t i)
+{
+    return (struct rx_desc){(uint16_t)i, i, i};
+}
 
 static void push_desc(struct rxq *q, uint32_t key)
 {
@@ -30,7 +33,10 @@ static uint32_t pop_desc(struct rxq *q)
     return out.length;
 }
 
-static void push_int(struct q4 *q, int v) { assert_true(q4_push(q, &v)); }
+static void push_int(struct q4 *q, int v)
+{
+    assert_true(q4_push(q, &v));
+}
 
 static int pop_int(struct q4 *q)
 {

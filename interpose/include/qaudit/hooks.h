@@ -16,31 +16,31 @@
 #endif
 
 enum qaudit_event_kind {
-    QAUDIT_CONN_OPEN = 1,     /* owner opened; queue is the queue it embeds */
-    QAUDIT_CONN_CLOSE = 2,    /* owner closed; its queue has been cleared */
-    QAUDIT_QUEUE_PUSH = 3,    /* depth after the push */
-    QAUDIT_QUEUE_POP = 4,     /* depth after the pop */
-    QAUDIT_QUEUE_GROW = 5,    /* storage grew to capacity */
-    QAUDIT_QUEUE_SHRINK = 6,  /* heap storage halved to capacity */
-    QAUDIT_QUEUE_INLINE = 7,  /* heap storage released, back to inline slots */
-    QAUDIT_QUEUE_CLEAR = 8,   /* emptied; discarded says how many values were dropped */
-    QAUDIT_QUEUE_MOVE = 9,    /* queue took other's values (other is now empty); discarded:
-                                 values queue held before and dropped */
-    QAUDIT_QUEUE_DESTROY = 10,/* storage released; discarded: values dropped */
-    QAUDIT_QUEUE_ENTER = 11,  /* a cold path that may allocate starts; depth is the depth the
-                                 queue has once it completes (so a grow on the 9th push says 9) */
-    QAUDIT_QUEUE_LEAVE = 12,  /* that cold path ended; allocations since ENTER belong to queue */
+    QAUDIT_CONN_OPEN = 1,      /* owner opened; queue is the queue it embeds */
+    QAUDIT_CONN_CLOSE = 2,     /* owner closed; its queue has been cleared */
+    QAUDIT_QUEUE_PUSH = 3,     /* depth after the push */
+    QAUDIT_QUEUE_POP = 4,      /* depth after the pop */
+    QAUDIT_QUEUE_GROW = 5,     /* storage grew to capacity */
+    QAUDIT_QUEUE_SHRINK = 6,   /* heap storage halved to capacity */
+    QAUDIT_QUEUE_INLINE = 7,   /* heap storage released, back to inline slots */
+    QAUDIT_QUEUE_CLEAR = 8,    /* emptied; discarded says how many values were dropped */
+    QAUDIT_QUEUE_MOVE = 9,     /* queue took other's values (other is now empty); discarded:
+                                  values queue held before and dropped */
+    QAUDIT_QUEUE_DESTROY = 10, /* storage released; discarded: values dropped */
+    QAUDIT_QUEUE_ENTER = 11,   /* a cold path that may allocate starts; depth is the depth the
+                                  queue has once it completes (so a grow on the 9th push says 9) */
+    QAUDIT_QUEUE_LEAVE = 12,   /* that cold path ended; allocations since ENTER belong to queue */
 };
 
 struct qaudit_event {
-    uint32_t abi;        /* QAUDIT_HOOKS_ABI of the emitter */
-    uint32_t kind;       /* enum qaudit_event_kind */
-    const void *owner;   /* the connection, for CONN_* events; NULL for queue events */
-    const void *queue;   /* the queue the event is about */
-    const void *other;   /* the moved-from queue, for QUEUE_MOVE */
-    uint64_t depth;      /* values held after the operation */
-    uint64_t capacity;   /* slots available after the operation */
-    uint64_t discarded;  /* values dropped without a pop (CLEAR, MOVE, DESTROY) */
+    uint32_t abi;       /* QAUDIT_HOOKS_ABI of the emitter */
+    uint32_t kind;      /* enum qaudit_event_kind */
+    const void *owner;  /* the connection, for CONN_* events; NULL for queue events */
+    const void *queue;  /* the queue the event is about */
+    const void *other;  /* the moved-from queue, for QUEUE_MOVE */
+    uint64_t depth;     /* values held after the operation */
+    uint64_t capacity;  /* slots available after the operation */
+    uint64_t discarded; /* values dropped without a pop (CLEAR, MOVE, DESTROY) */
 };
 
 /* Defined by libqaudit-preload.so (or by a test); weak and undefined everywhere else. */

@@ -50,8 +50,8 @@
         if (q->map == NULL)                                                                        \
             return 0;                                                                              \
         ptrdiff_t nodes = q->finish.node - q->start.node;                                          \
-        return (size_t)(nodes * (ptrdiff_t)DEQUEQ_CHUNK_LEN(T) + (q->finish.cur - q->finish.first) - \
-                        (q->start.cur - q->start.first));                                          \
+        return (size_t)(nodes * (ptrdiff_t)DEQUEQ_CHUNK_LEN(T) +                                   \
+                        (q->finish.cur - q->finish.first) - (q->start.cur - q->start.first));      \
     }                                                                                              \
                                                                                                    \
     QUEUE_HOT size_t name##_capacity(const struct name *q)                                         \
@@ -61,7 +61,10 @@
         return (size_t)(q->finish.node - q->start.node + 1) * DEQUEQ_CHUNK_LEN(T);                 \
     }                                                                                              \
                                                                                                    \
-    QUEUE_HOT bool name##_on_heap(const struct name *q) { return q->map != NULL; }                 \
+    QUEUE_HOT bool name##_on_heap(const struct name *q)                                            \
+    {                                                                                              \
+        return q->map != NULL;                                                                     \
+    }                                                                                              \
                                                                                                    \
     QUEUE_COLD bool name##_setup(struct name *q)                                                   \
     {                                                                                              \
@@ -100,9 +103,12 @@
         return q->start.node[offset / DEQUEQ_CHUNK_LEN(T)] + offset % DEQUEQ_CHUNK_LEN(T);         \
     }                                                                                              \
                                                                                                    \
-    QUEUE_HOT T *name##_front(struct name *q) { return name##_at(q, 0); }                          \
+    QUEUE_HOT T *name##_front(struct name *q)                                                      \
+    {                                                                                              \
+        return name##_at(q, 0);                                                                    \
+    }                                                                                              \
                                                                                                    \
-    /* Makes room for one more node after finish: recentre the nodes in the map when it is less   \
+    /* Makes room for one more node after finish: recentre the nodes in the map when it is less    \
      * than half used, otherwise move them to a larger map. */                                     \
     QUEUE_COLD bool name##_reserve_node_at_back(struct name *q)                                    \
     {                                                                                              \
@@ -133,7 +139,7 @@
         return true;                                                                               \
     }                                                                                              \
                                                                                                    \
-    /* The back chunk's last slot is about to fill (or there is no storage yet): take a chunk     \
+    /* The back chunk's last slot is about to fill (or there is no storage yet): take a chunk      \
      * first, so that failure leaves the queue as it was. */                                       \
     QUEUE_COLD bool name##_grow_push(struct name *q, const T *value)                               \
     {                                                                                              \
@@ -170,7 +176,7 @@
         return true;                                                                               \
     }                                                                                              \
                                                                                                    \
-    /* The front chunk is drained: free it and step to the next one. */                           \
+    /* The front chunk is drained: free it and step to the next one. */                            \
     QUEUE_COLD void name##_drop_front_chunk(struct name *q)                                        \
     {                                                                                              \
         name##_release_chunk(q->start.first);                                                      \
@@ -193,7 +199,7 @@
         return true;                                                                               \
     }                                                                                              \
                                                                                                    \
-    /* Like std::deque::clear: keeps the front chunk, frees the others. */                        \
+    /* Like std::deque::clear: keeps the front chunk, frees the others. */                         \
     QUEUE_HOT void name##_clear(struct name *q)                                                    \
     {                                                                                              \
         size_t discarded = name##_size(q);                                                         \

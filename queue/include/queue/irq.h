@@ -13,15 +13,15 @@
 
 #include "queue/queue_common.h"
 
-#define IRQ_FIRST_HEAP(inline_slots) ((inline_slots) * 2 > 8 ? (inline_slots) * 2 : 8)
+#define IRQ_FIRST_HEAP(inline_slots) ((inline_slots)*2 > 8 ? (inline_slots)*2 : 8)
 #define IRQ_MAX_CAPACITY (UINT32_C(1) << 31)
 
 /* IRQ_DEFINE(name, T, INLINE) defines struct name and its functions name_init, name_push,
  * name_pop, name_front, name_at, name_size, name_capacity, name_on_heap, name_clear, name_move
  * and name_destroy, plus the cold name_grow_push and name_shrink. */
 #define IRQ_DEFINE(name, T, INLINE)                                                                \
-    _Static_assert((INLINE) >= 1 && (INLINE) <= (UINT32_C(1) << 29) &&                            \
-                       ((INLINE) & ((INLINE) - 1)) == 0,                                           \
+    _Static_assert((INLINE) >= 1 && (INLINE) <= (UINT32_C(1) << 29) &&                             \
+                       ((INLINE) & ((INLINE)-1)) == 0,                                             \
                    "INLINE must be a power of two from 1 to 2^29");                                \
                                                                                                    \
     struct name {                                                                                  \
@@ -35,14 +35,17 @@
         uint32_t lowwater;                                                                         \
     };                                                                                             \
                                                                                                    \
-    QUEUE_HOT bool name##_on_heap(const struct name *q) { return q->capacity != (INLINE); }        \
+    QUEUE_HOT bool name##_on_heap(const struct name *q)                                            \
+    {                                                                                              \
+        return q->capacity != (INLINE);                                                            \
+    }                                                                                              \
                                                                                                    \
     QUEUE_HOT T *name##_slots(struct name *q)                                                      \
     {                                                                                              \
         return name##_on_heap(q) ? q->store.heap : q->store.slots;                                 \
     }                                                                                              \
                                                                                                    \
-    /* At or below this depth a pop counts towards shrinking; the first heap capacity must also   \
+    /* At or below this depth a pop counts towards shrinking; the first heap capacity must also    \
      * fit back into the inline slots. */                                                          \
     QUEUE_HOT uint32_t name##_lowwater_mark(uint32_t capacity)                                     \
     {                                                                                              \
@@ -60,8 +63,14 @@
         q->lowwater = 0;                                                                           \
     }                                                                                              \
                                                                                                    \
-    QUEUE_HOT size_t name##_size(const struct name *q) { return q->size; }                         \
-    QUEUE_HOT size_t name##_capacity(const struct name *q) { return q->capacity; }                 \
+    QUEUE_HOT size_t name##_size(const struct name *q)                                             \
+    {                                                                                              \
+        return q->size;                                                                            \
+    }                                                                                              \
+    QUEUE_HOT size_t name##_capacity(const struct name *q)                                         \
+    {                                                                                              \
+        return q->capacity;                                                                        \
+    }                                                                                              \
                                                                                                    \
     QUEUE_HOT T *name##_at(struct name *q, size_t i)                                               \
     {                                                                                              \
@@ -70,10 +79,13 @@
         return &name##_slots(q)[(q->head + i) & (q->capacity - 1)];                                \
     }                                                                                              \
                                                                                                    \
-    QUEUE_HOT T *name##_front(struct name *q) { return name##_at(q, 0); }                          \
+    QUEUE_HOT T *name##_front(struct name *q)                                                      \
+    {                                                                                              \
+        return name##_at(q, 0);                                                                    \
+    }                                                                                              \
                                                                                                    \
-    /* Allocates the next capacity, copies in FIFO order, appends *value (which may point into    \
-     * the old storage: it is read before that storage is released) and only then frees. */       \
+    /* Allocates the next capacity, copies in FIFO order, appends *value (which may point into     \
+     * the old storage: it is read before that storage is released) and only then frees. */        \
     QUEUE_COLD bool name##_grow_push(struct name *q, const T *value)                               \
     {                                                                                              \
         uint32_t old_capacity = q->capacity;                                                       \
@@ -105,14 +117,14 @@
     }                                                                                              \
                                                                                                    \
     /* Returns false, leaving the queue untouched, only when growth could not allocate. The inline \
-     * case has its own branch: with a constant mask the slot index folds away for INLINE = 1. */ \
+     * case has its own branch: with a constant mask the slot index folds away for INLINE = 1. */  \
     QUEUE_HOT bool name##_push(struct name *q, const T *value)                                     \
     {                                                                                              \
         uint32_t capacity = q->capacity;                                                           \
         if (__builtin_expect(q->size == capacity, 0))                                              \
             return name##_grow_push(q, value);                                                     \
         if (capacity == (INLINE)) {                                                                \
-            q->store.slots[(q->head + q->size) & ((INLINE) - 1)] = *value;                         \
+            q->store.slots[(q->head + q->size) & ((INLINE)-1)] = *value;                           \
             q->size++;                                                                             \
         } else {                                                                                   \
             q->store.heap[(q->head + q->size) & (capacity - 1)] = *value;                          \
@@ -123,7 +135,7 @@
         return true;                                                                               \
     }                                                                                              \
                                                                                                    \
-    /* Runs after a full capacity's worth of low-water pops. Never fails: without memory for the  \
+    /* Runs after a full capacity's worth of low-water pops. Never fails: without memory for the   \
      * smaller array the queue keeps the larger one and counts again from zero. */                 \
     QUEUE_COLD void name##_shrink(struct name *q)                                                  \
     {                                                                                              \
@@ -154,7 +166,7 @@
         qaudit_emit(QAUDIT_QUEUE_LEAVE, NULL, q, NULL, q->size, q->capacity, 0);                   \
     }                                                                                              \
                                                                                                    \
-    /* Copies the front into *out unless out is NULL; the vacated slot is not written. */         \
+    /* Copies the front into *out unless out is NULL; the vacated slot is not written. */          \
     QUEUE_HOT bool name##_pop(struct name *q, T *out)                                              \
     {                                                                                              \
         if (q->size == 0)                                                                          \
@@ -162,8 +174,8 @@
         uint32_t capacity = q->capacity;                                                           \
         if (capacity == (INLINE)) {                                                                \
             if (out != NULL)                                                                       \
-                *out = q->store.slots[q->head & ((INLINE) - 1)];                                   \
-            q->head = (q->head + 1) & ((INLINE) - 1);                                              \
+                *out = q->store.slots[q->head & ((INLINE)-1)];                                     \
+            q->head = (q->head + 1) & ((INLINE)-1);                                                \
             q->size--;                                                                             \
             qaudit_emit(QAUDIT_QUEUE_POP, NULL, q, NULL, q->size, capacity, 0);                    \
             return true;                                                                           \
@@ -194,7 +206,7 @@
         name##_init(q);                                                                            \
     }                                                                                              \
                                                                                                    \
-    /* Releases heap storage; the queue is left empty, inline and reusable. */                    \
+    /* Releases heap storage; the queue is left empty, inline and reusable. */                     \
     QUEUE_HOT void name##_destroy(struct name *q)                                                  \
     {                                                                                              \
         uint32_t discarded = q->size;                                                              \
@@ -202,7 +214,7 @@
         qaudit_emit(QAUDIT_QUEUE_DESTROY, NULL, q, NULL, 0, q->capacity, discarded);               \
     }                                                                                              \
                                                                                                    \
-    /* dst drops what it held and takes src's values: a heap array changes owner and keeps its    \
+    /* dst drops what it held and takes src's values: a heap array changes owner and keeps its     \
      * head, inline values are copied in FIFO order. src is left empty, inline and reusable. */    \
     QUEUE_HOT void name##_move(struct name *dst, struct name *src)                                 \
     {                                                                                              \
@@ -218,7 +230,7 @@
             dst->lowwater = src->lowwater;                                                         \
         } else {                                                                                   \
             for (uint32_t i = 0; i < src->size; i++)                                               \
-                dst->store.slots[i] = src->store.slots[(src->head + i) & ((INLINE) - 1)];          \
+                dst->store.slots[i] = src->store.slots[(src->head + i) & ((INLINE)-1)];            \
             dst->size = src->size;                                                                 \
         }                                                                                          \
         name##_init(src);                                                                          \

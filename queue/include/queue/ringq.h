@@ -24,9 +24,18 @@
         q->capacity = 0;                                                                           \
     }                                                                                              \
                                                                                                    \
-    QUEUE_HOT bool name##_on_heap(const struct name *q) { return q->slots != NULL; }               \
-    QUEUE_HOT size_t name##_size(const struct name *q) { return q->size; }                         \
-    QUEUE_HOT size_t name##_capacity(const struct name *q) { return q->capacity; }                 \
+    QUEUE_HOT bool name##_on_heap(const struct name *q)                                            \
+    {                                                                                              \
+        return q->slots != NULL;                                                                   \
+    }                                                                                              \
+    QUEUE_HOT size_t name##_size(const struct name *q)                                             \
+    {                                                                                              \
+        return q->size;                                                                            \
+    }                                                                                              \
+    QUEUE_HOT size_t name##_capacity(const struct name *q)                                         \
+    {                                                                                              \
+        return q->capacity;                                                                        \
+    }                                                                                              \
                                                                                                    \
     QUEUE_HOT T *name##_at(struct name *q, size_t i)                                               \
     {                                                                                              \
@@ -35,7 +44,10 @@
         return &q->slots[(q->head + i) & (q->capacity - 1)];                                       \
     }                                                                                              \
                                                                                                    \
-    QUEUE_HOT T *name##_front(struct name *q) { return name##_at(q, 0); }                          \
+    QUEUE_HOT T *name##_front(struct name *q)                                                      \
+    {                                                                                              \
+        return name##_at(q, 0);                                                                    \
+    }                                                                                              \
                                                                                                    \
     QUEUE_COLD bool name##_grow_push(struct name *q, const T *value)                               \
     {                                                                                              \
