@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test demo asan bench clean format
+.PHONY: all deps configure build test demo asan bench fuzz clean format
 
 all: build
 
@@ -32,6 +32,10 @@ asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DQAUDIT_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	server/fuzz/run.sh $(FUZZ_SECONDS)
 
 format:
 	git ls-files '*.c' '*.h' | xargs clang-format -i

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Installs the Debian packages qaudit needs, when they are missing. As root it runs apt-get;
 # otherwise it prints the exact command to run and exits 2.
+# usage: deps.sh [bench]   (bench adds what bench/ compares against)
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config   # the build
-  libcmocka-dev                      # unit tests under ctest
+  build-essential cmake pkg-config # the build
+  libcmocka-dev                    # unit tests under ctest
+  liburing-dev libxxhash-dev       # ringkv
+  redis-tools valgrind             # ringkv's integration and leak tests
+  clang libclang-rt-14-dev         # libFuzzer for the parser fuzzer
 )
+if [ "${1:-}" = bench ]; then
+  packages+=(redis-server)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
-  [ "$p" = "#" ] && continue
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi

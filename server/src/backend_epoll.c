@@ -21,7 +21,10 @@ struct epoll_state {
     unsigned free_count;
 };
 
-static struct epoll_state *state_of(struct worker *w) { return w->backend; }
+static struct epoll_state *state_of(struct worker *w)
+{
+    return w->backend;
+}
 
 static bool watch(struct worker *w, int fd, uint32_t events, void *ptr, int op)
 {

@@ -29,7 +29,10 @@ struct uring {
     uint64_t wake_value;
 };
 
-static struct uring *uring_of(struct worker *w) { return w->backend; }
+static struct uring *uring_of(struct worker *w)
+{
+    return w->backend;
+}
 
 /* An SQE, submitting what is queued when the submission ring is full. */
 static struct io_uring_sqe *get_sqe(struct uring *u)
@@ -42,7 +45,10 @@ static struct io_uring_sqe *get_sqe(struct uring *u)
     return sqe;
 }
 
-static uint64_t conn_tag(struct connection *c, enum op op) { return (uint64_t)(uintptr_t)c | op; }
+static uint64_t conn_tag(struct connection *c, enum op op)
+{
+    return (uint64_t)(uintptr_t)c | op;
+}
 
 static void arm_accept(struct worker *w)
 {
@@ -91,8 +97,8 @@ static bool uring_start(struct worker *w)
     }
     unsigned count = w->server->config.buffers;
     u->buf_ring_bytes = count * sizeof(struct io_uring_buf);
-    u->buf_ring = mmap(NULL, u->buf_ring_bytes, PROT_READ | PROT_WRITE,
-                       MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+    u->buf_ring =
+        mmap(NULL, u->buf_ring_bytes, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
     struct io_uring_buf_reg reg = {
         .ring_addr = (uint64_t)(uintptr_t)u->buf_ring, .ring_entries = count, .bgid = BUFFER_GROUP};
     if (u->buf_ring == MAP_FAILED || (err = io_uring_register_buf_ring(&u->ring, &reg, 0)) < 0) {

@@ -69,8 +69,8 @@ static void cmd_echo(struct command_ctx *ctx)
 
 static void cmd_get(struct command_ctx *ctx)
 {
-    enum store_result r = store_get(ctx->store, ctx->argv[1].ptr, ctx->argv[1].len, ctx->now,
-                                    copy_value, ctx->out);
+    enum store_result r =
+        store_get(ctx->store, ctx->argv[1].ptr, ctx->argv[1].len, ctx->now, copy_value, ctx->out);
     if (r == STORE_NOT_FOUND)
         reply_nil(ctx->out);
 }
@@ -193,13 +193,14 @@ static void cmd_select(struct command_ctx *ctx)
 
 /* The parameters redis-benchmark and redis-cli ask for, with ringkv's (fixed) values. */
 static const char *const config_values[][2] = {
-    {"save", ""},           {"appendonly", "no"},  {"maxmemory", "0"},
-    {"databases", "1"},     {"maxclients", NULL},  {"port", NULL},
-    {"io-threads", NULL},   {"proto-max-bulk-len", "536870912"},
+    {"save", ""},         {"appendonly", "no"},
+    {"maxmemory", "0"},   {"databases", "1"},
+    {"maxclients", NULL}, {"port", NULL},
+    {"io-threads", NULL}, {"proto-max-bulk-len", "536870912"},
 };
 
-static void config_value(struct command_ctx *ctx, const char *name, const char *fixed,
-                         char *buf, size_t size)
+static void config_value(struct command_ctx *ctx, const char *name, const char *fixed, char *buf,
+                         size_t size)
 {
     const struct server_config *cfg = &ctx->conn->worker->server->config;
     if (fixed != NULL)
@@ -304,12 +305,12 @@ static void cmd_info(struct command_ctx *ctx)
 }
 
 static const struct command commands[] = {
-    {"ping", -1, cmd_ping},      {"echo", 2, cmd_echo},          {"get", 2, cmd_get},
-    {"set", -3, cmd_set},        {"del", -2, cmd_del},           {"exists", -2, cmd_exists},
-    {"incr", 2, cmd_incr},       {"mget", -2, cmd_mget},         {"mset", -3, cmd_mset},
-    {"dbsize", 1, cmd_dbsize},   {"flushall", -1, cmd_flushall}, {"select", 2, cmd_select},
-    {"info", -1, cmd_info},      {"config", -2, cmd_config},     {"command", -1, cmd_command},
-    {"client", -2, cmd_client},  {"quit", -1, cmd_quit},
+    {"ping", -1, cmd_ping},     {"echo", 2, cmd_echo},          {"get", 2, cmd_get},
+    {"set", -3, cmd_set},       {"del", -2, cmd_del},           {"exists", -2, cmd_exists},
+    {"incr", 2, cmd_incr},      {"mget", -2, cmd_mget},         {"mset", -3, cmd_mset},
+    {"dbsize", 1, cmd_dbsize},  {"flushall", -1, cmd_flushall}, {"select", 2, cmd_select},
+    {"info", -1, cmd_info},     {"config", -2, cmd_config},     {"command", -1, cmd_command},
+    {"client", -2, cmd_client}, {"quit", -1, cmd_quit},
 };
 
 static const struct command *lookup(const struct resp_arg *name)

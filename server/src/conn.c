@@ -302,8 +302,8 @@ void conn_received(struct connection *c, uint16_t buffer_id, uint32_t length)
     uint32_t depth = (uint32_t)rxq_size(&c->queue);
     if (depth > c->peak_depth) {
         c->peak_depth = depth;
-        uint64_t peak = atomic_load_explicit(&c->worker->stats.peak_queue_depth,
-                                             memory_order_relaxed);
+        uint64_t peak =
+            atomic_load_explicit(&c->worker->stats.peak_queue_depth, memory_order_relaxed);
         while (depth > peak && !atomic_compare_exchange_weak_explicit(
                                    &c->worker->stats.peak_queue_depth, &peak, depth,
                                    memory_order_relaxed, memory_order_relaxed))

@@ -10,8 +10,7 @@
 #include "server.h"
 
 struct totals {
-    uint64_t connections, connections_total, commands, rejected, peak_depth, on_heap, held,
-        enobufs;
+    uint64_t connections, connections_total, commands, rejected, peak_depth, on_heap, held, enobufs;
 };
 
 static void sum_workers(struct server *s, struct totals *t)
@@ -69,12 +68,14 @@ void info_write(struct connection *c, const struct resp_arg *section, struct out
             QUEUE_VARIANT_NAME, s->backend->name, (int)getpid(), s->port, s->config.threads,
             (now_ms() - s->started_ms) / 1000);
     if (wanted(section, "clients"))
-        add(buf, sizeof buf, &len, "# Clients\r\nconnected_clients:%" PRIu64 "\r\nmaxclients:%u\r\n\r\n",
-            t.connections, s->config.maxclients);
+        add(buf, sizeof buf, &len,
+            "# Clients\r\nconnected_clients:%" PRIu64 "\r\nmaxclients:%u\r\n\r\n", t.connections,
+            s->config.maxclients);
     if (wanted(section, "memory"))
         add(buf, sizeof buf, &len,
             "# Memory\r\nused_memory_dataset:%" PRIu64 "\r\nconnection_struct_bytes:%zu\r\n"
-            "receive_buffers:%u\r\nreceive_buffer_size:%u\r\nreceive_buffers_held:%" PRIu64 "\r\n\r\n",
+            "receive_buffers:%u\r\nreceive_buffer_size:%u\r\nreceive_buffers_held:%" PRIu64
+            "\r\n\r\n",
             st.bytes, sizeof(struct connection), s->config.buffers, s->config.buffer_size, t.held);
     if (wanted(section, "stats"))
         add(buf, sizeof buf, &len,

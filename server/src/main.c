@@ -45,13 +45,16 @@ static struct server_config parse_options(int argc, char **argv)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     struct server_config cfg = {"127.0.0.1", 6390, cpus > 0 ? (unsigned)cpus : 1, NULL, 1024,
-                                4096, 10000};
-    static const struct option options[] = {
-        {"bind", required_argument, NULL, 'b'},    {"port", required_argument, NULL, 'p'},
-        {"threads", required_argument, NULL, 't'}, {"io", required_argument, NULL, 'i'},
-        {"buffers", required_argument, NULL, 'n'}, {"buffer-size", required_argument, NULL, 's'},
-        {"maxclients", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+                                4096,        10000};
+    static const struct option options[] = {{"bind", required_argument, NULL, 'b'},
+                                            {"port", required_argument, NULL, 'p'},
+                                            {"threads", required_argument, NULL, 't'},
+                                            {"io", required_argument, NULL, 'i'},
+                                            {"buffers", required_argument, NULL, 'n'},
+                                            {"buffer-size", required_argument, NULL, 's'},
+                                            {"maxclients", required_argument, NULL, 'm'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
     int opt;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {

@@ -72,7 +72,10 @@ void reply_error(struct outbuf *out, const char *message)
     reply_line(out, '-', message, strlen(message));
 }
 
-void reply_int(struct outbuf *out, int64_t value) { reply_number(out, ':', value); }
+void reply_int(struct outbuf *out, int64_t value)
+{
+    reply_number(out, ':', value);
+}
 
 void reply_bulk(struct outbuf *out, const char *bytes, size_t len)
 {
@@ -85,8 +88,17 @@ void reply_bulk(struct outbuf *out, const char *bytes, size_t len)
     out->data[out->len++] = '\n';
 }
 
-void reply_cstr(struct outbuf *out, const char *text) { reply_bulk(out, text, strlen(text)); }
+void reply_cstr(struct outbuf *out, const char *text)
+{
+    reply_bulk(out, text, strlen(text));
+}
 
-void reply_nil(struct outbuf *out) { out_append(out, "$-1\r\n", 5); }
+void reply_nil(struct outbuf *out)
+{
+    out_append(out, "$-1\r\n", 5);
+}
 
-void reply_array(struct outbuf *out, size_t count) { reply_number(out, '*', (int64_t)count); }
+void reply_array(struct outbuf *out, size_t count)
+{
+    reply_number(out, '*', (int64_t)count);
+}

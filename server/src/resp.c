@@ -17,7 +17,10 @@ enum scan_state {
     S_INLINE,      /* an inline command line up to \n */
 };
 
-void resp_scan_reset(struct resp_scan *scan) { memset(scan, 0, sizeof *scan); }
+void resp_scan_reset(struct resp_scan *scan)
+{
+    memset(scan, 0, sizeof *scan);
+}
 
 /* Feeds one digit (or sign, or \r) of a length line. Returns false with *error on bad input. */
 static bool scan_number_byte(struct resp_scan *scan, char c, bool *done, const char **error,
@@ -270,7 +273,10 @@ static bool args_reserve(struct resp_args *args, size_t argc, size_t bytes)
     return true;
 }
 
-static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
 /* An inline command: the line (copied if it spans segments) split at spaces. */
 static bool extract_inline(struct cursor *c, size_t length, struct resp_args *args)

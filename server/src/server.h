@@ -14,12 +14,12 @@
 #include "store.h"
 
 enum conn_flags {
-    CONN_CLOSING = 1u << 0,      /* being torn down: no more input is processed */
-    CONN_CLOSE_AFTER = 1u << 1,  /* QUIT: close once the reply is sent */
-    CONN_RECV_ARMED = 1u << 2,   /* io_uring: the multishot receive is live */
-    CONN_STARVED = 1u << 3,      /* waits for free receive buffers */
-    CONN_WRITE_ARMED = 1u << 4,  /* waits for the socket to become writable */
-    CONN_ON_HEAP = 1u << 5,      /* its queue is on the heap (for INFO) */
+    CONN_CLOSING = 1u << 0,     /* being torn down: no more input is processed */
+    CONN_CLOSE_AFTER = 1u << 1, /* QUIT: close once the reply is sent */
+    CONN_RECV_ARMED = 1u << 2,  /* io_uring: the multishot receive is live */
+    CONN_STARVED = 1u << 3,     /* waits for free receive buffers */
+    CONN_WRITE_ARMED = 1u << 4, /* waits for the socket to become writable */
+    CONN_ON_HEAP = 1u << 5,     /* its queue is on the heap (for INFO) */
 };
 
 /* Receive-control state first (one cache line), the queue at offset 96, reply state after it.
@@ -63,22 +63,22 @@ struct worker;
 /* What an I/O model provides to the shared connection logic. */
 struct backend_ops {
     const char *name;
-    bool (*start)(struct worker *w);    /* set up; false with a message on stderr */
-    void (*run)(struct worker *w);      /* event loop until w->server->stopping and drained */
-    void (*stop)(struct worker *w);     /* tear down what start built */
+    bool (*start)(struct worker *w); /* set up; false with a message on stderr */
+    void (*run)(struct worker *w);   /* event loop until w->server->stopping and drained */
+    void (*stop)(struct worker *w);  /* tear down what start built */
     void (*return_buffer)(struct worker *w, uint16_t buffer_id);
     void (*want_writable)(struct connection *c);
     void (*begin_close)(struct connection *c); /* release happens once no request is in flight */
 };
 
 struct worker_stats {
-    _Atomic uint64_t connections;     /* open now */
+    _Atomic uint64_t connections; /* open now */
     _Atomic uint64_t connections_total;
     _Atomic uint64_t commands;
     _Atomic uint64_t rejected;
     _Atomic uint64_t peak_queue_depth;
-    _Atomic uint64_t queues_on_heap;  /* open connections whose queue is on the heap now */
-    _Atomic uint64_t buffers_held;    /* receive buffers in connection queues now */
+    _Atomic uint64_t queues_on_heap; /* open connections whose queue is on the heap now */
+    _Atomic uint64_t buffers_held;   /* receive buffers in connection queues now */
     _Atomic uint64_t enobufs;
 };
 
@@ -107,7 +107,7 @@ struct worker {
     struct server *server;
     unsigned index;
     int listen_fd;
-    int wake_fd; /* eventfd written at shutdown */
+    int wake_fd;   /* eventfd written at shutdown */
     char *buffers; /* buffers * buffer_size bytes */
     struct resp_args args;
     struct outbuf out;

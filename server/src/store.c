@@ -53,9 +53,15 @@ static struct shard *shard_for(struct store *store, uint64_t hash)
     return &store->shards[hash >> (64 - SHARD_BITS)];
 }
 
-static bool rehashing(const struct shard *shard) { return shard->tables[1].buckets != NULL; }
+static bool rehashing(const struct shard *shard)
+{
+    return shard->tables[1].buckets != NULL;
+}
 
-static size_t entry_size(const struct entry *e) { return sizeof *e + e->klen + e->vlen; }
+static size_t entry_size(const struct entry *e)
+{
+    return sizeof *e + e->klen + e->vlen;
+}
 
 static void entry_free(struct shard *shard, struct entry *e)
 {
@@ -131,7 +137,8 @@ static struct entry **find_link(struct shard *shard, uint64_t hash, const char *
         struct table *t = &shard->tables[i];
         if (t->buckets == NULL)
             continue;
-        for (struct entry **link = &t->buckets[hash & (t->size - 1)]; *link; link = &(*link)->next) {
+        for (struct entry **link = &t->buckets[hash & (t->size - 1)]; *link;
+             link = &(*link)->next) {
             struct entry *e = *link;
             if (e->hash == hash && e->klen == klen && memcmp(e->bytes, key, klen) == 0) {
                 *owner = t;

@@ -12,10 +12,10 @@ struct store;
 
 enum store_result {
     STORE_OK,
-    STORE_NOT_FOUND,  /* GET/DEL/INCR on a missing key; SET XX on a missing key */
-    STORE_EXISTS,     /* SET NX on an existing key */
-    STORE_NOT_INTEGER,/* INCR on a value that is not a 64-bit integer */
-    STORE_OVERFLOW,   /* INCR past INT64_MAX/MIN */
+    STORE_NOT_FOUND,   /* GET/DEL/INCR on a missing key; SET XX on a missing key */
+    STORE_EXISTS,      /* SET NX on an existing key */
+    STORE_NOT_INTEGER, /* INCR on a value that is not a 64-bit integer */
+    STORE_OVERFLOW,    /* INCR past INT64_MAX/MIN */
     STORE_NO_MEMORY,
 };
 

@@ -11,71 +11,9 @@
 #include <cmocka.h>
 
 #include "resp.h"
+#include "resp_feed.h"
 
-enum { MAX_SEGMENTS = 4096, MAX_COMMANDS = 16 };
-
-/* Receive buffers as the server holds them: the first may be partly consumed. */
-struct source {
-    const char *data[MAX_SEGMENTS];
-    size_t len[MAX_SEGMENTS];
-    size_t first, available, offset;
-    char *spill; /* when set, the only segment */
-    size_t spill_len;
-};
-
-static bool source_segment(void *ctx, size_t index, struct resp_segment *out)
-{
-    struct source *s = ctx;
-    if (s->spill) {
-        *out = (struct resp_segment){s->spill, s->spill_len};
-        return index == 0;
-    }
-    size_t i = s->first + index;
-    if (i >= s->available)
-        return false;
-    size_t skip = index == 0 ? s->offset : 0;
-    *out = (struct resp_segment){s->data[i] + skip, s->len[i] - skip};
-    return true;
-}
-
-static void consume(struct source *s, size_t n)
-{
-    if (s->spill) {
-        memmove(s->spill, s->spill + n, s->spill_len - n);
-        s->spill_len -= n;
-        return;
-    }
-    while (n > 0) {
-        size_t left = s->len[s->first] - s->offset;
-        if (n < left) {
-            s->offset += n;
-            return;
-        }
-        n -= left;
-        s->first++;
-        s->offset = 0;
-    }
-}
-
-/* Gathers everything still unconsumed into one spill segment (what the server does). */
-static void start_spill(struct source *s, struct resp_scan *scan)
-{
-    size_t scanned = resp_scan_length(scan, source_segment, s), total = 0;
-    struct resp_segment seg;
-    for (size_t i = 0; source_segment(s, i, &seg); i++)
-        total += seg.len;
-    char *spill = malloc(total + 1);
-    size_t used = 0;
-    for (size_t i = 0; source_segment(s, i, &seg); i++) {
-        memcpy(spill + used, seg.data, seg.len);
-        used += seg.len;
-    }
-    s->spill = spill;
-    s->spill_len = used;
-    s->first = s->available;
-    scan->seg = 0;
-    scan->off = (uint32_t)scanned;
-}
+enum { MAX_COMMANDS = 16 };
 
 struct outcome {
     size_t commands;
@@ -83,74 +21,31 @@ struct outcome {
     const char *error;
 };
 
-/* Runs the scanner over what is available, executing (recording) each complete command. */
-static void drain(struct source *s, struct resp_scan *scan, struct resp_args *args,
-                  struct outcome *out)
+/* Records a command as text: bytes outside printable ASCII as \xHH, arguments cut at 40. */
+static void record(void *ctx, const struct resp_args *args)
 {
-    while (out->error == NULL) {
-        const char *error = NULL;
-        enum resp_status status = resp_scan(scan, source_segment, s, &error);
-        if (status == RESP_INCOMPLETE)
-            return;
-        if (status == RESP_ERROR) {
-            out->error = error;
-            return;
+    struct outcome *out = ctx;
+    assert_true(out->commands < MAX_COMMANDS);
+    char *text = out->text[out->commands++];
+    size_t used = 0;
+    for (size_t i = 0; i < args->argc; i++) {
+        if (i)
+            text[used++] = '|';
+        for (size_t k = 0; k < args->argv[i].len && k < 40; k++) {
+            unsigned char ch = (unsigned char)args->argv[i].ptr[k];
+            if (ch >= ' ' && ch <= '~' && ch != '\\')
+                text[used++] = (char)ch;
+            else
+                used += (size_t)snprintf(text + used, 5, "\\x%02x", ch);
         }
-        if (status == RESP_SPILL) {
-            assert_null(s->spill);
-            start_spill(s, scan);
-            continue;
-        }
-        size_t length = resp_scan_length(scan, source_segment, s);
-        assert_true(resp_extract(source_segment, s, length, args));
-        if (args->argc > 0) {
-            assert_true(out->commands < MAX_COMMANDS);
-            char *text = out->text[out->commands++];
-            size_t used = 0;
-            for (size_t i = 0; i < args->argc; i++) {
-                if (i)
-                    text[used++] = '|';
-                /* Bytes outside printable ASCII as \xHH; long arguments cut at 40 bytes. */
-                for (size_t k = 0; k < args->argv[i].len && k < 40; k++) {
-                    unsigned char ch = (unsigned char)args->argv[i].ptr[k];
-                    if (ch >= ' ' && ch <= '~' && ch != '\\')
-                        text[used++] = (char)ch;
-                    else
-                        used += (size_t)snprintf(text + used, 5, "\\x%02x", ch);
-                }
-            }
-            text[used] = '\0';
-        }
-        consume(s, length);
-        resp_scan_reset(scan);
     }
+    text[used] = '\0';
 }
 
-/* Feeds input cut at the given positions, one segment at a time, scanning after each. */
 static struct outcome parse_split(const char *input, size_t len, const size_t *cuts, size_t ncuts)
 {
-    static struct source s;
-    memset(&s, 0, sizeof s);
-    struct resp_scan scan;
-    resp_scan_reset(&scan);
-    struct resp_args args = {0};
     struct outcome out = {0};
-    size_t start = 0;
-    for (size_t i = 0; i <= ncuts; i++) {
-        size_t end = i < ncuts ? cuts[i] : len;
-        if (s.spill) { /* spilling: new bytes go straight to the spill buffer */
-            s.spill = realloc(s.spill, s.spill_len + end - start);
-            memcpy(s.spill + s.spill_len, input + start, end - start);
-            s.spill_len += end - start;
-        } else {
-            s.data[s.available] = input + start;
-            s.len[s.available++] = end - start;
-        }
-        start = end;
-        drain(&s, &scan, &args, &out);
-    }
-    resp_args_free(&args);
-    free(s.spill);
+    out.error = resp_feed(input, len, cuts, ncuts, record, &out);
     return out;
 }
 
@@ -211,7 +106,8 @@ static void test_binary_bulk_with_crlf_inside(void **state)
 static void test_pipeline_split_everywhere(void **state)
 {
     (void)state;
-    EXPECT_ALL("*1\r\n$4\r\nPING\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n",
+    EXPECT_ALL("*1\r\n$4\r\nPING\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$"
+               "2\r\nhi\r\n",
                "PING", "GET|k", "PING", "ECHO|hi");
 }
 
@@ -273,13 +169,12 @@ static void test_unterminated_inline_is_bounded(void **state)
 static void test_argument_count_limit(void **state)
 {
     (void)state;
-    struct resp_scan scan;
-    resp_scan_reset(&scan);
-    static const char header[] = "*1048576\r\n";
-    struct source s = {.data = {header}, .len = {sizeof header - 1}, .available = 1};
-    const char *error = NULL;
-    assert_int_equal(resp_scan(&scan, source_segment, &s, &error), RESP_INCOMPLETE);
-    assert_null(error);
+    static const char at_limit[] = "*1048576\r\n$4\r\nPING\r\n";
+    struct outcome out = parse_whole(at_limit, sizeof at_limit - 1);
+    assert_null(out.error);
+    assert_int_equal(out.commands, 0); /* incomplete: more bulks expected */
+    out = parse_whole("*1048577\r\n", 10);
+    assert_string_equal(out.error, "Protocol error: invalid multibulk length");
 }
 
 /* A bulk of RESP_SPILL_BULK bytes asks for a spill buffer; the command then completes there. */

@@ -26,7 +26,7 @@ static bool capture(void *ctx, const char *value, size_t len)
 }
 
 static void expect_stored(struct store *s, const char *key, size_t klen, const char *value,
-                         size_t vlen, int64_t now)
+                          size_t vlen, int64_t now)
 {
     struct value_copy copy = {0};
     assert_int_equal(store_get(s, key, klen, now, capture, &copy), STORE_OK);
@@ -107,7 +107,8 @@ static void test_incr(void **state)
     assert_int_equal(store_incr(s, "n", 1, 41, 1, &v), STORE_OK);
     assert_int_equal(v, 42);
     expect_stored(s, "n", 1, "42", 2, 1);
-    static const char *const bad[] = {"abc", "", " 1", "+1", "01", "-0", "1x", "99999999999999999999"};
+    static const char *const bad[] = {"abc", "",   " 1", "+1",
+                                      "01",  "-0", "1x", "99999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         store_set(s, "b", 1, bad[i], strlen(bad[i]), 0, STORE_SET_ALWAYS, 1);
         assert_int_equal(store_incr(s, "b", 1, 1, 1, &v), STORE_NOT_INTEGER);
@@ -120,7 +121,10 @@ static void test_incr(void **state)
     store_destroy(s);
 }
 
-static int key_of(char *buf, unsigned i) { return snprintf(buf, 32, "key:%u", i); }
+static int key_of(char *buf, unsigned i)
+{
+    return snprintf(buf, 32, "key:%u", i);
+}
 
 /* Growth to 200k keys and back down, every earlier key readable at every step along the way. */
 static void test_growth_and_shrink_while_reading(void **state)
