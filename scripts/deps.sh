@@ -8,6 +8,7 @@ packages=(
   build-essential cmake pkg-config # the build
   libcmocka-dev                    # unit tests under ctest
   liburing-dev libxxhash-dev       # ringkv
+  libunwind-dev libjansson-dev g++ # the interposer (stacks) and the tools that read JSON
   redis-tools valgrind             # ringkv's integration and leak tests
   clang libclang-rt-14-dev         # libFuzzer for the parser fuzzer
 )

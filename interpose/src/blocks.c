@@ -1,0 +1,136 @@
+/* The live-block table: pointer -> requested size, site and flags, for what free() must know
+ * (per-site frees and live bytes, poison checks). 256 shards, each an open-addressing table in
+ * mmap'd memory behind its own spinlock, so two threads rarely meet; deletion shifts entries
+ * back instead of leaving tombstones. Enabled only when stacks or poison need it. */
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "state.h"
+
+#define SHARDS 256
+#define INITIAL_SLOTS 1024
+
+struct shard {
+    atomic_flag lock;
+    struct qa_block *slots;
+    size_t capacity, used; /* capacity: a power of two */
+    char pad[64 - sizeof(atomic_flag) - sizeof(void *) - 2 * sizeof(size_t)];
+};
+
+bool qa_blocks_enabled;
+atomic_uint_fast64_t qa_blocks_dropped;
+atomic_int_fast64_t qa_blocks_tracked;
+static struct shard shards[SHARDS];
+
+static uint64_t mix(uintptr_t p)
+{
+    uint64_t h = (uint64_t)p * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+
+static void lock(struct shard *s)
+{
+    while (atomic_flag_test_and_set_explicit(&s->lock, memory_order_acquire))
+        sched_yield();
+}
+
+static void unlock(struct shard *s) { atomic_flag_clear_explicit(&s->lock, memory_order_release); }
+
+void qa_blocks_init(void)
+{
+    qa_blocks_enabled = qa_cfg.stacks != QA_STACKS_OFF || qa_cfg.poison != QA_POISON_OFF;
+}
+
+static void place(struct qa_block *slots, size_t capacity, const struct qa_block *b)
+{
+    size_t i = (mix(b->ptr) >> 8) & (capacity - 1);
+    while (slots[i].ptr != 0 && slots[i].ptr != b->ptr)
+        i = (i + 1) & (capacity - 1);
+    slots[i] = *b;
+}
+
+/* Doubles the shard (or creates it); false when mmap fails. */
+static bool grow(struct shard *s)
+{
+    size_t capacity = s->capacity ? s->capacity * 2 : INITIAL_SLOTS;
+    struct qa_block *slots = qa_mmap(capacity * sizeof *slots);
+    if (slots == NULL)
+        return false;
+    for (size_t i = 0; i < s->capacity; i++)
+        if (s->slots[i].ptr != 0)
+            place(slots, capacity, &s->slots[i]);
+    if (s->slots)
+        munmap(s->slots, s->capacity * sizeof *s->slots);
+    s->slots = slots;
+    s->capacity = capacity;
+    return true;
+}
+
+bool qa_blocks_insert(const struct qa_block *b)
+{
+    uint64_t h = mix(b->ptr);
+    struct shard *s = &shards[h & (SHARDS - 1)];
+    lock(s);
+    bool ok = (s->used + 1) * 4 <= s->capacity * 3 || grow(s);
+    if (ok) {
+        size_t i = (h >> 8) & (s->capacity - 1);
+        while (s->slots[i].ptr != 0 && s->slots[i].ptr != b->ptr)
+            i = (i + 1) & (s->capacity - 1);
+        if (s->slots[i].ptr == 0) {
+            s->used++;
+            atomic_fetch_add_explicit(&qa_blocks_tracked, 1, memory_order_relaxed);
+        }
+        s->slots[i] = *b;
+    } else {
+        atomic_fetch_add_explicit(&qa_blocks_dropped, 1, memory_order_relaxed);
+    }
+    unlock(s);
+    return ok;
+}
+
+bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out)
+{
+    uint64_t h = mix(ptr);
+    struct shard *s = &shards[h & (SHARDS - 1)];
+    lock(s);
+    bool found = false;
+    if (s->capacity > 0) {
+        size_t mask = s->capacity - 1, i = (h >> 8) & mask;
+        while (s->slots[i].ptr != 0 && s->slots[i].ptr != ptr)
+            i = (i + 1) & mask;
+        if (s->slots[i].ptr == ptr) {
+            found = true;
+            *out = s->slots[i];
+            /* Backward shift: pull later entries of the run into the hole when their home
+             * position allows it, so lookups never need tombstones. */
+            size_t hole = i;
+            for (size_t j = (i + 1) & mask; s->slots[j].ptr != 0; j = (j + 1) & mask) {
+                size_t home = (mix(s->slots[j].ptr) >> 8) & mask;
+                bool movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
+                if (movable) {
+                    s->slots[hole] = s->slots[j];
+                    hole = j;
+                }
+            }
+            s->slots[hole].ptr = 0;
+            s->used--;
+            atomic_fetch_sub_explicit(&qa_blocks_tracked, 1, memory_order_relaxed);
+        }
+    }
+    unlock(s);
+    return found;
+}
+
+/* Around fork: no shard lock may be held by a thread that does not exist in the child. */
+void qa_blocks_lock_all(void)
+{
+    for (size_t i = 0; i < SHARDS; i++)
+        lock(&shards[i]);
+}
+
+void qa_blocks_unlock_all(void)
+{
+    for (size_t i = 0; i < SHARDS; i++)
+        unlock(&shards[i]);
+}

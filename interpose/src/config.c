@@ -1,0 +1,207 @@
+/* QAUDIT_* environment variables, read once at initialisation without allocating. A value that
+ * does not parse is reported on stderr and replaced by the default: a typo must not take the
+ * audited process down. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "state.h"
+
+struct qa_config qa_cfg;
+
+static void copy(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static bool parse_u64(const char *text, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno != 0 || end == text || *end != '\0' || text[0] == '-')
+        return false;
+    *out = v;
+    return true;
+}
+
+static void bad(const char *name, const char *value, const char *expected)
+{
+    qa_log("%s=%s: expected %s; using the default", name, value, expected);
+}
+
+static void load_stacks(const char *v)
+{
+    qa_cfg.stacks = QA_STACKS_QUEUE;
+    if (v == NULL)
+        return;
+    if (strcmp(v, "off") == 0)
+        qa_cfg.stacks = QA_STACKS_OFF;
+    else if (strcmp(v, "always") == 0)
+        qa_cfg.stacks = QA_STACKS_ALWAYS;
+    else if (strcmp(v, "fp") == 0)
+        qa_cfg.stacks = QA_STACKS_FP;
+    else if (strcmp(v, "queue") == 0)
+        qa_cfg.stacks = QA_STACKS_QUEUE;
+    else if (strncmp(v, "sampled:", 8) == 0) {
+        char number[32];
+        copy(number, sizeof number, v + 8);
+        size_t len = strlen(number);
+        qa_cfg.sample_by_bytes = len > 0 && (number[len - 1] == 'b' || number[len - 1] == 'B');
+        if (qa_cfg.sample_by_bytes)
+            number[len - 1] = '\0';
+        if (parse_u64(number, &qa_cfg.sample_every) && qa_cfg.sample_every > 0)
+            qa_cfg.stacks = QA_STACKS_SAMPLED;
+        else
+            bad("QAUDIT_STACKS", v, "sampled:N (every Nth allocation) or sampled:Nb (per N bytes)");
+    } else
+        bad("QAUDIT_STACKS", v, "off, sampled:N, sampled:Nb, always, fp or queue");
+}
+
+static void load_signal(const char *v)
+{
+    qa_cfg.signal = SIGUSR2;
+    if (v == NULL)
+        return;
+    static const struct {
+        const char *name;
+        int number;
+    } names[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"SIGUSR1", SIGUSR1},
+                 {"SIGUSR2", SIGUSR2}, {"off", 0},      {"0", 0}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcasecmp(v, names[i].name) == 0) {
+            qa_cfg.signal = names[i].number;
+            return;
+        }
+    uint64_t n;
+    if (parse_u64(v, &n) && n >= 1 && n < 65 && n != SIGKILL && n != SIGSTOP)
+        qa_cfg.signal = (int)n;
+    else
+        bad("QAUDIT_SIGNAL", v, "USR1, USR2, a signal number, or off");
+}
+
+/* QAUDIT_FAIL: nth=N | every=N | prob=P[,seed=S], then optional ,site=PATTERN and ,size=A-B */
+static void load_fail(const char *v)
+{
+    qa_cfg.fail_mode = QA_FAIL_NONE;
+    qa_cfg.fail_size_max = UINT64_MAX;
+    if (v == NULL || *v == '\0')
+        return;
+    char spec[256];
+    copy(spec, sizeof spec, v);
+    char *save = NULL;
+    for (char *item = strtok_r(spec, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (eq == NULL)
+            goto invalid;
+        *eq = '\0';
+        const char *key = item, *value = eq + 1;
+        if (strcmp(key, "nth") == 0 || strcmp(key, "every") == 0) {
+            if (!parse_u64(value, &qa_cfg.fail_n) || qa_cfg.fail_n == 0)
+                goto invalid;
+            qa_cfg.fail_mode = key[0] == 'n' ? QA_FAIL_NTH : QA_FAIL_EVERY;
+        } else if (strcmp(key, "prob") == 0) {
+            char *end;
+            qa_cfg.fail_probability = strtod(value, &end);
+            if (*end != '\0' || !(qa_cfg.fail_probability >= 0 && qa_cfg.fail_probability <= 1))
+                goto invalid;
+            qa_cfg.fail_mode = QA_FAIL_PROBABILITY;
+        } else if (strcmp(key, "seed") == 0) {
+            if (!parse_u64(value, &qa_cfg.fail_seed))
+                goto invalid;
+        } else if (strcmp(key, "site") == 0) {
+            copy(qa_cfg.fail_site, sizeof qa_cfg.fail_site, value);
+        } else if (strcmp(key, "size") == 0) {
+            char range[64];
+            copy(range, sizeof range, value);
+            char *dash = strchr(range, '-');
+            if (dash == NULL)
+                goto invalid;
+            *dash = '\0';
+            if (!parse_u64(range, &qa_cfg.fail_size_min) ||
+                !parse_u64(dash + 1, &qa_cfg.fail_size_max))
+                goto invalid;
+        } else {
+            goto invalid;
+        }
+    }
+    if (qa_cfg.fail_mode != QA_FAIL_NONE)
+        return;
+invalid:
+    qa_cfg.fail_mode = QA_FAIL_NONE;
+    bad("QAUDIT_FAIL", v, "nth=N, every=N or prob=P[,seed=S], then [,site=PATTERN][,size=MIN-MAX]");
+}
+
+static void load_poison(const char *v)
+{
+    qa_cfg.poison = QA_POISON_OFF;
+    qa_cfg.poison_byte = 0xA5;
+    if (v == NULL || strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
+        return;
+    char spec[64];
+    copy(spec, sizeof spec, v);
+    char *colon = strchr(spec, ':');
+    uint64_t byte = 0xA5;
+    if (colon) {
+        *colon = '\0';
+        if (!parse_u64(colon + 1, &byte) || byte > 255) {
+            bad("QAUDIT_POISON", v, "all or queue, optionally :0xNN");
+            return;
+        }
+    }
+    if (strcmp(spec, "all") == 0 || strcmp(spec, "1") == 0)
+        qa_cfg.poison = QA_POISON_ALL;
+    else if (strcmp(spec, "queue") == 0)
+        qa_cfg.poison = QA_POISON_QUEUE;
+    else {
+        bad("QAUDIT_POISON", v, "all or queue, optionally :0xNN");
+        return;
+    }
+    qa_cfg.poison_byte = (unsigned char)byte;
+}
+
+void qa_config_load(void)
+{
+    const char *v = getenv("QAUDIT_OUT");
+    copy(qa_cfg.out_pattern, sizeof qa_cfg.out_pattern, v && *v ? v : "qaudit-%p.json");
+    load_stacks(getenv("QAUDIT_STACKS"));
+    qa_cfg.depth = 32;
+    uint64_t n;
+    if ((v = getenv("QAUDIT_STACK_DEPTH")) != NULL) {
+        if (parse_u64(v, &n) && n >= 1 && n <= QA_MAX_DEPTH)
+            qa_cfg.depth = (unsigned)n;
+        else
+            bad("QAUDIT_STACK_DEPTH", v, "1 to 64");
+    }
+    load_signal(getenv("QAUDIT_SIGNAL"));
+    if ((v = getenv("QAUDIT_INTERVAL")) != NULL) {
+        if (parse_u64(v, &n) && n <= 86400)
+            qa_cfg.interval = (unsigned)n;
+        else
+            bad("QAUDIT_INTERVAL", v, "seconds from 0 (off) to 86400");
+    }
+    copy(qa_cfg.sites, sizeof qa_cfg.sites, (v = getenv("QAUDIT_QUEUE_SITES")) ? v : "");
+    load_fail(getenv("QAUDIT_FAIL"));
+    load_poison(getenv("QAUDIT_POISON"));
+    qa_cfg.assert_depth1 = QA_ASSERT_REPORT;
+    if ((v = getenv("QAUDIT_ASSERT_DEPTH1")) != NULL) {
+        if (strcmp(v, "abort") == 0)
+            qa_cfg.assert_depth1 = QA_ASSERT_ABORT;
+        else if (strcmp(v, "off") == 0)
+            qa_cfg.assert_depth1 = QA_ASSERT_OFF;
+        else if (strcmp(v, "report") != 0)
+            bad("QAUDIT_ASSERT_DEPTH1", v, "report, abort or off");
+    }
+    /* Exec'd children inherit LD_PRELOAD (and so qaudit) unless QAUDIT_FOLLOW_EXEC=0. */
+    qa_cfg.follow_exec = true;
+    if ((v = getenv("QAUDIT_FOLLOW_EXEC")) != NULL && strcmp(v, "0") == 0) {
+        qa_cfg.follow_exec = false;
+        unsetenv("LD_PRELOAD");
+    }
+}

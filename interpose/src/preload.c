@@ -1,0 +1,492 @@
+/* libqaudit-preload.so's entry points: the malloc family, forwarded to the next allocator in
+ * link order and counted on the way. Safe before initialisation (a static bootstrap arena serves
+ * dlsym's own allocations), re-entrant (a per-thread guard forwards whatever the interposer or
+ * libunwind allocate), and free of global locks on the hot path. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "state.h"
+
+atomic_int qa_ready;
+
+struct real_allocator {
+    void *(*malloc)(size_t);
+    void (*free)(void *);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    void *(*reallocarray)(void *, size_t, size_t);
+    int (*posix_memalign)(void **, size_t, size_t);
+    void *(*aligned_alloc)(size_t, size_t);
+    void *(*memalign)(size_t, size_t);
+    void *(*valloc)(size_t);
+    void *(*pvalloc)(size_t);
+    size_t (*malloc_usable_size)(void *);
+};
+static struct real_allocator real;
+
+/* dlsym may allocate (dlerror's buffer) before real.malloc is known: those blocks come from here,
+ * each with its size in front, and are recognised by address when freed. */
+static _Alignas(64) char bootstrap[256 * 1024];
+static atomic_size_t bootstrap_used;
+
+static bool in_bootstrap(const void *p)
+{
+    return (const char *)p >= bootstrap && (const char *)p < bootstrap + sizeof bootstrap;
+}
+
+static void *bootstrap_alloc(size_t size, size_t align)
+{
+    if (align < 16)
+        align = 16;
+    size_t start = atomic_load(&bootstrap_used), next, data;
+    do {
+        data = (start + 16 + align - 1) & ~(align - 1);
+        next = data + size;
+        if (next > sizeof bootstrap)
+            return NULL;
+    } while (!atomic_compare_exchange_weak(&bootstrap_used, &start, next));
+    memcpy(bootstrap + data - sizeof(size_t), &size, sizeof size);
+    return bootstrap + data;
+}
+
+static size_t bootstrap_size(const void *p)
+{
+    size_t size;
+    memcpy(&size, (const char *)p - sizeof size, sizeof size);
+    return size;
+}
+
+static __thread struct qa_thread *tls_self __attribute__((tls_model("initial-exec")));
+
+struct qa_thread *qa_self(void)
+{
+    if (tls_self == NULL)
+        tls_self = qa_thread_register();
+    return tls_self;
+}
+
+void *qa_mmap(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+uint64_t qa_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One line on stderr, formatted without malloc (vsnprintf into a stack buffer). */
+void qa_log(const char *fmt, ...)
+{
+    char line[512];
+    int n = snprintf(line, sizeof line, "qaudit: ");
+    va_list ap;
+    va_start(ap, fmt);
+    n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof line - 2)
+        n = (int)sizeof line - 2;
+    line[n++] = '\n';
+    (void)!write(STDERR_FILENO, line, (size_t)n);
+}
+
+static void *next_symbol(const char *name)
+{
+    void *sym = dlsym(RTLD_NEXT, name);
+    return sym;
+}
+
+/* Resolves the next allocator and loads the configuration; runs once, on the first call. */
+static void initialise(void)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&qa_ready, &expected, 1))
+        return;
+    real.malloc = next_symbol("malloc");
+    real.free = next_symbol("free");
+    real.calloc = next_symbol("calloc");
+    real.realloc = next_symbol("realloc");
+    real.reallocarray = next_symbol("reallocarray");
+    real.posix_memalign = next_symbol("posix_memalign");
+    real.aligned_alloc = next_symbol("aligned_alloc");
+    real.memalign = next_symbol("memalign");
+    real.valloc = next_symbol("valloc");
+    real.pvalloc = next_symbol("pvalloc");
+    real.malloc_usable_size = next_symbol("malloc_usable_size");
+    if (real.malloc == NULL || real.free == NULL || real.calloc == NULL || real.realloc == NULL) {
+        qa_log("cannot find the next allocator; counting nothing");
+        return; /* stays at 1: everything is served by the bootstrap arena or fails */
+    }
+    qa_config_load();
+    qa_blocks_init();
+    atomic_store_explicit(&qa_ready, 2, memory_order_release);
+    struct qa_thread *t = qa_self();
+    if (t) {
+        t->busy = 1;
+        qa_patterns_resolve();
+        qa_writer_start();
+        t->busy = 0;
+    }
+}
+
+__attribute__((constructor)) static void qa_constructor(void) { initialise(); }
+
+static bool ready(void)
+{
+    if (__builtin_expect(atomic_load_explicit(&qa_ready, memory_order_acquire) == 2, 1))
+        return true;
+    initialise();
+    return atomic_load_explicit(&qa_ready, memory_order_acquire) == 2;
+}
+
+/* The thread to count for, or NULL when this call must only be forwarded. */
+static struct qa_thread *enter(void)
+{
+    struct qa_thread *t = qa_self();
+    if (t == NULL || t->busy)
+        return NULL;
+    t->busy = 1;
+    return t;
+}
+
+static void leave(struct qa_thread *t) { t->busy = 0; }
+
+size_t qa_real_usable_size(void *p)
+{
+    return real.malloc_usable_size ? real.malloc_usable_size(p) : 0;
+}
+
+static bool wants_stack(struct qa_thread *t, size_t size, bool in_queue)
+{
+    switch (qa_cfg.stacks) {
+    case QA_STACKS_ALWAYS:
+    case QA_STACKS_FP:
+        return true;
+    case QA_STACKS_QUEUE:
+        return in_queue || qa_patterns_active();
+    case QA_STACKS_SAMPLED:
+        if (qa_cfg.sample_by_bytes) {
+            t->c.sampled_bytes += size;
+            if (t->c.sampled_bytes < qa_cfg.sample_every)
+                return false;
+            t->c.sampled_bytes -= qa_cfg.sample_every;
+            return true;
+        }
+        return t->c.allocs % qa_cfg.sample_every == 0;
+    default:
+        return false;
+    }
+}
+
+/* Counts a new block p of size bytes; frames/depth hold a stack already captured (depth >= 0). */
+static void record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call call,
+                         void **frames, int depth)
+{
+    size_t usable = qa_real_usable_size(p);
+    struct qa_counters *c = &t->c;
+    c->allocs++;
+    c->by_call[call]++;
+    c->bytes_requested += size;
+    c->bytes_usable += usable;
+    c->live_blocks++;
+    c->size_hist[qa_size_bucket(size)]++;
+    if (call == QA_POSIX_MEMALIGN || call == QA_ALIGNED_ALLOC || call == QA_MEMALIGN ||
+        call == QA_VALLOC || call == QA_PVALLOC)
+        c->aligned++;
+    qa_usable_hist_add(usable);
+    qa_live_add(t, (int64_t)usable);
+
+    bool in_queue = qa_queue_in_op(t);
+    uint32_t site = 0;
+    if (wants_stack(t, size, in_queue)) {
+        if (depth < 0)
+            depth = qa_capture(frames, qa_cfg.depth, qa_cfg.stacks == QA_STACKS_FP);
+        bool keep = qa_cfg.stacks != QA_STACKS_QUEUE || in_queue ||
+                    qa_frames_match_patterns(frames, depth);
+        if (keep) {
+            site = qa_site_for(frames, depth);
+            qa_site_alloc(site, size, in_queue);
+        }
+    }
+    qa_queue_on_alloc(t, size, frames, depth);
+    uint16_t flags = in_queue ? QA_BLOCK_QUEUE : 0;
+    if (qa_cfg.poison == QA_POISON_ALL || (qa_cfg.poison == QA_POISON_QUEUE && in_queue)) {
+        if (call != QA_CALLOC) {
+            qa_poison_fill(p, size);
+            flags |= QA_BLOCK_POISONED;
+        }
+    }
+    /* Only blocks free() has something to do for: a site to credit or poison to count. */
+    if (qa_blocks_enabled && (site != 0 || (flags & QA_BLOCK_POISONED))) {
+        struct qa_block b = {(uintptr_t)p, size, site, flags};
+        qa_blocks_insert(&b);
+    }
+}
+
+static void record_free(struct qa_thread *t, void *p)
+{
+    size_t usable = qa_real_usable_size(p);
+    t->c.frees++;
+    t->c.by_call[QA_FREE]++;
+    t->c.bytes_freed_usable += usable;
+    t->c.live_blocks--;
+    qa_live_add(t, -(int64_t)usable);
+    struct qa_block b;
+    if (qa_blocks_enabled && atomic_load_explicit(&qa_blocks_tracked, memory_order_relaxed) > 0 &&
+        qa_blocks_remove((uintptr_t)p, &b)) {
+        uint64_t never = (b.flags & QA_BLOCK_POISONED) ? qa_poison_count(p, b.size) : 0;
+        qa_site_free(b.site, b.size, never);
+    }
+}
+
+/* The fault injector's verdict for a new allocation; captures the stack when it needs one. */
+static bool fail_now(struct qa_thread *t, size_t size, void **frames, int *depth)
+{
+    if (qa_cfg.fail_mode == QA_FAIL_NONE)
+        return false;
+    if (!qa_fault_should_fail(t, size, frames, depth))
+        return false;
+    t->c.failed++;
+    return true;
+}
+
+QA_EXPORT void *malloc(size_t size)
+{
+    if (!ready())
+        return bootstrap_alloc(size, 16);
+    struct qa_thread *t = enter();
+    if (t == NULL)
+        return real.malloc(size);
+    void *frames[QA_MAX_DEPTH];
+    int depth = -1;
+    void *p = NULL;
+    if (fail_now(t, size, frames, &depth))
+        errno = ENOMEM;
+    else if ((p = real.malloc(size)) != NULL)
+        record_alloc(t, p, size, QA_MALLOC, frames, depth);
+    leave(t);
+    return p;
+}
+
+QA_EXPORT void free(void *p)
+{
+    if (p == NULL || in_bootstrap(p))
+        return;
+    if (!ready())
+        return; /* cannot happen with a real block: it came from the allocator we resolve */
+    struct qa_thread *t = enter();
+    if (t == NULL) {
+        real.free(p);
+        return;
+    }
+    record_free(t, p);
+    real.free(p);
+    leave(t);
+}
+
+QA_EXPORT void *calloc(size_t n, size_t size)
+{
+    if (!ready()) {
+        size_t bytes;
+        if (__builtin_mul_overflow(n, size, &bytes))
+            return NULL;
+        return bootstrap_alloc(bytes, 16); /* static storage: already zero */
+    }
+    struct qa_thread *t = enter();
+    if (t == NULL)
+        return real.calloc(n, size);
+    size_t bytes = 0;
+    bool overflow = __builtin_mul_overflow(n, size, &bytes);
+    void *frames[QA_MAX_DEPTH];
+    int depth = -1;
+    void *p = NULL;
+    if (!overflow && fail_now(t, bytes, frames, &depth))
+        errno = ENOMEM;
+    else if ((p = real.calloc(n, size)) != NULL)
+        record_alloc(t, p, bytes, QA_CALLOC, frames, depth);
+    leave(t);
+    return p;
+}
+
+/* realloc of a live block: counted as one realloc (in place or moved), the old block's record
+ * replaced by the new one. realloc(NULL, n) is an allocation, realloc(p, 0) a free. */
+static void *counted_realloc(struct qa_thread *t, void *old, size_t size, enum qa_call call)
+{
+    void *frames[QA_MAX_DEPTH];
+    int depth = -1;
+    if (fail_now(t, size, frames, &depth)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t old_usable = qa_real_usable_size(old);
+    struct qa_block before = {0};
+    bool known = qa_blocks_enabled &&
+                 atomic_load_explicit(&qa_blocks_tracked, memory_order_relaxed) > 0 &&
+                 qa_blocks_remove((uintptr_t)old, &before);
+    void *p = real.realloc(old, size);
+    if (p == NULL) {
+        if (known)
+            qa_blocks_insert(&before);
+        return NULL;
+    }
+    struct qa_counters *c = &t->c;
+    c->reallocs++;
+    c->by_call[call]++;
+    c->bytes_requested += size;
+    if (p == old)
+        c->realloc_in_place++;
+    else
+        c->realloc_moved++;
+    size_t usable = qa_real_usable_size(p);
+    c->bytes_usable += usable;
+    c->bytes_freed_usable += old_usable;
+    c->size_hist[qa_size_bucket(size)]++;
+    qa_usable_hist_add(usable);
+    qa_live_add(t, (int64_t)usable - (int64_t)old_usable);
+    if (known) {
+        qa_site_free(before.site, before.size, 0);
+        before.ptr = (uintptr_t)p;
+        if ((before.flags & QA_BLOCK_POISONED) && size > before.size)
+            qa_poison_fill((char *)p + before.size, size - before.size);
+        before.size = size;
+        qa_site_alloc(before.site, size, false);
+        qa_blocks_insert(&before);
+    }
+    return p;
+}
+
+QA_EXPORT void *realloc(void *old, size_t size)
+{
+    if (old != NULL && in_bootstrap(old)) {
+        void *p = malloc(size);
+        if (p != NULL) {
+            size_t keep = bootstrap_size(old);
+            memcpy(p, old, keep < size ? keep : size);
+        }
+        return p;
+    }
+    if (old == NULL)
+        return malloc(size);
+    if (!ready())
+        return NULL;
+    if (size == 0) {
+        free(old);
+        return NULL;
+    }
+    struct qa_thread *t = enter();
+    if (t == NULL)
+        return real.realloc(old, size);
+    void *p = counted_realloc(t, old, size, QA_REALLOC);
+    leave(t);
+    return p;
+}
+
+QA_EXPORT void *reallocarray(void *old, size_t n, size_t size)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow(n, size, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (old == NULL || size == 0 || n == 0 || in_bootstrap(old) || !ready())
+        return realloc(old, bytes);
+    struct qa_thread *t = enter();
+    if (t == NULL)
+        return real.realloc(old, bytes);
+    void *p = counted_realloc(t, old, bytes, QA_REALLOCARRAY);
+    leave(t);
+    return p;
+}
+
+static void *real_aligned(enum qa_call call, size_t align, size_t size, int *error)
+{
+    void *p = NULL;
+    switch (call) {
+    case QA_POSIX_MEMALIGN:
+        *error = real.posix_memalign(&p, align, size);
+        return *error ? NULL : p;
+    case QA_ALIGNED_ALLOC:
+        return real.aligned_alloc(align, size);
+    case QA_MEMALIGN:
+        return real.memalign(align, size);
+    case QA_VALLOC:
+        return real.valloc(size);
+    default:
+        return real.pvalloc(size);
+    }
+}
+
+/* The aligned family shares one path; glibc's own checks (alignment a power of two, etc.) stay
+ * with glibc: the interposer forwards and counts what succeeds. */
+static void *aligned(enum qa_call call, size_t align, size_t size, int *error)
+{
+    if (!ready())
+        return bootstrap_alloc(size, align < 4096 ? align : 4096);
+    struct qa_thread *t = enter();
+    if (t == NULL)
+        return real_aligned(call, align, size, error);
+    void *frames[QA_MAX_DEPTH];
+    int depth = -1;
+    void *p = NULL;
+    if (fail_now(t, size, frames, &depth))
+        *error = ENOMEM;
+    else if ((p = real_aligned(call, align, size, error)) != NULL)
+        record_alloc(t, p, size, call, frames, depth);
+    leave(t);
+    return p;
+}
+
+QA_EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+    int error = 0;
+    void *p = aligned(QA_POSIX_MEMALIGN, align, size, &error);
+    if (p != NULL)
+        *out = p;
+    return p != NULL ? 0 : (error ? error : ENOMEM);
+}
+
+QA_EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+    int error = 0;
+    void *p = aligned(QA_ALIGNED_ALLOC, align, size, &error);
+    if (p == NULL && error)
+        errno = error;
+    return p;
+}
+
+QA_EXPORT void *memalign(size_t align, size_t size)
+{
+    int error = 0;
+    return aligned(QA_MEMALIGN, align, size, &error);
+}
+
+QA_EXPORT void *valloc(size_t size)
+{
+    int error = 0;
+    return aligned(QA_VALLOC, 4096, size, &error);
+}
+
+QA_EXPORT void *pvalloc(size_t size)
+{
+    int error = 0;
+    return aligned(QA_PVALLOC, 4096, size, &error);
+}
+
+QA_EXPORT size_t malloc_usable_size(void *p)
+{
+    if (p == NULL)
+        return 0;
+    if (in_bootstrap(p))
+        return bootstrap_size(p);
+    return ready() ? real.malloc_usable_size(p) : 0;
+}

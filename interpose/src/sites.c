@@ -1,0 +1,453 @@
+/* Call stacks and allocation sites. A site is a distinct stack of return addresses; sites live in
+ * mmap'd records published into an open-addressing index with a CAS, so finding or adding one
+ * takes no lock. Site patterns (QAUDIT_QUEUE_SITES) are resolved once to address ranges from the
+ * loaded modules' symbol tables, and again after each dlopen. */
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <link.h>
+#include <libunwind.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "state.h"
+
+#define MAX_SITES 65536
+#define INDEX_SLOTS (MAX_SITES * 2)
+
+struct site {
+    uint64_t hash;
+    int depth;
+    atomic_uint_fast64_t allocs, frees, bytes, queue_allocs, never_written;
+    _Atomic int64_t live_bytes, peak_live_bytes;
+    void *frames[QA_MAX_DEPTH];
+};
+
+static struct site *sites;               /* sites[0] is "no site"; sites[1] collects overflow */
+static _Atomic uint32_t *site_index;     /* slot -> site id, 0 when empty */
+static atomic_uint_fast32_t next_site = 2;
+static pthread_once_t sites_once = PTHREAD_ONCE_INIT;
+atomic_uint_fast64_t qa_sites_dropped, qa_stacks_truncated;
+
+static uintptr_t self_lo, self_hi; /* this library's code: frames to skip */
+
+/* This library's own extent, from linker-defined symbols bound locally (hidden), so no loader
+ * call is needed on the allocation path. */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char _end[] __attribute__((visibility("hidden")));
+
+static void sites_setup(void)
+{
+    sites = qa_mmap((size_t)MAX_SITES * sizeof *sites);
+    site_index = qa_mmap((size_t)INDEX_SLOTS * sizeof *site_index);
+    self_lo = (uintptr_t)__ehdr_start;
+    self_hi = (uintptr_t)_end;
+}
+
+static bool ours(void *ip) { return (uintptr_t)ip >= self_lo && (uintptr_t)ip < self_hi; }
+
+/* The calling thread's stack bounds, for a frame-pointer walk that never leaves the stack. */
+static void stack_bounds(struct qa_thread *t)
+{
+    pthread_attr_t attr;
+    void *addr;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        t->stack_lo = (uintptr_t)addr;
+        t->stack_hi = (uintptr_t)addr + size;
+    }
+    pthread_attr_destroy(&attr);
+}
+
+static int walk_frame_pointers(void **frames, unsigned max)
+{
+    struct qa_thread *t = qa_self();
+    if (t->stack_hi == 0)
+        stack_bounds(t);
+    void **fp = __builtin_frame_address(0);
+    int n = 0;
+    while ((unsigned)n < max) {
+        uintptr_t at = (uintptr_t)fp;
+        if (at < t->stack_lo || at + 16 > t->stack_hi || (at & 7))
+            break;
+        void *ret = fp[1];
+        if (ret == NULL)
+            break;
+        frames[n++] = ret;
+        void **next = fp[0];
+        if (next <= fp)
+            break;
+        fp = next;
+    }
+    return n;
+}
+
+/* Return addresses of the caller's stack, the interposer's own frames removed. */
+int qa_capture(void **frames, unsigned max, bool frame_pointers)
+{
+    pthread_once(&sites_once, sites_setup);
+    void *raw[QA_MAX_DEPTH + 8];
+    unsigned want = max + 8 < QA_MAX_DEPTH + 8 ? max + 8 : QA_MAX_DEPTH + 8;
+    int n = frame_pointers ? walk_frame_pointers(raw, want) : unw_backtrace(raw, (int)want);
+    int skip = 0;
+    while (skip < n && ours(raw[skip]))
+        skip++;
+    int depth = n - skip;
+    if (depth > (int)max) {
+        depth = (int)max;
+        atomic_fetch_add_explicit(&qa_stacks_truncated, 1, memory_order_relaxed);
+    }
+    if (depth < 0)
+        depth = 0;
+    memcpy(frames, raw + skip, (size_t)depth * sizeof *frames);
+    return depth;
+}
+
+static uint64_t hash_frames(void *const *frames, int depth)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)depth;
+    for (int i = 0; i < depth; i++)
+        h = (h ^ (uint64_t)(uintptr_t)frames[i]) * 0x100000001b3ull;
+    return h ? h : 1;
+}
+
+static bool same(const struct site *s, uint64_t hash, void *const *frames, int depth)
+{
+    return s->hash == hash && s->depth == depth &&
+           memcmp(s->frames, frames, (size_t)depth * sizeof *frames) == 0;
+}
+
+uint32_t qa_site_for(void *const *frames, int depth)
+{
+    pthread_once(&sites_once, sites_setup);
+    if (sites == NULL || site_index == NULL)
+        return 0;
+    uint64_t hash = hash_frames(frames, depth);
+    for (size_t probe = 0; probe < INDEX_SLOTS; probe++) {
+        _Atomic uint32_t *slot = &site_index[(hash + probe) & (INDEX_SLOTS - 1)];
+        uint32_t id = atomic_load_explicit(slot, memory_order_acquire);
+        if (id == 0) {
+            uint32_t fresh = (uint32_t)atomic_fetch_add(&next_site, 1);
+            if (fresh >= MAX_SITES) {
+                atomic_fetch_add_explicit(&qa_sites_dropped, 1, memory_order_relaxed);
+                return 1;
+            }
+            struct site *s = &sites[fresh];
+            s->hash = hash;
+            s->depth = depth;
+            memcpy(s->frames, frames, (size_t)depth * sizeof *frames);
+            uint32_t expected = 0;
+            if (atomic_compare_exchange_strong_explicit(slot, &expected, fresh,
+                                                        memory_order_release,
+                                                        memory_order_acquire))
+                return fresh;
+            id = expected; /* another thread took the slot; the fresh record stays unused */
+            s->depth = -1;
+        }
+        if (same(&sites[id], hash, frames, depth))
+            return id;
+    }
+    atomic_fetch_add_explicit(&qa_sites_dropped, 1, memory_order_relaxed);
+    return 1;
+}
+
+void qa_site_alloc(uint32_t id, uint64_t size, bool queue)
+{
+    if (id == 0 || sites == NULL)
+        return;
+    struct site *s = &sites[id];
+    atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->bytes, size, memory_order_relaxed);
+    if (queue)
+        atomic_fetch_add_explicit(&s->queue_allocs, 1, memory_order_relaxed);
+    int64_t live = atomic_fetch_add_explicit(&s->live_bytes, (int64_t)size, memory_order_relaxed) +
+                   (int64_t)size;
+    int64_t peak = atomic_load_explicit(&s->peak_live_bytes, memory_order_relaxed);
+    while (live > peak && !atomic_compare_exchange_weak_explicit(&s->peak_live_bytes, &peak, live,
+                                                                 memory_order_relaxed,
+                                                                 memory_order_relaxed))
+        ;
+}
+
+static atomic_uint_fast64_t never_written_unattributed;
+
+void qa_site_free(uint32_t id, uint64_t size, uint64_t never_written)
+{
+    if (id == 0 || sites == NULL) {
+        atomic_fetch_add_explicit(&never_written_unattributed, never_written, memory_order_relaxed);
+        return;
+    }
+    struct site *s = &sites[id];
+    atomic_fetch_add_explicit(&s->frees, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&s->live_bytes, (int64_t)size, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->never_written, never_written, memory_order_relaxed);
+}
+
+uint64_t qa_never_written_unattributed(void);
+uint64_t qa_never_written_unattributed(void) { return atomic_load(&never_written_unattributed); }
+
+/* The forked child starts its own account: every site's counters from zero, stacks kept. */
+void qa_sites_reset_after_fork(void)
+{
+    uint32_t n = qa_site_count();
+    for (uint32_t id = 1; sites && id < n; id++) {
+        struct site *s = &sites[id];
+        atomic_store(&s->allocs, 0);
+        atomic_store(&s->frees, 0);
+        atomic_store(&s->bytes, 0);
+        atomic_store(&s->queue_allocs, 0);
+        atomic_store(&s->never_written, 0);
+        atomic_store(&s->live_bytes, 0);
+        atomic_store(&s->peak_live_bytes, 0);
+    }
+    atomic_store(&never_written_unattributed, 0);
+}
+
+uint32_t qa_site_count(void)
+{
+    uint32_t n = (uint32_t)atomic_load(&next_site);
+    return n < MAX_SITES ? n : MAX_SITES;
+}
+
+bool qa_site_get(uint32_t id, struct qa_site_view *out)
+{
+    if (sites == NULL || id < 1 || id >= qa_site_count() || sites[id].depth < 0)
+        return false;
+    struct site *s = &sites[id];
+    if (id > 1 && s->hash == 0)
+        return false; /* being written */
+    *out = (struct qa_site_view){id, s->depth, s->frames, atomic_load(&s->allocs),
+                                 atomic_load(&s->frees), atomic_load(&s->bytes),
+                                 (uint64_t)atomic_load(&s->live_bytes),
+                                 (uint64_t)atomic_load(&s->peak_live_bytes),
+                                 atomic_load(&s->never_written), atomic_load(&s->queue_allocs)};
+    return out->allocs > 0 || out->frees > 0;
+}
+
+/* ---- site patterns ---- */
+
+struct range {
+    uintptr_t lo, hi;
+    unsigned sets; /* bit QA_PATTERNS_QUEUE and/or QA_PATTERNS_FAIL */
+};
+static struct range ranges[QA_MAX_RANGES];
+static atomic_size_t range_count;
+static uintptr_t scanned_bases[256];
+static size_t scanned_count;
+static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct pattern {
+    unsigned set;
+    char text[96];   /* as given */
+    char mangled[96]; /* for a::b patterns: the Itanium-mangled run, e.g. St5deque */
+    bool glob;
+};
+static struct pattern patterns[QA_MAX_PATTERNS];
+static size_t pattern_count;
+
+static unsigned active_sets;
+
+bool qa_patterns_active(void) { return active_sets & QA_PATTERNS_QUEUE; }
+
+/* "std::deque" -> "St5deque"; "ns::Queue" -> "2ns5Queue". */
+static void mangle(const char *text, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    const char *part = text;
+    while (*part && len + 8 < size) {
+        const char *end = strstr(part, "::");
+        size_t n = end ? (size_t)(end - part) : strlen(part);
+        if (n == 3 && strncmp(part, "std", 3) == 0 && part == text) {
+            memcpy(out + len, "St", 2);
+            len += 2;
+        } else {
+            int k = snprintf(out + len, size - len, "%zu%.*s", n, (int)n, part);
+            if (k < 0 || (size_t)k >= size - len)
+                break;
+            len += (size_t)k;
+        }
+        if (!end)
+            break;
+        part = end + 2;
+    }
+    out[len < size ? len : size - 1] = '\0';
+}
+
+static void load_pattern_list(const char *text, unsigned set)
+{
+    char list[1024];
+    snprintf(list, sizeof list, "%s", text);
+    char *save = NULL;
+    for (char *p = strtok_r(list, ",", &save); p && pattern_count < QA_MAX_PATTERNS;
+         p = strtok_r(NULL, ",", &save)) {
+        while (*p == ' ')
+            p++;
+        if (*p == '\0')
+            continue;
+        struct pattern *pat = &patterns[pattern_count++];
+        pat->set = set;
+        snprintf(pat->text, sizeof pat->text, "%s", p);
+        pat->glob = strpbrk(p, "*?[") != NULL;
+        if (strstr(p, "::"))
+            mangle(p, pat->mangled, sizeof pat->mangled);
+        active_sets |= set;
+    }
+}
+
+static void load_patterns(void)
+{
+    load_pattern_list(qa_cfg.sites, QA_PATTERNS_QUEUE);
+    load_pattern_list(qa_cfg.fail_site, QA_PATTERNS_FAIL);
+}
+
+/* The pattern sets a symbol name belongs to. */
+static unsigned name_matches(const char *name)
+{
+    unsigned sets = 0;
+    for (size_t i = 0; i < pattern_count; i++) {
+        const struct pattern *p = &patterns[i];
+        if ((p->glob ? fnmatch(p->text, name, 0) == 0 : strstr(name, p->text) != NULL) ||
+            (p->mangled[0] && strstr(name, p->mangled)))
+            sets |= p->set;
+    }
+    return sets;
+}
+
+static void add_range(uintptr_t lo, uintptr_t hi, unsigned sets)
+{
+    size_t n = atomic_load(&range_count);
+    if (n >= QA_MAX_RANGES)
+        return;
+    ranges[n] = (struct range){lo, hi, sets};
+    atomic_store_explicit(&range_count, n + 1, memory_order_release);
+}
+
+/* Reads the symbol tables of one ELF file and adds the functions whose names match. */
+static void scan_symbols(const char *path, uintptr_t base)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
+        close(fd);
+        return;
+    }
+    size_t size = (size_t)st.st_size;
+    const unsigned char *file = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (file == MAP_FAILED)
+        return;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_shoff == 0 || eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > size) {
+        munmap((void *)file, size);
+        return;
+    }
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(file + eh->e_shoff);
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM)
+            continue;
+        if (sh[i].sh_link >= eh->e_shnum || sh[i].sh_offset + sh[i].sh_size > size)
+            continue;
+        const Elf64_Shdr *strtab = &sh[sh[i].sh_link];
+        if (strtab->sh_offset + strtab->sh_size > size)
+            continue;
+        const Elf64_Sym *syms = (const Elf64_Sym *)(file + sh[i].sh_offset);
+        size_t count = sh[i].sh_size / sizeof *syms;
+        const char *names = (const char *)file + strtab->sh_offset;
+        for (size_t k = 0; k < count; k++) {
+            if (ELF64_ST_TYPE(syms[k].st_info) != STT_FUNC || syms[k].st_size == 0 ||
+                syms[k].st_name >= strtab->sh_size || syms[k].st_shndx == SHN_UNDEF)
+                continue;
+            const char *name = names + syms[k].st_name;
+            if (memchr(name, '\0', strtab->sh_size - syms[k].st_name) == NULL)
+                continue;
+            unsigned sets = name_matches(name);
+            if (sets)
+                add_range(base + syms[k].st_value, base + syms[k].st_value + syms[k].st_size,
+                          sets);
+        }
+    }
+    munmap((void *)file, size);
+}
+
+static int scan_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size, (void)data;
+    for (size_t i = 0; i < scanned_count; i++)
+        if (scanned_bases[i] == info->dlpi_addr && info->dlpi_addr != 0)
+            return 0;
+    const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe";
+    if (strstr(path, "linux-vdso") != NULL)
+        return 0;
+    if (scanned_count < sizeof scanned_bases / sizeof scanned_bases[0])
+        scanned_bases[scanned_count++] = info->dlpi_addr;
+    scan_symbols(path, info->dlpi_addr);
+    return 0;
+}
+
+/* Called at start-up and after dlopen, never with a qaudit lock other than resolve_lock held. */
+void qa_patterns_resolve(void)
+{
+    pthread_mutex_lock(&resolve_lock);
+    static bool loaded;
+    if (!loaded) {
+        load_patterns();
+        loaded = true;
+    }
+    if (pattern_count > 0)
+        dl_iterate_phdr(scan_module, NULL);
+    pthread_mutex_unlock(&resolve_lock);
+}
+
+bool qa_frames_match(void *const *frames, int depth, unsigned set)
+{
+    size_t n = atomic_load_explicit(&range_count, memory_order_acquire);
+    for (int f = 0; f < depth; f++) {
+        uintptr_t ip = (uintptr_t)frames[f] - 1; /* a return address points past the call */
+        for (size_t r = 0; r < n; r++)
+            if ((ranges[r].sets & set) && ip >= ranges[r].lo && ip < ranges[r].hi)
+                return true;
+    }
+    return false;
+}
+
+bool qa_frames_match_patterns(void *const *frames, int depth)
+{
+    return qa_frames_match(frames, depth, QA_PATTERNS_QUEUE);
+}
+
+size_t qa_pattern_ranges(void);
+size_t qa_pattern_ranges(void) { return atomic_load(&range_count); }
+
+/* dlopen: forwarded, then the new module's symbols are scanned for the site patterns, and a
+ * library loaded with RTLD_DEEPBIND is noted (its own malloc calls may bypass this preload). */
+QA_EXPORT void *dlopen(const char *file, int flags)
+{
+    static void *(*next_dlopen)(const char *, int);
+    if (next_dlopen == NULL)
+        next_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+    void *handle = next_dlopen ? next_dlopen(file, flags) : NULL;
+    if (handle != NULL && atomic_load(&qa_ready) == 2) {
+        struct qa_thread *t = qa_self();
+        int was_busy = t ? t->busy : 1;
+        if (t)
+            t->busy = 1;
+        if (flags & RTLD_DEEPBIND)
+            qa_dump_note_deepbind(file ? file : "(main program)");
+        qa_patterns_resolve();
+        if (t)
+            t->busy = was_busy;
+    }
+    return handle;
+}

@@ -1,0 +1,182 @@
+/* Internal state shared by the parts of libqaudit-preload.so. Nothing here may allocate through
+ * malloc: the interposer's own memory comes from mmap (qa_mmap) or static storage. */
+#ifndef QAUDIT_STATE_H
+#define QAUDIT_STATE_H
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The interposed functions; everything else in the library stays hidden. */
+#define QA_EXPORT __attribute__((visibility("default")))
+
+#define QA_MAX_DEPTH 64
+#define QA_MAX_PATTERNS 32
+#define QA_MAX_RANGES 512
+#define QA_SIZE_BUCKETS 64 /* requested-size histogram: 16-byte steps to 512, then powers of two */
+#define QA_USABLE_SLOTS 512 /* usable-size histogram: distinct values seen, first come */
+
+enum qa_stacks { QA_STACKS_OFF, QA_STACKS_SAMPLED, QA_STACKS_ALWAYS, QA_STACKS_FP, QA_STACKS_QUEUE };
+enum qa_fail_mode { QA_FAIL_NONE, QA_FAIL_NTH, QA_FAIL_EVERY, QA_FAIL_PROBABILITY };
+enum qa_poison { QA_POISON_OFF, QA_POISON_ALL, QA_POISON_QUEUE };
+enum qa_assert { QA_ASSERT_OFF, QA_ASSERT_REPORT, QA_ASSERT_ABORT };
+
+struct qa_config {
+    char out_pattern[512];
+    enum qa_stacks stacks;
+    uint64_t sample_every; /* sampled: every Nth allocation, or one per N bytes */
+    bool sample_by_bytes;
+    unsigned depth;
+    int signal; /* 0: none */
+    unsigned interval;
+    char sites[1024]; /* QAUDIT_QUEUE_SITES, comma-separated patterns */
+    enum qa_fail_mode fail_mode;
+    uint64_t fail_n;
+    double fail_probability;
+    uint64_t fail_seed;
+    char fail_site[128];
+    uint64_t fail_size_min, fail_size_max;
+    enum qa_poison poison;
+    unsigned char poison_byte;
+    enum qa_assert assert_depth1;
+    bool follow_exec;
+};
+
+extern struct qa_config qa_cfg;
+
+/* Per-thread counters, in one mmap'd block per thread linked into a global list; summed when a
+ * dump is written, so the hot path touches only its own cache lines. */
+struct qa_counters {
+    uint64_t allocs, frees, reallocs, realloc_in_place, realloc_moved, aligned, failed;
+    uint64_t bytes_requested, bytes_usable, bytes_freed_usable;
+    int64_t live_usable, live_blocks;
+    uint64_t by_call[12];
+    uint64_t size_hist[QA_SIZE_BUCKETS];
+    uint64_t sampled_bytes; /* bytes since the last sampled stack */
+    uint64_t fail_index;
+    uint64_t rng;
+};
+
+struct qa_thread {
+    struct qa_thread *next;
+    struct qa_counters c;
+    int busy; /* re-entrancy guard: while set, allocations are forwarded uncounted */
+    bool counted; /* has made a counted allocation: part of peak_live_bytes' precision */
+    /* The queue operation under way on this thread (between QUEUE_ENTER and QUEUE_LEAVE). */
+    const void *queue_op;
+    uint64_t queue_op_depth;
+    uintptr_t stack_lo, stack_hi; /* for the frame-pointer walk */
+};
+
+enum qa_call {
+    QA_MALLOC, QA_CALLOC, QA_REALLOC, QA_REALLOCARRAY, QA_POSIX_MEMALIGN, QA_ALIGNED_ALLOC,
+    QA_MEMALIGN, QA_VALLOC, QA_PVALLOC, QA_FREE, QA_CALL_COUNT
+};
+
+/* preload.c */
+extern atomic_int qa_ready; /* 2 once the real allocator is resolved and state set up */
+struct qa_thread *qa_self(void);
+size_t qa_real_usable_size(void *p);
+void *qa_mmap(size_t bytes);
+void qa_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+uint64_t qa_now_ns(void);
+
+/* stats.c */
+struct qa_thread *qa_thread_register(void);
+void qa_sum_counters(struct qa_counters *out, uint64_t *threads);
+void qa_usable_hist_add(size_t usable);
+size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max);
+void qa_live_add(struct qa_thread *t, int64_t usable_delta);
+int64_t qa_peak_live(void);
+void qa_stats_reset_after_fork(void);
+unsigned qa_size_bucket(size_t size);
+size_t qa_size_bucket_floor(unsigned bucket);
+
+/* blocks.c: what is known of each live block (only when stacks or poison need it) */
+struct qa_block {
+    uintptr_t ptr;
+    uint64_t size;
+    uint32_t site; /* 0: none */
+    uint16_t flags;
+};
+enum { QA_BLOCK_POISONED = 1, QA_BLOCK_QUEUE = 2 };
+extern bool qa_blocks_enabled;
+void qa_blocks_init(void);
+bool qa_blocks_insert(const struct qa_block *b);
+bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out);
+void qa_blocks_lock_all(void);
+void qa_blocks_unlock_all(void);
+extern atomic_uint_fast64_t qa_blocks_dropped;
+extern atomic_int_fast64_t qa_blocks_tracked; /* live blocks in the table */
+
+/* sites.c: call stacks and the sites they identify */
+int qa_capture(void **frames, unsigned max, bool frame_pointers);
+uint32_t qa_site_for(void *const *frames, int depth);
+void qa_site_alloc(uint32_t site, uint64_t size, bool queue);
+void qa_site_free(uint32_t site, uint64_t size, uint64_t never_written);
+enum { QA_PATTERNS_QUEUE = 1, QA_PATTERNS_FAIL = 2 };
+bool qa_frames_match(void *const *frames, int depth, unsigned set);
+bool qa_frames_match_patterns(void *const *frames, int depth);
+void qa_patterns_resolve(void);
+bool qa_patterns_active(void);
+struct qa_site_view {
+    uint32_t id;
+    int depth;
+    void *const *frames;
+    uint64_t allocs, frees, bytes, live_bytes, peak_live_bytes, never_written, queue_allocs;
+};
+uint32_t qa_site_count(void);
+bool qa_site_get(uint32_t id, struct qa_site_view *out);
+extern atomic_uint_fast64_t qa_sites_dropped, qa_stacks_truncated;
+
+/* queues.c: the hook consumer */
+void qa_queue_on_alloc(struct qa_thread *t, uint64_t size, void *const *frames, int depth);
+bool qa_queue_in_op(const struct qa_thread *t);
+struct qa_json;
+void qa_queue_write(struct qa_json *j);
+void qa_queue_write_checks(struct qa_json *j);
+void qa_queue_reset_after_fork(void);
+
+/* faults.c: injected failures and poison */
+bool qa_fault_should_fail(struct qa_thread *t, size_t size, void **frames, int *depth);
+void qa_fault_write(struct qa_json *j);
+void qa_poison_fill(void *p, size_t size);
+uint64_t qa_poison_count(const void *p, size_t size);
+
+/* dump.c */
+enum qa_dump_reason { QA_DUMP_EXIT, QA_DUMP_SIGNAL, QA_DUMP_INTERVAL, QA_DUMP_REQUEST };
+void qa_dump(enum qa_dump_reason reason);
+void qa_dump_note_deepbind(const char *path);
+
+/* json.c: a JSON writer into a fixed buffer, flushed to a file descriptor */
+struct qa_json {
+    int fd;
+    bool failed, need_comma;
+    size_t len;
+    char buf[1 << 15];
+};
+void qa_json_raw(struct qa_json *j, const char *s, size_t n);
+void qa_json_key(struct qa_json *j, const char *key);
+void qa_json_begin_object(struct qa_json *j);
+void qa_json_end_object(struct qa_json *j);
+void qa_json_begin_array(struct qa_json *j);
+void qa_json_end_array(struct qa_json *j);
+void qa_json_u64(struct qa_json *j, uint64_t v);
+void qa_json_i64(struct qa_json *j, int64_t v);
+void qa_json_bool(struct qa_json *j, bool v);
+void qa_json_str(struct qa_json *j, const char *s);
+void qa_json_strn(struct qa_json *j, const char *s, size_t n);
+void qa_json_hex(struct qa_json *j, uintptr_t v);
+void qa_json_double(struct qa_json *j, double v);
+void qa_json_flush(struct qa_json *j);
+
+/* config.c */
+void qa_config_load(void);
+
+/* writer.c */
+void qa_writer_start(void);
+void qa_writer_after_fork_child(void);
+
+#endif

@@ -1,0 +1,182 @@
+/* Per-thread counter blocks (mmap'd, linked into a lock-free list, summed at dump time), the
+ * usable-size histogram, and live/peak bytes published in batches so threads do not share a hot
+ * cache line. */
+#include <string.h>
+
+#include "state.h"
+
+/* A thread publishes its live-byte delta once it reaches this much: peak_live_bytes is exact to
+ * within (threads - 1) * QA_LIVE_BATCH; exact while the process has a single thread. */
+#define QA_LIVE_BATCH (64 * 1024)
+
+static _Atomic(struct qa_thread *) threads;
+static atomic_uint_fast64_t thread_count, counting_threads;
+static _Atomic int64_t live_published, peak_published;
+
+struct usable_slot {
+    atomic_size_t size; /* 0: free */
+    atomic_uint_fast64_t count;
+};
+static struct usable_slot usable_slots[QA_USABLE_SLOTS];
+static atomic_uint_fast64_t usable_overflow;
+
+/* Each thread keeps its unpublished delta here (not in qa_counters: it is reset on publish). */
+static __thread int64_t live_pending __attribute__((tls_model("initial-exec")));
+
+struct qa_thread *qa_thread_register(void)
+{
+    struct qa_thread *t = qa_mmap(sizeof *t);
+    if (t == NULL)
+        return NULL;
+    t->c.rng = 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&thread_count, 1) + 1);
+    struct qa_thread *head = atomic_load(&threads);
+    do
+        t->next = head;
+    while (!atomic_compare_exchange_weak(&threads, &head, t));
+    return t;
+}
+
+void qa_sum_counters(struct qa_counters *out, uint64_t *count)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t n = 0;
+    for (struct qa_thread *t = atomic_load(&threads); t != NULL; t = t->next) {
+        const struct qa_counters *c = &t->c;
+        n += t->counted;
+        out->allocs += c->allocs;
+        out->frees += c->frees;
+        out->reallocs += c->reallocs;
+        out->realloc_in_place += c->realloc_in_place;
+        out->realloc_moved += c->realloc_moved;
+        out->aligned += c->aligned;
+        out->failed += c->failed;
+        out->bytes_requested += c->bytes_requested;
+        out->bytes_usable += c->bytes_usable;
+        out->bytes_freed_usable += c->bytes_freed_usable;
+        out->live_usable += c->live_usable;
+        out->live_blocks += c->live_blocks;
+        for (int i = 0; i < QA_CALL_COUNT; i++)
+            out->by_call[i] += c->by_call[i];
+        for (int i = 0; i < QA_SIZE_BUCKETS; i++)
+            out->size_hist[i] += c->size_hist[i];
+    }
+    if (count)
+        *count = n;
+}
+
+void qa_live_add(struct qa_thread *t, int64_t delta)
+{
+    t->c.live_usable += delta;
+    live_pending += delta;
+    if (!t->counted) {
+        t->counted = true;
+        atomic_fetch_add(&counting_threads, 1);
+    }
+    bool alone = atomic_load_explicit(&counting_threads, memory_order_relaxed) <= 1;
+    if (!alone && live_pending < QA_LIVE_BATCH && live_pending > -QA_LIVE_BATCH)
+        return;
+    int64_t live = atomic_fetch_add_explicit(&live_published, live_pending, memory_order_relaxed) +
+                   live_pending;
+    live_pending = 0;
+    int64_t peak = atomic_load_explicit(&peak_published, memory_order_relaxed);
+    while (live > peak && !atomic_compare_exchange_weak_explicit(&peak_published, &peak, live,
+                                                                 memory_order_relaxed,
+                                                                 memory_order_relaxed))
+        ;
+}
+
+int64_t qa_peak_live(void) { return atomic_load(&peak_published); }
+
+uint64_t qa_thread_total(void);
+uint64_t qa_thread_total(void) { return atomic_load(&counting_threads); }
+
+/* 16-byte steps up to 512 (32 buckets), then one bucket per power of two. */
+unsigned qa_size_bucket(size_t size)
+{
+    if (size <= 512)
+        return size == 0 ? 0 : (unsigned)((size - 1) / 16);
+    unsigned bucket = 32 + (unsigned)(63 - __builtin_clzll(size - 1)) - 8;
+    return bucket < QA_SIZE_BUCKETS ? bucket : QA_SIZE_BUCKETS - 1;
+}
+
+/* The smallest size that falls in bucket (1 for the first). */
+size_t qa_size_bucket_floor(unsigned bucket)
+{
+    if (bucket < 32)
+        return bucket * 16 + 1;
+    return ((size_t)1 << (bucket - 32 + 9)) + 1;
+}
+
+/* Usable sizes are the allocator's size classes: a small set. Each distinct value gets a slot
+ * (claimed with a CAS) the first time it is seen. */
+void qa_usable_hist_add(size_t usable)
+{
+    size_t h = (usable * 0x9e3779b97f4a7c15ull) >> 40;
+    for (size_t i = 0; i < QA_USABLE_SLOTS; i++) {
+        struct usable_slot *slot = &usable_slots[(h + i) % QA_USABLE_SLOTS];
+        size_t seen = atomic_load_explicit(&slot->size, memory_order_relaxed);
+        if (seen == 0) {
+            size_t expected = 0;
+            if (atomic_compare_exchange_strong(&slot->size, &expected, usable) ||
+                expected == usable) {
+                atomic_fetch_add_explicit(&slot->count, 1, memory_order_relaxed);
+                return;
+            }
+            seen = expected;
+        }
+        if (seen == usable) {
+            atomic_fetch_add_explicit(&slot->count, 1, memory_order_relaxed);
+            return;
+        }
+    }
+    atomic_fetch_add_explicit(&usable_overflow, 1, memory_order_relaxed);
+}
+
+size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < QA_USABLE_SLOTS && n < max; i++) {
+        size_t size = atomic_load(&usable_slots[i].size);
+        if (size == 0)
+            continue;
+        sizes[n] = size;
+        counts[n++] = atomic_load(&usable_slots[i].count);
+    }
+    /* Insertion sort by size: the dump lists classes in order. */
+    for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0 && sizes[k - 1] > sizes[k]; k--) {
+            size_t s = sizes[k];
+            sizes[k] = sizes[k - 1];
+            sizes[k - 1] = s;
+            uint64_t c = counts[k];
+            counts[k] = counts[k - 1];
+            counts[k - 1] = c;
+        }
+    return n;
+}
+
+uint64_t qa_usable_overflow(void);
+uint64_t qa_usable_overflow(void) { return atomic_load(&usable_overflow); }
+
+/* The forked child counts its own life: counters start from zero, its one thread is the only
+ * one, and the other threads' blocks are dropped from the list (they do not exist in the child). */
+void qa_stats_reset_after_fork(void)
+{
+    struct qa_thread *self = qa_self();
+    if (self != NULL) {
+        memset(&self->c, 0, sizeof self->c);
+        self->next = NULL;
+        self->counted = false;
+    }
+    atomic_store(&threads, self);
+    atomic_store(&thread_count, 1);
+    atomic_store(&counting_threads, 0);
+    atomic_store(&live_published, 0);
+    atomic_store(&peak_published, 0);
+    live_pending = 0;
+    for (size_t i = 0; i < QA_USABLE_SLOTS; i++) {
+        atomic_store(&usable_slots[i].size, 0);
+        atomic_store(&usable_slots[i].count, 0);
+    }
+    atomic_store(&usable_overflow, 0);
+}

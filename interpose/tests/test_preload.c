@@ -1,0 +1,482 @@
+/* libqaudit-preload.so, end to end: fixture programs run under LD_PRELOAD and the dumps they
+ * leave are read back (jansson) and checked against what each program is known to do. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+extern char **environ;
+
+static char dump_dir[256];
+
+static void fresh_dir(void)
+{
+    snprintf(dump_dir, sizeof dump_dir, "/tmp/qaudit-test-XXXXXX");
+    assert_non_null(mkdtemp(dump_dir));
+}
+
+static void remove_dir(void)
+{
+    DIR *d = opendir(dump_dir);
+    struct dirent *e;
+    char path[600];
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dump_dir, e->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dump_dir);
+}
+
+/* Starts argv under the preload with QAUDIT_OUT in the dump directory plus extra "K=V" settings;
+ * returns its pid. */
+static pid_t start(const char *const *argv, const char *const *extra)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        char out[400];
+        snprintf(out, sizeof out, "%s/dump-%%p.json", dump_dir);
+        setenv("QAUDIT_OUT", out, 1);
+        for (size_t i = 0; extra && extra[i]; i++)
+            putenv((char *)extra[i]);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int wait_exit(pid_t pid)
+{
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static json_t *load(const char *path)
+{
+    json_error_t error;
+    json_t *root = json_load_file(path, 0, &error);
+    if (root == NULL)
+        fail_msg("%s: %s at line %d", path, error.text, error.line);
+    assert_string_equal(json_string_value(json_object_get(root, "format")), "qaudit-alloc/1");
+    return root;
+}
+
+static json_t *load_pid(pid_t pid)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/dump-%d.json", dump_dir, (int)pid);
+    return load(path);
+}
+
+/* The number at a dotted path such as "totals.allocs". */
+static long long num(json_t *root, const char *path)
+{
+    char copy[128];
+    snprintf(copy, sizeof copy, "%s", path);
+    json_t *node = root;
+    for (char *save = NULL, *key = strtok_r(copy, ".", &save); key;
+         key = strtok_r(NULL, ".", &save))
+        node = json_object_get(node, key);
+    if (!json_is_integer(node))
+        fail_msg("%s is not an integer", path);
+    return json_integer_value(node);
+}
+
+static json_t *check_named(json_t *root, const char *name)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(root, "checks"), i, c)
+    {
+        if (strcmp(json_string_value(json_object_get(c, "name")), name) == 0)
+            return c;
+    }
+    fail_msg("no check %s", name);
+    return NULL;
+}
+
+static bool passed(json_t *root, const char *name)
+{
+    return json_is_true(json_object_get(check_named(root, name), "passed"));
+}
+
+#define FIXTURE(name) FIXTURE_DIR "/" name
+
+static void test_exact_counts(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_exact_counts"), NULL};
+    pid_t pid = start(argv, NULL);
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    assert_int_equal(num(d, "totals.calls.malloc"), 40);
+    assert_int_equal(num(d, "totals.calls.calloc"), 20);
+    assert_int_equal(num(d, "totals.calls.realloc"), 10);
+    assert_int_equal(num(d, "totals.calls.reallocarray"), 5);
+    assert_int_equal(num(d, "totals.calls.posix_memalign"), 5);
+    assert_int_equal(num(d, "totals.calls.aligned_alloc"), 4);
+    assert_int_equal(num(d, "totals.calls.memalign"), 3);
+    assert_int_equal(num(d, "totals.calls.valloc"), 2);
+    assert_int_equal(num(d, "totals.calls.pvalloc"), 2);
+    assert_int_equal(num(d, "totals.allocs"), 76);
+    assert_int_equal(num(d, "totals.reallocs"), 15);
+    assert_int_equal(num(d, "totals.frees"), 76);
+    assert_int_equal(num(d, "totals.aligned_allocs"), 16);
+    assert_int_equal(num(d, "totals.live_blocks"), 0);
+    assert_int_equal(num(d, "totals.live_bytes"), 0);
+    assert_int_equal(num(d, "totals.reallocs_in_place") + num(d, "totals.reallocs_moved"), 15);
+    assert_true(json_is_true(json_object_get(json_object_get(d, "precision"), "exact")));
+    json_decref(d);
+    remove_dir();
+}
+
+/* valgrind counts every realloc as one allocation and one free; its summary must equal ours on
+ * the calls it intercepts (valgrind 3.19 misses reallocarray, valloc and pvalloc). */
+static void test_agrees_with_valgrind(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_exact_counts"), "portable", NULL};
+    pid_t pid = start(argv, NULL);
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    char command[600];
+    snprintf(command, sizeof command,
+             "valgrind %s portable 2>&1 | sed -n 's/.*total heap usage: \\([0-9,]*\\) allocs, "
+             "\\([0-9,]*\\) frees.*/\\1 \\2/p' | tr -d ,",
+             FIXTURE("fixture_exact_counts"));
+    FILE *p = popen(command, "r");
+    long long allocs = -1, frees = -1;
+    assert_int_equal(fscanf(p, "%lld %lld", &allocs, &frees), 2);
+    pclose(p);
+    assert_int_equal(allocs, 82);
+    assert_int_equal(num(d, "totals.allocs") + num(d, "totals.reallocs"), allocs);
+    assert_int_equal(num(d, "totals.frees") + num(d, "totals.reallocs"), frees);
+    json_decref(d);
+    remove_dir();
+}
+
+static void test_leaked_blocks_are_live(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_exact_counts"), "leak", NULL};
+    pid_t pid = start(argv, NULL);
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    assert_int_equal(num(d, "totals.frees"), 73);
+    assert_int_equal(num(d, "totals.reallocs"), 18);
+    assert_int_equal(num(d, "totals.live_blocks"), 3);
+    json_decref(d);
+    remove_dir();
+}
+
+static void test_threads_exact_without_deadlock(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_threads"), "16", "1000000", NULL};
+    pid_t pid = start(argv, NULL);
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    /* glibc allocates for each thread's start too; the fixture's own pairs are 16M. */
+    assert_int_equal(num(d, "totals.calls.malloc"), 16000000);
+    assert_true(num(d, "totals.frees") >= 16000000);
+    assert_int_equal(num(d, "totals.threads") >= 16, 1);
+    json_decref(d);
+    remove_dir();
+}
+
+static void test_fork_and_exec(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_forker"), NULL};
+    pid_t pid = start(argv, NULL);
+    assert_int_equal(wait_exit(pid), 0);
+    /* Two dumps: the parent's (100 of its own) and the child's (250, counted from the fork). */
+    json_t *parent = load_pid(pid);
+    assert_int_equal(num(parent, "totals.calls.malloc"), 100);
+    DIR *dir = opendir(dump_dir);
+    struct dirent *e;
+    int children = 0;
+    char path[600];
+    while ((e = readdir(dir)) != NULL) {
+        int other;
+        if (sscanf(e->d_name, "dump-%d.json", &other) != 1 || other == pid ||
+            strstr(e->d_name, ".tmp"))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dump_dir, e->d_name);
+        json_t *child = load(path);
+        assert_int_equal(num(child, "totals.calls.malloc"), 250);
+        assert_int_equal(num(child, "totals.frees"), 250);
+        assert_int_equal(num(child, "process.ppid"), pid);
+        json_decref(child);
+        children++;
+    }
+    closedir(dir);
+    assert_int_equal(children, 1);
+    json_decref(parent);
+    remove_dir();
+
+    fresh_dir();
+    const char *exec_argv[] = {FIXTURE("fixture_forker"), "exec", NULL};
+    pid = start(exec_argv, NULL);
+    assert_int_equal(wait_exit(pid), 0);
+    dir = opendir(dump_dir);
+    int execd = 0;
+    while ((e = readdir(dir)) != NULL) {
+        int other;
+        if (sscanf(e->d_name, "dump-%d.json", &other) != 1 || other == pid)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dump_dir, e->d_name);
+        json_t *child = load(path);
+        json_t *args = json_object_get(json_object_get(child, "process"), "argv");
+        assert_string_equal(json_string_value(json_array_get(args, 1)), "execd");
+        assert_int_equal(num(child, "totals.calls.malloc"), 70);
+        json_decref(child);
+        execd++;
+    }
+    closedir(dir);
+    assert_int_equal(execd, 1);
+    remove_dir();
+}
+
+/* A library loaded with dlopen: its allocations are counted, and site patterns naming its
+ * (static) function are resolved after the dlopen. */
+static void test_dlopen_and_patterns(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_dlopener"), FIXTURE_LIB_DIR "/libfixture_plugin.so",
+                          NULL};
+    const char *env[] = {"QAUDIT_QUEUE_SITES=plugin_block", NULL};
+    pid_t pid = start(argv, env);
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    assert_true(num(d, "totals.calls.malloc") >= 25);
+    assert_int_equal(num(d, "queues.attribution.by_stack_patterns"), 25);
+    assert_true(num(d, "precision.site_pattern_ranges") >= 1);
+    json_decref(d);
+    remove_dir();
+}
+
+static json_t *run_queue(const char *variant, const char *mode, const char *const *env)
+{
+    char path[300];
+    snprintf(path, sizeof path, FIXTURE_DIR "/fixture_queue_%s", variant);
+    const char *argv[] = {path, mode, NULL};
+    pid_t pid = start(argv, env);
+    int status = wait_exit(pid);
+    if (status != 0)
+        fail_msg("%s %s exited %d", variant, mode, status);
+    return load_pid(pid);
+}
+
+static long long allocs_at_depth(json_t *d, long long depth)
+{
+    size_t i;
+    json_t *row;
+    json_array_foreach(json_object_get(json_object_get(d, "queues"), "allocs_by_depth"), i, row)
+    {
+        if (json_integer_value(json_object_get(row, "depth")) == depth)
+            return json_integer_value(json_object_get(row, "allocs"));
+    }
+    return 0;
+}
+
+static void test_queue_depth_one_and_nine(void **state)
+{
+    (void)state;
+    fresh_dir();
+    json_t *d = run_queue("inline", "depth1", NULL);
+    assert_true(passed(d, "depth_one_no_alloc"));
+    assert_true(passed(d, "conservation"));
+    assert_true(passed(d, "connections_closed"));
+    assert_int_equal(num(d, "queues.attribution.by_hooks"), 0);
+    assert_int_equal(num(d, "queues.pushes"), 10000);
+    json_decref(d);
+
+    d = run_queue("inline", "depth9", NULL);
+    assert_true(passed(d, "depth_one_no_alloc"));
+    assert_true(passed(d, "conservation"));
+    assert_int_equal(allocs_at_depth(d, 2), 1); /* 8 slots */
+    assert_int_equal(allocs_at_depth(d, 9), 1); /* 16 slots: the one growth at depth 9 */
+    json_t *group = json_array_get(json_object_get(json_object_get(d, "queues"), "by_peak_depth"), 0);
+    assert_int_equal(json_integer_value(json_object_get(group, "peak_depth")), 9);
+    assert_int_equal(json_integer_value(json_object_get(group, "allocs")), 2);
+    json_decref(d);
+
+    /* The previous ring allocates its 8-slot array on the first push: at depth one. */
+    d = run_queue("ring", "depth1", NULL);
+    assert_false(passed(d, "depth_one_no_alloc"));
+    assert_true(passed(d, "conservation"));
+    assert_int_equal(allocs_at_depth(d, 1), 1);
+    json_t *v = json_array_get(json_object_get(d, "depth_one_violations"), 0);
+    assert_int_equal(json_integer_value(json_object_get(v, "size")), 96);
+    json_decref(d);
+
+    /* The deque allocates its map and first chunk at init, then a chunk every 42 cycles. */
+    d = run_queue("deque", "depth1", NULL);
+    assert_false(passed(d, "depth_one_no_alloc"));
+    assert_true(passed(d, "conservation"));
+    assert_int_equal(allocs_at_depth(d, 0), 2);
+    assert_true(allocs_at_depth(d, 1) >= 10000 / 42 - 1 && allocs_at_depth(d, 1) <= 10000 / 42 + 1);
+    json_decref(d);
+    remove_dir();
+}
+
+static void test_injected_growth_and_shrink_failures(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *grow[] = {"QAUDIT_FAIL=nth=1,site=rxq_grow_push", NULL};
+    json_t *d = run_queue("inline", "growfail", grow); /* exits 0 only if values survived */
+    assert_int_equal(num(d, "injected_failures.injected"), 1);
+    assert_int_equal(num(d, "totals.failed_allocs"), 1);
+    json_decref(d);
+    const char *shrink[] = {"QAUDIT_FAIL=nth=1,site=rxq_shrink", NULL};
+    d = run_queue("inline", "shrinkfail", shrink);
+    assert_int_equal(num(d, "injected_failures.injected"), 1);
+    assert_true(passed(d, "conservation"));
+    json_decref(d);
+    remove_dir();
+}
+
+static bool wait_for_dump(pid_t pid, const char *suffix, int tenths)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/dump-%d%s.json", dump_dir, (int)pid, suffix);
+    for (int i = 0; i < tenths; i++) {
+        if (access(path, F_OK) == 0)
+            return true;
+        usleep(100000);
+    }
+    return false;
+}
+
+/* SIGUSR2 gives a complete dump while the program keeps running; interval dumps follow. */
+static void test_snapshot_while_running(void **state)
+{
+    (void)state;
+    fresh_dir();
+    char stop[400];
+    snprintf(stop, sizeof stop, "%s/stop", dump_dir);
+    const char *argv[] = {FIXTURE("fixture_long_running"), stop, NULL};
+    pid_t pid = start(argv, NULL);
+    usleep(300000);
+    kill(pid, SIGUSR2);
+    assert_true(wait_for_dump(pid, "", 50));
+    assert_int_equal(waitpid(pid, NULL, WNOHANG), 0); /* still running */
+    json_t *d = load_pid(pid);
+    assert_string_equal(json_string_value(json_object_get(d, "reason")), "signal");
+    assert_true(num(d, "totals.allocs") > 0);
+    json_decref(d);
+    close(open(stop, O_CREAT | O_WRONLY, 0600));
+    assert_int_equal(wait_exit(pid), 0);
+    remove_dir();
+
+    fresh_dir();
+    snprintf(stop, sizeof stop, "%s/stop", dump_dir);
+    const char *env[] = {"QAUDIT_INTERVAL=1", NULL};
+    pid = fork();
+    if (pid == 0) {
+        char out[400];
+        snprintf(out, sizeof out, "%s/dump-%%p-%%n.json", dump_dir);
+        setenv("QAUDIT_OUT", out, 1);
+        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        putenv((char *)env[0]);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    assert_true(wait_for_dump(pid, "-1", 50)); /* the second interval dump */
+    close(open(stop, O_CREAT | O_WRONLY, 0600));
+    assert_int_equal(wait_exit(pid), 0);
+    char path[400];
+    snprintf(path, sizeof path, "%s/dump-%d-0.json", dump_dir, (int)pid);
+    json_t *first = load(path);
+    assert_string_equal(json_string_value(json_object_get(first, "reason")), "interval");
+    json_decref(first);
+    remove_dir();
+}
+
+static void test_poison_half_written(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_half_written"), NULL};
+    const char *env[] = {"QAUDIT_POISON=all", "QAUDIT_STACKS=always", NULL};
+    pid_t pid = start(argv, env);
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    size_t i;
+    json_t *site;
+    long long found = -1;
+    json_array_foreach(json_object_get(d, "sites"), i, site)
+    {
+        if (json_integer_value(json_object_get(site, "bytes")) == 1000)
+            found = json_integer_value(json_object_get(site, "never_written_bytes"));
+    }
+    assert_int_equal(found, 500);
+    json_decref(d);
+    remove_dir();
+}
+
+static void test_cpp_new_and_delete(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_cpp_new"), NULL};
+    pid_t pid = start(argv, NULL);
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    /* Per round 4 plain forms through malloc and 4 aligned ones; libstdc++ allocates its
+     * emergency exception pool once at start-up (one more malloc, never freed). */
+    long long aligned = num(d, "totals.calls.aligned_alloc") + num(d, "totals.calls.posix_memalign") +
+                        num(d, "totals.calls.memalign");
+    assert_int_equal(aligned, 40);
+    long long plain = num(d, "totals.calls.malloc");
+    assert_true(plain == 40 || plain == 41);
+    assert_int_equal(num(d, "totals.frees"), 80);
+    json_decref(d);
+    remove_dir();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_counts),
+        cmocka_unit_test(test_agrees_with_valgrind),
+        cmocka_unit_test(test_leaked_blocks_are_live),
+        cmocka_unit_test(test_threads_exact_without_deadlock),
+        cmocka_unit_test(test_fork_and_exec),
+        cmocka_unit_test(test_dlopen_and_patterns),
+        cmocka_unit_test(test_queue_depth_one_and_nine),
+        cmocka_unit_test(test_injected_growth_and_shrink_failures),
+        cmocka_unit_test(test_snapshot_while_running),
+        cmocka_unit_test(test_poison_half_written),
+        cmocka_unit_test(test_cpp_new_and_delete),
+    };
+    return cmocka_run_group_tests_name("preload", tests, NULL, NULL);
+}
