@@ -35,7 +35,10 @@ static void lock(struct shard *s)
         sched_yield();
 }
 
-static void unlock(struct shard *s) { atomic_flag_clear_explicit(&s->lock, memory_order_release); }
+static void unlock(struct shard *s)
+{
+    atomic_flag_clear_explicit(&s->lock, memory_order_release);
+}
 
 void qa_blocks_init(void)
 {

@@ -72,8 +72,8 @@ static void load_signal(const char *v)
     static const struct {
         const char *name;
         int number;
-    } names[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"SIGUSR1", SIGUSR1},
-                 {"SIGUSR2", SIGUSR2}, {"off", 0},      {"0", 0}};
+    } names[] = {{"USR1", SIGUSR1},    {"USR2", SIGUSR2}, {"SIGUSR1", SIGUSR1},
+                 {"SIGUSR2", SIGUSR2}, {"off", 0},        {"0", 0}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcasecmp(v, names[i].name) == 0) {
             qa_cfg.signal = names[i].number;

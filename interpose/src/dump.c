@@ -176,8 +176,8 @@ static void write_modules(struct qa_json *j, const struct module_list *modules)
 }
 
 static const char *const call_names[QA_CALL_COUNT] = {
-    "malloc", "calloc", "realloc", "reallocarray", "posix_memalign", "aligned_alloc", "memalign",
-    "valloc", "pvalloc", "free"};
+    "malloc",        "calloc",   "realloc", "reallocarray", "posix_memalign",
+    "aligned_alloc", "memalign", "valloc",  "pvalloc",      "free"};
 
 static void write_totals(struct qa_json *j)
 {
@@ -376,5 +376,11 @@ void qa_dump_started(void)
 
 void qa_dump_lock(void);
 void qa_dump_unlock(void);
-void qa_dump_lock(void) { pthread_mutex_lock(&dump_lock); }
-void qa_dump_unlock(void) { pthread_mutex_unlock(&dump_lock); }
+void qa_dump_lock(void)
+{
+    pthread_mutex_lock(&dump_lock);
+}
+void qa_dump_unlock(void)
+{
+    pthread_mutex_unlock(&dump_lock);
+}

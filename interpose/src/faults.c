@@ -50,7 +50,8 @@ bool qa_fault_should_fail(struct qa_thread *t, size_t size, void **frames, int *
     case QA_FAIL_PROBABILITY:
         if (t->c.fail_index++ == 0)
             t->c.rng ^= qa_cfg.fail_seed * 0x9e3779b97f4a7c15ull + 1;
-        fail = (double)(next_random(&t->c.rng) >> 11) / 9007199254740992.0 < qa_cfg.fail_probability;
+        fail =
+            (double)(next_random(&t->c.rng) >> 11) / 9007199254740992.0 < qa_cfg.fail_probability;
         break;
     default:
         fail = false;
@@ -95,7 +96,10 @@ void qa_fault_write(struct qa_json *j)
     qa_json_end_object(j);
 }
 
-void qa_poison_fill(void *p, size_t size) { memset(p, qa_cfg.poison_byte, size); }
+void qa_poison_fill(void *p, size_t size)
+{
+    memset(p, qa_cfg.poison_byte, size);
+}
 
 uint64_t qa_poison_count(const void *p, size_t size)
 {

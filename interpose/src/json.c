@@ -89,10 +89,22 @@ static void number(struct qa_json *j, const char *fmt, ...)
     qa_json_raw(j, text, (size_t)n);
 }
 
-void qa_json_u64(struct qa_json *j, uint64_t v) { number(j, "%llu", (unsigned long long)v); }
-void qa_json_i64(struct qa_json *j, int64_t v) { number(j, "%lld", (long long)v); }
-void qa_json_double(struct qa_json *j, double v) { number(j, "%.6g", v); }
-void qa_json_hex(struct qa_json *j, uintptr_t v) { number(j, "\"0x%llx\"", (unsigned long long)v); }
+void qa_json_u64(struct qa_json *j, uint64_t v)
+{
+    number(j, "%llu", (unsigned long long)v);
+}
+void qa_json_i64(struct qa_json *j, int64_t v)
+{
+    number(j, "%lld", (long long)v);
+}
+void qa_json_double(struct qa_json *j, double v)
+{
+    number(j, "%.6g", v);
+}
+void qa_json_hex(struct qa_json *j, uintptr_t v)
+{
+    number(j, "\"0x%llx\"", (unsigned long long)v);
+}
 
 void qa_json_bool(struct qa_json *j, bool v)
 {
@@ -125,4 +137,7 @@ void qa_json_strn(struct qa_json *j, const char *s, size_t n)
     string_body(j, s, n);
 }
 
-void qa_json_str(struct qa_json *j, const char *s) { qa_json_strn(j, s, strlen(s)); }
+void qa_json_str(struct qa_json *j, const char *s)
+{
+    qa_json_strn(j, s, strlen(s));
+}

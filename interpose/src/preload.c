@@ -139,7 +139,10 @@ static void initialise(void)
     }
 }
 
-__attribute__((constructor)) static void qa_constructor(void) { initialise(); }
+__attribute__((constructor)) static void qa_constructor(void)
+{
+    initialise();
+}
 
 static bool ready(void)
 {
@@ -159,7 +162,10 @@ static struct qa_thread *enter(void)
     return t;
 }
 
-static void leave(struct qa_thread *t) { t->busy = 0; }
+static void leave(struct qa_thread *t)
+{
+    t->busy = 0;
+}
 
 size_t qa_real_usable_size(void *p)
 {
@@ -211,8 +217,8 @@ static void record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call
     if (wants_stack(t, size, in_queue)) {
         if (depth < 0)
             depth = qa_capture(frames, qa_cfg.depth, qa_cfg.stacks == QA_STACKS_FP);
-        bool keep = qa_cfg.stacks != QA_STACKS_QUEUE || in_queue ||
-                    qa_frames_match_patterns(frames, depth);
+        bool keep =
+            qa_cfg.stacks != QA_STACKS_QUEUE || in_queue || qa_frames_match_patterns(frames, depth);
         if (keep) {
             site = qa_site_for(frames, depth);
             qa_site_alloc(site, size, in_queue);

@@ -184,9 +184,9 @@ QA_EXPORT void qaudit_hook(const struct qaudit_event *ev)
     case QAUDIT_QUEUE_PUSH:
         r->pushes++;
         note_depth(r, ev->depth);
-        atomic_fetch_add_explicit(&depth_hist[ev->depth < DEPTH_BUCKETS - 1 ? ev->depth
-                                                                            : DEPTH_BUCKETS - 1],
-                                  1, memory_order_relaxed);
+        atomic_fetch_add_explicit(
+            &depth_hist[ev->depth < DEPTH_BUCKETS - 1 ? ev->depth : DEPTH_BUCKETS - 1], 1,
+            memory_order_relaxed);
         break;
     case QAUDIT_QUEUE_POP:
         r->pops++;
@@ -222,7 +222,10 @@ QA_EXPORT void qaudit_hook(const struct qaudit_event *ev)
     }
 }
 
-bool qa_queue_in_op(const struct qa_thread *t) { return t->queue_op != NULL; }
+bool qa_queue_in_op(const struct qa_thread *t)
+{
+    return t->queue_op != NULL;
+}
 
 static void report_violation(uint64_t depth, uint64_t size, void *const *frames, int n)
 {

@@ -29,8 +29,8 @@ struct site {
     void *frames[QA_MAX_DEPTH];
 };
 
-static struct site *sites;               /* sites[0] is "no site"; sites[1] collects overflow */
-static _Atomic uint32_t *site_index;     /* slot -> site id, 0 when empty */
+static struct site *sites;           /* sites[0] is "no site"; sites[1] collects overflow */
+static _Atomic uint32_t *site_index; /* slot -> site id, 0 when empty */
 static atomic_uint_fast32_t next_site = 2;
 static pthread_once_t sites_once = PTHREAD_ONCE_INIT;
 atomic_uint_fast64_t qa_sites_dropped, qa_stacks_truncated;
@@ -50,7 +50,10 @@ static void sites_setup(void)
     self_hi = (uintptr_t)_end;
 }
 
-static bool ours(void *ip) { return (uintptr_t)ip >= self_lo && (uintptr_t)ip < self_hi; }
+static bool ours(void *ip)
+{
+    return (uintptr_t)ip >= self_lo && (uintptr_t)ip < self_hi;
+}
 
 /* The calling thread's stack bounds, for a frame-pointer walk that never leaves the stack. */
 static void stack_bounds(struct qa_thread *t)
@@ -146,8 +149,7 @@ uint32_t qa_site_for(void *const *frames, int depth)
             memcpy(s->frames, frames, (size_t)depth * sizeof *frames);
             uint32_t expected = 0;
             if (atomic_compare_exchange_strong_explicit(slot, &expected, fresh,
-                                                        memory_order_release,
-                                                        memory_order_acquire))
+                                                        memory_order_release, memory_order_acquire))
                 return fresh;
             id = expected; /* another thread took the slot; the fresh record stays unused */
             s->depth = -1;
@@ -171,9 +173,9 @@ void qa_site_alloc(uint32_t id, uint64_t size, bool queue)
     int64_t live = atomic_fetch_add_explicit(&s->live_bytes, (int64_t)size, memory_order_relaxed) +
                    (int64_t)size;
     int64_t peak = atomic_load_explicit(&s->peak_live_bytes, memory_order_relaxed);
-    while (live > peak && !atomic_compare_exchange_weak_explicit(&s->peak_live_bytes, &peak, live,
-                                                                 memory_order_relaxed,
-                                                                 memory_order_relaxed))
+    while (live > peak &&
+           !atomic_compare_exchange_weak_explicit(&s->peak_live_bytes, &peak, live,
+                                                  memory_order_relaxed, memory_order_relaxed))
         ;
 }
 
@@ -192,7 +194,10 @@ void qa_site_free(uint32_t id, uint64_t size, uint64_t never_written)
 }
 
 uint64_t qa_never_written_unattributed(void);
-uint64_t qa_never_written_unattributed(void) { return atomic_load(&never_written_unattributed); }
+uint64_t qa_never_written_unattributed(void)
+{
+    return atomic_load(&never_written_unattributed);
+}
 
 /* The forked child starts its own account: every site's counters from zero, stacks kept. */
 void qa_sites_reset_after_fork(void)
@@ -224,11 +229,16 @@ bool qa_site_get(uint32_t id, struct qa_site_view *out)
     struct site *s = &sites[id];
     if (id > 1 && s->hash == 0)
         return false; /* being written */
-    *out = (struct qa_site_view){id, s->depth, s->frames, atomic_load(&s->allocs),
-                                 atomic_load(&s->frees), atomic_load(&s->bytes),
+    *out = (struct qa_site_view){id,
+                                 s->depth,
+                                 s->frames,
+                                 atomic_load(&s->allocs),
+                                 atomic_load(&s->frees),
+                                 atomic_load(&s->bytes),
                                  (uint64_t)atomic_load(&s->live_bytes),
                                  (uint64_t)atomic_load(&s->peak_live_bytes),
-                                 atomic_load(&s->never_written), atomic_load(&s->queue_allocs)};
+                                 atomic_load(&s->never_written),
+                                 atomic_load(&s->queue_allocs)};
     return out->allocs > 0 || out->frees > 0;
 }
 
@@ -246,7 +256,7 @@ static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct pattern {
     unsigned set;
-    char text[96];   /* as given */
+    char text[96];    /* as given */
     char mangled[96]; /* for a::b patterns: the Itanium-mangled run, e.g. St5deque */
     bool glob;
 };
@@ -255,7 +265,10 @@ static size_t pattern_count;
 
 static unsigned active_sets;
 
-bool qa_patterns_active(void) { return active_sets & QA_PATTERNS_QUEUE; }
+bool qa_patterns_active(void)
+{
+    return active_sets & QA_PATTERNS_QUEUE;
+}
 
 /* "std::deque" -> "St5deque"; "ns::Queue" -> "2ns5Queue". */
 static void mangle(const char *text, char *out, size_t size)
@@ -374,8 +387,7 @@ static void scan_symbols(const char *path, uintptr_t base)
                 continue;
             unsigned sets = name_matches(name);
             if (sets)
-                add_range(base + syms[k].st_value, base + syms[k].st_value + syms[k].st_size,
-                          sets);
+                add_range(base + syms[k].st_value, base + syms[k].st_value + syms[k].st_size, sets);
         }
     }
     munmap((void *)file, size);
@@ -428,7 +440,10 @@ bool qa_frames_match_patterns(void *const *frames, int depth)
 }
 
 size_t qa_pattern_ranges(void);
-size_t qa_pattern_ranges(void) { return atomic_load(&range_count); }
+size_t qa_pattern_ranges(void)
+{
+    return atomic_load(&range_count);
+}
 
 /* dlopen: forwarded, then the new module's symbols are scanned for the site patterns, and a
  * library loaded with RTLD_DEEPBIND is noted (its own malloc calls may bypass this preload). */

@@ -15,10 +15,17 @@
 #define QA_MAX_DEPTH 64
 #define QA_MAX_PATTERNS 32
 #define QA_MAX_RANGES 512
-#define QA_SIZE_BUCKETS 64 /* requested-size histogram: 16-byte steps to 512, then powers of two */
+#define QA_SIZE_BUCKETS 64  /* requested-size histogram: 16-byte steps to 512, then powers of two  \
+                             */
 #define QA_USABLE_SLOTS 512 /* usable-size histogram: distinct values seen, first come */
 
-enum qa_stacks { QA_STACKS_OFF, QA_STACKS_SAMPLED, QA_STACKS_ALWAYS, QA_STACKS_FP, QA_STACKS_QUEUE };
+enum qa_stacks {
+    QA_STACKS_OFF,
+    QA_STACKS_SAMPLED,
+    QA_STACKS_ALWAYS,
+    QA_STACKS_FP,
+    QA_STACKS_QUEUE
+};
 enum qa_fail_mode { QA_FAIL_NONE, QA_FAIL_NTH, QA_FAIL_EVERY, QA_FAIL_PROBABILITY };
 enum qa_poison { QA_POISON_OFF, QA_POISON_ALL, QA_POISON_QUEUE };
 enum qa_assert { QA_ASSERT_OFF, QA_ASSERT_REPORT, QA_ASSERT_ABORT };
@@ -62,7 +69,7 @@ struct qa_counters {
 struct qa_thread {
     struct qa_thread *next;
     struct qa_counters c;
-    int busy; /* re-entrancy guard: while set, allocations are forwarded uncounted */
+    int busy;     /* re-entrancy guard: while set, allocations are forwarded uncounted */
     bool counted; /* has made a counted allocation: part of peak_live_bytes' precision */
     /* The queue operation under way on this thread (between QUEUE_ENTER and QUEUE_LEAVE). */
     const void *queue_op;
@@ -71,8 +78,17 @@ struct qa_thread {
 };
 
 enum qa_call {
-    QA_MALLOC, QA_CALLOC, QA_REALLOC, QA_REALLOCARRAY, QA_POSIX_MEMALIGN, QA_ALIGNED_ALLOC,
-    QA_MEMALIGN, QA_VALLOC, QA_PVALLOC, QA_FREE, QA_CALL_COUNT
+    QA_MALLOC,
+    QA_CALLOC,
+    QA_REALLOC,
+    QA_REALLOCARRAY,
+    QA_POSIX_MEMALIGN,
+    QA_ALIGNED_ALLOC,
+    QA_MEMALIGN,
+    QA_VALLOC,
+    QA_PVALLOC,
+    QA_FREE,
+    QA_CALL_COUNT
 };
 
 /* preload.c */

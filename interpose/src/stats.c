@@ -79,16 +79,22 @@ void qa_live_add(struct qa_thread *t, int64_t delta)
                    live_pending;
     live_pending = 0;
     int64_t peak = atomic_load_explicit(&peak_published, memory_order_relaxed);
-    while (live > peak && !atomic_compare_exchange_weak_explicit(&peak_published, &peak, live,
-                                                                 memory_order_relaxed,
-                                                                 memory_order_relaxed))
+    while (live > peak &&
+           !atomic_compare_exchange_weak_explicit(&peak_published, &peak, live,
+                                                  memory_order_relaxed, memory_order_relaxed))
         ;
 }
 
-int64_t qa_peak_live(void) { return atomic_load(&peak_published); }
+int64_t qa_peak_live(void)
+{
+    return atomic_load(&peak_published);
+}
 
 uint64_t qa_thread_total(void);
-uint64_t qa_thread_total(void) { return atomic_load(&counting_threads); }
+uint64_t qa_thread_total(void)
+{
+    return atomic_load(&counting_threads);
+}
 
 /* 16-byte steps up to 512 (32 buckets), then one bucket per power of two. */
 unsigned qa_size_bucket(size_t size)
@@ -156,7 +162,10 @@ size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max)
 }
 
 uint64_t qa_usable_overflow(void);
-uint64_t qa_usable_overflow(void) { return atomic_load(&usable_overflow); }
+uint64_t qa_usable_overflow(void)
+{
+    return atomic_load(&usable_overflow);
+}
 
 /* The forked child counts its own life: counters start from zero, its one thread is the only
  * one, and the other threads' blocks are dropped from the list (they do not exist in the child). */

@@ -323,7 +323,8 @@ static void test_queue_depth_one_and_nine(void **state)
     assert_true(passed(d, "conservation"));
     assert_int_equal(allocs_at_depth(d, 2), 1); /* 8 slots */
     assert_int_equal(allocs_at_depth(d, 9), 1); /* 16 slots: the one growth at depth 9 */
-    json_t *group = json_array_get(json_object_get(json_object_get(d, "queues"), "by_peak_depth"), 0);
+    json_t *group =
+        json_array_get(json_object_get(json_object_get(d, "queues"), "by_peak_depth"), 0);
     assert_int_equal(json_integer_value(json_object_get(group, "peak_depth")), 9);
     assert_int_equal(json_integer_value(json_object_get(group, "allocs")), 2);
     json_decref(d);
@@ -360,6 +361,167 @@ static void test_injected_growth_and_shrink_failures(void **state)
     d = run_queue("inline", "shrinkfail", shrink);
     assert_int_equal(num(d, "injected_failures.injected"), 1);
     assert_true(passed(d, "conservation"));
+    json_decref(d);
+    remove_dir();
+}
+
+static void test_foreign_abi_and_deepbind_are_reported(void **state)
+{
+    (void)state;
+    fresh_dir();
+    json_t *d = run_queue("inline", "badabi", NULL);
+    assert_int_equal(num(d, "queues.refused_events"), 1);
+    assert_int_equal(num(d, "queues.pushes"), 1); /* the refused event was not counted */
+    assert_true(passed(d, "conservation"));
+    json_decref(d);
+    const char *argv[] = {FIXTURE("fixture_dlopener"), FIXTURE_LIB_DIR "/libfixture_plugin.so",
+                          "deepbind", NULL};
+    pid_t pid = start(argv, NULL);
+    assert_int_equal(wait_exit(pid), 0);
+    d = load_pid(pid);
+    json_t *deep = json_object_get(json_object_get(d, "precision"), "deepbind_libraries");
+    assert_int_equal(json_array_size(deep), 1);
+    assert_false(json_is_true(json_object_get(json_object_get(d, "precision"), "exact")));
+    json_decref(d);
+    remove_dir();
+}
+
+/* Every stack mode keeps the counts exact; the modes that capture stacks produce sites whose
+ * allocations add up to what was counted. */
+static void test_stack_modes(void **state)
+{
+    (void)state;
+    static const char *const modes[] = {"QAUDIT_STACKS=off", "QAUDIT_STACKS=always",
+                                        "QAUDIT_STACKS=fp", "QAUDIT_STACKS=sampled:10",
+                                        "QAUDIT_STACKS=sampled:4096b"};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        fresh_dir();
+        const char *argv[] = {FIXTURE("fixture_threads"), "2", "20000", NULL};
+        const char *env[] = {modes[m], NULL};
+        pid_t pid = start(argv, env);
+        assert_int_equal(wait_exit(pid), 0);
+        json_t *d = load_pid(pid);
+        assert_int_equal(num(d, "totals.calls.malloc"), 40000);
+        long long in_sites = 0;
+        size_t i;
+        json_t *site;
+        json_array_foreach(json_object_get(d, "sites"), i, site)
+        {
+            in_sites += json_integer_value(json_object_get(site, "allocs"));
+        }
+        if (m == 0)
+            assert_int_equal(in_sites, 0);
+        else if (m <= 2)
+            assert_true(in_sites >= 40000); /* thread start-up allocations too */
+        else
+            assert_true(in_sites > 0 && in_sites < 40000);
+        json_decref(d);
+        remove_dir();
+    }
+}
+
+/* A dump that cannot be written is reported once on stderr; the program is not disturbed. */
+static void test_unwritable_dump_path(void **state)
+{
+    (void)state;
+    fresh_dir();
+    char log[400];
+    snprintf(log, sizeof log, "%s/stderr", dump_dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_CREAT | O_WRONLY, 0600);
+        dup2(fd, 2);
+        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("QAUDIT_OUT", "/nonexistent/qaudit/dump.json", 1);
+        execl(FIXTURE("fixture_exact_counts"), "fixture_exact_counts", (char *)NULL);
+        _exit(127);
+    }
+    assert_int_equal(wait_exit(pid), 0);
+    char text[1024] = {0};
+    int fd = open(log, O_RDONLY);
+    assert_true(read(fd, text, sizeof text - 1) > 0);
+    close(fd);
+    assert_non_null(strstr(text, "cannot write the dump"));
+    assert_null(strstr(strstr(text, "cannot write the dump") + 1, "cannot write the dump"));
+    remove_dir();
+}
+
+/* Starts a ringkv binary under the preload on a free port; returns its pid and sets *port. */
+static pid_t start_ringkv(const char *binary, int *port)
+{
+    int out[2];
+    assert_int_equal(pipe(out), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        close(out[0]);
+        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        char pattern[400];
+        snprintf(pattern, sizeof pattern, "%s/dump-%%p.json", dump_dir);
+        setenv("QAUDIT_OUT", pattern, 1);
+        execl(binary, binary, "--port", "0", "--threads", "2", (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    FILE *f = fdopen(out[0], "r");
+    char line[256] = {0};
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    char *colon = strstr(line, "127.0.0.1:");
+    assert_non_null(colon);
+    *port = atoi(colon + 10);
+    return pid;
+}
+
+static void load_ringkv(int port, int pipeline)
+{
+    char command[300];
+    snprintf(command, sizeof command,
+             "timeout 60 redis-benchmark -p %d -t set,get -n 20000 -c 20 -d 64 -P %d -q "
+             ">/dev/null 2>&1",
+             port, pipeline);
+    assert_int_equal(system(command), 0);
+}
+
+static void test_ringkv_under_the_preload(void **state)
+{
+    (void)state;
+    fresh_dir();
+    int port;
+    pid_t pid = start_ringkv(SERVER_DIR "/ringkv", &port);
+    load_ringkv(port, 1);
+    kill(pid, SIGUSR2); /* a snapshot while it serves */
+    char path[400];
+    snprintf(path, sizeof path, "%s/dump-%d.json", dump_dir, (int)pid);
+    for (int i = 0; i < 50 && access(path, F_OK) != 0; i++)
+        usleep(100000);
+    json_t *snapshot = load(path);
+    assert_string_equal(json_string_value(json_object_get(snapshot, "reason")), "signal");
+    json_decref(snapshot);
+    kill(pid, SIGTERM);
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    assert_string_equal(json_string_value(json_object_get(d, "reason")), "exit");
+    assert_true(passed(d, "depth_one_no_alloc"));
+    assert_true(passed(d, "conservation"));
+    assert_true(passed(d, "connections_closed"));
+    assert_true(num(d, "queues.connections.opened") >= 20);
+    assert_true(num(d, "queues.pushes") >= 40000);
+    json_decref(d);
+    remove_dir();
+
+    /* The previous ring: every connection allocates its 96-byte array at depth one. */
+    fresh_dir();
+    pid = start_ringkv(SERVER_DIR "/ringkv-ring", &port);
+    load_ringkv(port, 1);
+    kill(pid, SIGTERM);
+    assert_int_equal(wait_exit(pid), 0);
+    d = load_pid(pid);
+    assert_false(passed(d, "depth_one_no_alloc"));
+    assert_true(passed(d, "conservation"));
+    json_t *v = json_array_get(json_object_get(d, "depth_one_violations"), 0);
+    assert_int_equal(json_integer_value(json_object_get(v, "size")), 96);
+    assert_int_equal(allocs_at_depth(d, 1), num(d, "queues.connections.opened"));
     json_decref(d);
     remove_dir();
 }
@@ -453,8 +615,8 @@ static void test_cpp_new_and_delete(void **state)
     json_t *d = load_pid(pid);
     /* Per round 4 plain forms through malloc and 4 aligned ones; libstdc++ allocates its
      * emergency exception pool once at start-up (one more malloc, never freed). */
-    long long aligned = num(d, "totals.calls.aligned_alloc") + num(d, "totals.calls.posix_memalign") +
-                        num(d, "totals.calls.memalign");
+    long long aligned = num(d, "totals.calls.aligned_alloc") +
+                        num(d, "totals.calls.posix_memalign") + num(d, "totals.calls.memalign");
     assert_int_equal(aligned, 40);
     long long plain = num(d, "totals.calls.malloc");
     assert_true(plain == 40 || plain == 41);
@@ -477,6 +639,10 @@ int main(void)
         cmocka_unit_test(test_snapshot_while_running),
         cmocka_unit_test(test_poison_half_written),
         cmocka_unit_test(test_cpp_new_and_delete),
+        cmocka_unit_test(test_foreign_abi_and_deepbind_are_reported),
+        cmocka_unit_test(test_stack_modes),
+        cmocka_unit_test(test_unwritable_dump_path),
+        cmocka_unit_test(test_ringkv_under_the_preload),
     };
     return cmocka_run_group_tests_name("preload", tests, NULL, NULL);
 }
