@@ -297,7 +297,11 @@ static void write_config(struct qa_json *j)
     qa_json_key(j, "sample_every"), qa_json_u64(j, qa_cfg.sample_every);
     qa_json_key(j, "stack_depth"), qa_json_u64(j, qa_cfg.depth);
     qa_json_key(j, "queue_sites"), qa_json_str(j, qa_cfg.sites);
-    qa_json_key(j, "poison"), qa_json_u64(j, qa_cfg.poison);
+    static const char *const poison[] = {"off", "all", "queue"};
+    qa_json_key(j, "poison"), qa_json_str(j, poison[qa_cfg.poison]);
+    static const char *const assert_modes[] = {"off", "report", "abort"};
+    qa_json_key(j, "assert_depth1"), qa_json_str(j, assert_modes[qa_cfg.assert_depth1]);
+    qa_json_key(j, "follow_exec"), qa_json_bool(j, qa_cfg.follow_exec);
     qa_json_key(j, "interval"), qa_json_u64(j, qa_cfg.interval);
     qa_json_end_object(j);
 }
