@@ -9,6 +9,7 @@ packages=(
   libcmocka-dev                    # unit tests under ctest
   liburing-dev libxxhash-dev       # ringkv
   libunwind-dev libjansson-dev g++ # the interposer (stacks) and the tools that read JSON
+  libjemalloc2                     # forwarding to another allocator, tested
   redis-tools valgrind             # ringkv's integration and leak tests
   clang libclang-rt-14-dev         # libFuzzer for the parser fuzzer
 )

@@ -129,7 +129,7 @@ static bool dump_path(char *out, size_t size, uint64_t n)
     return len + 24 < size;
 }
 
-static void write_process(struct qa_json *j, const char *reason)
+static void write_process(struct qa_json *j, const char *reason, const struct module_list *modules)
 {
     qa_json_key(j, "reason"), qa_json_str(j, reason);
     qa_json_key(j, "process");
@@ -153,8 +153,13 @@ static void write_process(struct qa_json *j, const char *reason)
         i += (ssize_t)arg + 1;
     }
     qa_json_end_array(j);
+    /* dl_iterate_phdr reports the main program first. */
+    qa_json_key(j, "build_id"), qa_json_str(j, modules->count ? modules->items[0].build_id : "");
+    uint64_t now = qa_now_ns();
     qa_json_key(j, "start_time_ns"), qa_json_u64(j, start_ns);
-    qa_json_key(j, "dump_time_ns"), qa_json_u64(j, qa_now_ns());
+    qa_json_key(j, "dump_time_ns"), qa_json_u64(j, now);
+    if (strcmp(reason, "exit") == 0)
+        qa_json_key(j, "end_time_ns"), qa_json_u64(j, now);
     qa_json_end_object(j);
 }
 
@@ -235,6 +240,7 @@ static void write_totals(struct qa_json *j)
 
 static void write_sites(struct qa_json *j)
 {
+    qa_sites_flush_all();
     qa_json_key(j, "sites");
     qa_json_begin_array(j);
     uint32_t n = qa_site_count();
@@ -310,7 +316,7 @@ static void write_dump(struct qa_json *j, const char *reason, const struct modul
 {
     qa_json_begin_object(j);
     qa_json_key(j, "format"), qa_json_str(j, "qaudit-alloc/1");
-    write_process(j, reason);
+    write_process(j, reason, modules);
     write_config(j);
     write_modules(j, modules);
     write_totals(j);

@@ -209,7 +209,7 @@ static void record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call
     if (call == QA_POSIX_MEMALIGN || call == QA_ALIGNED_ALLOC || call == QA_MEMALIGN ||
         call == QA_VALLOC || call == QA_PVALLOC)
         c->aligned++;
-    qa_usable_hist_add(usable);
+    qa_usable_hist_add(t, usable);
     qa_live_add(t, (int64_t)usable);
 
     bool in_queue = qa_queue_in_op(t);
@@ -221,7 +221,7 @@ static void record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call
             qa_cfg.stacks != QA_STACKS_QUEUE || in_queue || qa_frames_match_patterns(frames, depth);
         if (keep) {
             site = qa_site_for(frames, depth);
-            qa_site_alloc(site, size, in_queue);
+            qa_site_alloc(t, site, size, in_queue);
         }
     }
     qa_queue_on_alloc(t, size, frames, depth);
@@ -251,7 +251,7 @@ static void record_free(struct qa_thread *t, void *p)
     if (qa_blocks_enabled && atomic_load_explicit(&qa_blocks_tracked, memory_order_relaxed) > 0 &&
         qa_blocks_remove((uintptr_t)p, &b)) {
         uint64_t never = (b.flags & QA_BLOCK_POISONED) ? qa_poison_count(p, b.size) : 0;
-        qa_site_free(b.site, b.size, never);
+        qa_site_free(t, b.site, b.size, never);
     }
 }
 
@@ -357,15 +357,15 @@ static void *counted_realloc(struct qa_thread *t, void *old, size_t size, enum q
     c->bytes_usable += usable;
     c->bytes_freed_usable += old_usable;
     c->size_hist[qa_size_bucket(size)]++;
-    qa_usable_hist_add(usable);
+    qa_usable_hist_add(t, usable);
     qa_live_add(t, (int64_t)usable - (int64_t)old_usable);
     if (known) {
-        qa_site_free(before.site, before.size, 0);
+        qa_site_free(t, before.site, before.size, 0);
         before.ptr = (uintptr_t)p;
         if ((before.flags & QA_BLOCK_POISONED) && size > before.size)
             qa_poison_fill((char *)p + before.size, size - before.size);
         before.size = size;
-        qa_site_alloc(before.site, size, false);
+        qa_site_alloc(t, before.site, size, false);
         qa_blocks_insert(&before);
     }
     return p;

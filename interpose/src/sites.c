@@ -161,17 +161,8 @@ uint32_t qa_site_for(void *const *frames, int depth)
     return 1;
 }
 
-void qa_site_alloc(uint32_t id, uint64_t size, bool queue)
+static void site_peak(struct site *s, int64_t live)
 {
-    if (id == 0 || sites == NULL)
-        return;
-    struct site *s = &sites[id];
-    atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->bytes, size, memory_order_relaxed);
-    if (queue)
-        atomic_fetch_add_explicit(&s->queue_allocs, 1, memory_order_relaxed);
-    int64_t live = atomic_fetch_add_explicit(&s->live_bytes, (int64_t)size, memory_order_relaxed) +
-                   (int64_t)size;
     int64_t peak = atomic_load_explicit(&s->peak_live_bytes, memory_order_relaxed);
     while (live > peak &&
            !atomic_compare_exchange_weak_explicit(&s->peak_live_bytes, &peak, live,
@@ -179,18 +170,69 @@ void qa_site_alloc(uint32_t id, uint64_t size, bool queue)
         ;
 }
 
+/* Moves a thread's pending counts for one site into the shared record. The site's peak is the
+ * shared live count plus this thread's highest pending excess: exact for a site used by one
+ * thread, a lower bound otherwise. */
+static void flush_delta(struct qa_site_delta *d)
+{
+    if (d->id == 0 || sites == NULL)
+        return;
+    struct site *s = &sites[d->id];
+    atomic_fetch_add_explicit(&s->allocs, d->allocs, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->frees, d->frees, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->bytes, d->bytes, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->queue_allocs, d->queue_allocs, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->never_written, d->never_written, memory_order_relaxed);
+    int64_t before = atomic_fetch_add_explicit(&s->live_bytes, d->live_bytes, memory_order_relaxed);
+    site_peak(s, before + d->live_peak);
+    memset(d, 0, sizeof *d);
+}
+
+static struct qa_site_delta *delta_for(struct qa_thread *t, uint32_t id)
+{
+    struct qa_site_delta *d = &t->site_deltas[(id * 2654435761u) >> 24];
+    if (d->id != id) {
+        flush_delta(d);
+        d->id = id;
+    }
+    return d;
+}
+
+void qa_site_alloc(struct qa_thread *t, uint32_t id, uint64_t size, bool queue)
+{
+    if (id == 0 || sites == NULL)
+        return;
+    struct qa_site_delta *d = delta_for(t, id);
+    d->allocs++;
+    d->bytes += size;
+    d->queue_allocs += queue;
+    d->live_bytes += (int64_t)size;
+    if (d->live_bytes > d->live_peak)
+        d->live_peak = d->live_bytes;
+}
+
 static atomic_uint_fast64_t never_written_unattributed;
 
-void qa_site_free(uint32_t id, uint64_t size, uint64_t never_written)
+void qa_site_free(struct qa_thread *t, uint32_t id, uint64_t size, uint64_t never_written)
 {
     if (id == 0 || sites == NULL) {
         atomic_fetch_add_explicit(&never_written_unattributed, never_written, memory_order_relaxed);
         return;
     }
-    struct site *s = &sites[id];
-    atomic_fetch_add_explicit(&s->frees, 1, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&s->live_bytes, (int64_t)size, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->never_written, never_written, memory_order_relaxed);
+    struct qa_site_delta *d = delta_for(t, id);
+    d->frees++;
+    d->live_bytes -= (int64_t)size;
+    d->never_written += never_written;
+}
+
+/* Before a dump: every thread's pending counts into the shared records. Other threads may be
+ * adding to their deltas meanwhile; what they add after this point shows in the next dump. */
+void qa_sites_flush_all(void)
+{
+    for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next)
+        for (size_t i = 0; i < QA_LOCAL_SITES; i++)
+            if (t->site_deltas[i].id != 0)
+                flush_delta(&t->site_deltas[i]);
 }
 
 uint64_t qa_never_written_unattributed(void);

@@ -15,7 +15,8 @@
 #define QA_MAX_DEPTH 64
 #define QA_MAX_PATTERNS 32
 #define QA_MAX_RANGES 512
-#define QA_SIZE_BUCKETS 64  /* requested-size histogram: 16-byte steps to 512, then powers of two  \
+#define QA_SIZE_BUCKETS                                                                            \
+    64                      /* requested-size histogram: 16-byte steps to 512, then powers of two  \
                              */
 #define QA_USABLE_SLOTS 512 /* usable-size histogram: distinct values seen, first come */
 
@@ -66,9 +67,28 @@ struct qa_counters {
     uint64_t rng;
 };
 
+/* A thread's recent usable sizes with their counts (the allocator's classes: few distinct). */
+#define QA_LOCAL_USABLE 64
+struct qa_usable_local {
+    size_t size;
+    uint64_t count;
+};
+
+/* A thread's pending site counter updates: flushed to the shared site record when the slot is
+ * needed for another site, and at dump time, so two threads never fight over a site's line. */
+#define QA_LOCAL_SITES 256
+struct qa_site_delta {
+    uint32_t id;
+    uint64_t allocs, frees, bytes, queue_allocs, never_written;
+    int64_t live_bytes, live_peak; /* live_peak: highest live_bytes since the last flush */
+};
+
 struct qa_thread {
     struct qa_thread *next;
     struct qa_counters c;
+    int64_t peak_usable; /* this thread's own highest live_usable */
+    struct qa_usable_local usable[QA_LOCAL_USABLE];
+    struct qa_site_delta site_deltas[QA_LOCAL_SITES];
     int busy;     /* re-entrancy guard: while set, allocations are forwarded uncounted */
     bool counted; /* has made a counted allocation: part of peak_live_bytes' precision */
     /* The queue operation under way on this thread (between QUEUE_ENTER and QUEUE_LEAVE). */
@@ -102,7 +122,8 @@ uint64_t qa_now_ns(void);
 /* stats.c */
 struct qa_thread *qa_thread_register(void);
 void qa_sum_counters(struct qa_counters *out, uint64_t *threads);
-void qa_usable_hist_add(size_t usable);
+void qa_usable_hist_add(struct qa_thread *t, size_t usable);
+struct qa_thread *qa_threads_head(void);
 size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max);
 void qa_live_add(struct qa_thread *t, int64_t usable_delta);
 int64_t qa_peak_live(void);
@@ -130,8 +151,9 @@ extern atomic_int_fast64_t qa_blocks_tracked; /* live blocks in the table */
 /* sites.c: call stacks and the sites they identify */
 int qa_capture(void **frames, unsigned max, bool frame_pointers);
 uint32_t qa_site_for(void *const *frames, int depth);
-void qa_site_alloc(uint32_t site, uint64_t size, bool queue);
-void qa_site_free(uint32_t site, uint64_t size, uint64_t never_written);
+void qa_site_alloc(struct qa_thread *t, uint32_t site, uint64_t size, bool queue);
+void qa_site_free(struct qa_thread *t, uint32_t site, uint64_t size, uint64_t never_written);
+void qa_sites_flush_all(void);
 enum { QA_PATTERNS_QUEUE = 1, QA_PATTERNS_FAIL = 2 };
 bool qa_frames_match(void *const *frames, int depth, unsigned set);
 bool qa_frames_match_patterns(void *const *frames, int depth);

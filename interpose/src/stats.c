@@ -64,16 +64,20 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
         *count = n;
 }
 
+/* Each thread tracks its own live bytes and peak without atomics; the shared total is updated in
+ * batches of QA_LIVE_BATCH, so the reported peak is exact for one thread and within
+ * (threads - 1) * QA_LIVE_BATCH otherwise. */
 void qa_live_add(struct qa_thread *t, int64_t delta)
 {
     t->c.live_usable += delta;
-    live_pending += delta;
+    if (t->c.live_usable > t->peak_usable)
+        t->peak_usable = t->c.live_usable;
     if (!t->counted) {
         t->counted = true;
         atomic_fetch_add(&counting_threads, 1);
     }
-    bool alone = atomic_load_explicit(&counting_threads, memory_order_relaxed) <= 1;
-    if (!alone && live_pending < QA_LIVE_BATCH && live_pending > -QA_LIVE_BATCH)
+    live_pending += delta;
+    if (live_pending < QA_LIVE_BATCH && live_pending > -QA_LIVE_BATCH)
         return;
     int64_t live = atomic_fetch_add_explicit(&live_published, live_pending, memory_order_relaxed) +
                    live_pending;
@@ -85,9 +89,19 @@ void qa_live_add(struct qa_thread *t, int64_t delta)
         ;
 }
 
+struct qa_thread *qa_threads_head(void)
+{
+    return atomic_load(&threads);
+}
+
+/* The best bound available: the batched global peak, or a single thread's exact own peak. */
 int64_t qa_peak_live(void)
 {
-    return atomic_load(&peak_published);
+    int64_t peak = atomic_load(&peak_published);
+    for (struct qa_thread *t = atomic_load(&threads); t != NULL; t = t->next)
+        if (t->peak_usable > peak)
+            peak = t->peak_usable;
+    return peak;
 }
 
 uint64_t qa_thread_total(void);
@@ -113,9 +127,7 @@ size_t qa_size_bucket_floor(unsigned bucket)
     return ((size_t)1 << (bucket - 32 + 9)) + 1;
 }
 
-/* Usable sizes are the allocator's size classes: a small set. Each distinct value gets a slot
- * (claimed with a CAS) the first time it is seen. */
-void qa_usable_hist_add(size_t usable)
+static void usable_global_add(size_t usable, uint64_t count)
 {
     size_t h = (usable * 0x9e3779b97f4a7c15ull) >> 40;
     for (size_t i = 0; i < QA_USABLE_SLOTS; i++) {
@@ -125,17 +137,37 @@ void qa_usable_hist_add(size_t usable)
             size_t expected = 0;
             if (atomic_compare_exchange_strong(&slot->size, &expected, usable) ||
                 expected == usable) {
-                atomic_fetch_add_explicit(&slot->count, 1, memory_order_relaxed);
+                atomic_fetch_add_explicit(&slot->count, count, memory_order_relaxed);
                 return;
             }
             seen = expected;
         }
         if (seen == usable) {
-            atomic_fetch_add_explicit(&slot->count, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&slot->count, count, memory_order_relaxed);
             return;
         }
     }
-    atomic_fetch_add_explicit(&usable_overflow, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&usable_overflow, count, memory_order_relaxed);
+}
+
+/* Usable sizes are the allocator's size classes: a small set. Each thread counts them in its own
+ * small table; a size that finds no room there goes to the shared table directly. */
+void qa_usable_hist_add(struct qa_thread *t, size_t usable)
+{
+    size_t h = (usable >> 4) * 0x9e3779b97f4a7c15ull >> 58; /* 6 bits: QA_LOCAL_USABLE */
+    for (size_t i = 0; i < 4; i++) {
+        struct qa_usable_local *slot = &t->usable[(h + i) & (QA_LOCAL_USABLE - 1)];
+        if (slot->size == usable) {
+            slot->count++;
+            return;
+        }
+        if (slot->size == 0) {
+            slot->size = usable;
+            slot->count = 1;
+            return;
+        }
+    }
+    usable_global_add(usable, 1);
 }
 
 size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max)
@@ -148,6 +180,23 @@ size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max)
         sizes[n] = size;
         counts[n++] = atomic_load(&usable_slots[i].count);
     }
+    /* Fold in every thread's local table (read without stopping it: a snapshot). */
+    for (struct qa_thread *t = atomic_load(&threads); t != NULL; t = t->next)
+        for (size_t i = 0; i < QA_LOCAL_USABLE; i++) {
+            size_t size = t->usable[i].size;
+            if (size == 0)
+                continue;
+            size_t k = 0;
+            while (k < n && sizes[k] != size)
+                k++;
+            if (k == n) {
+                if (n == max)
+                    continue;
+                sizes[n] = size;
+                counts[n++] = 0;
+            }
+            counts[k] += t->usable[i].count;
+        }
     /* Insertion sort by size: the dump lists classes in order. */
     for (size_t i = 1; i < n; i++)
         for (size_t k = i; k > 0 && sizes[k - 1] > sizes[k]; k--) {
@@ -174,6 +223,9 @@ void qa_stats_reset_after_fork(void)
     struct qa_thread *self = qa_self();
     if (self != NULL) {
         memset(&self->c, 0, sizeof self->c);
+        memset(self->usable, 0, sizeof self->usable);
+        memset(self->site_deltas, 0, sizeof self->site_deltas);
+        self->peak_usable = 0;
         self->next = NULL;
         self->counted = false;
     }

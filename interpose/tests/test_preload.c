@@ -263,6 +263,84 @@ static void test_fork_and_exec(void **state)
     remove_dir();
 }
 
+static int count_dumps(void)
+{
+    DIR *dir = opendir(dump_dir);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(dir)) != NULL)
+        n += strncmp(e->d_name, "dump-", 5) == 0 && strstr(e->d_name, ".tmp") == NULL;
+    closedir(dir);
+    return n;
+}
+
+/* QAUDIT_FOLLOW_EXEC=0: the exec'd program runs without the preload, so no dump of its own. */
+static void test_follow_exec_off(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_forker"), "exec", NULL};
+    const char *env[] = {"QAUDIT_FOLLOW_EXEC=0", NULL};
+    pid_t pid = start(argv, env);
+    assert_int_equal(wait_exit(pid), 0);
+    assert_int_equal(count_dumps(), 1);
+    json_t *d = load_pid(pid);
+    assert_false(json_is_true(json_object_get(json_object_get(d, "config"), "follow_exec")));
+    assert_true(strlen(json_string_value(
+                    json_object_get(json_object_get(d, "process"), "build_id"))) == 40);
+    assert_true(num(d, "process.end_time_ns") >= num(d, "process.start_time_ns"));
+    json_decref(d);
+    remove_dir();
+}
+
+/* With jemalloc preloaded after qaudit, calls are forwarded to jemalloc: counts stay exact and
+ * the usable sizes are jemalloc's classes (32 for 17..32 bytes), not glibc's (24, 40, ...). */
+static void test_forwards_to_jemalloc(void **state)
+{
+    (void)state;
+    const char *jemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+    if (access(jemalloc, R_OK) != 0)
+        fail_msg("%s is missing: scripts/deps.sh installs libjemalloc2", jemalloc);
+    fresh_dir();
+    pid_t pid = fork();
+    if (pid == 0) {
+        char preload[600], out[400];
+        snprintf(preload, sizeof preload, "%s %s", PRELOAD_PATH, jemalloc);
+        setenv("LD_PRELOAD", preload, 1);
+        snprintf(out, sizeof out, "%s/dump-%%p.json", dump_dir);
+        setenv("QAUDIT_OUT", out, 1);
+        execl(FIXTURE("fixture_exact_counts"), "fixture_exact_counts", "portable", (char *)NULL);
+        _exit(127);
+    }
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    /* Debian's jemalloc depends on libstdc++, whose start-up allocates its 72,704-byte exception
+     * emergency pool through malloc: a real allocation of the process, counted once. */
+    long long libstdcxx = 0;
+    size_t m;
+    json_t *module;
+    json_array_foreach(json_object_get(d, "modules"), m, module)
+    {
+        libstdcxx |=
+            strstr(json_string_value(json_object_get(module, "path")), "libstdc++") != NULL;
+    }
+    assert_int_equal(num(d, "totals.calls.malloc"), 40 + libstdcxx);
+    assert_int_equal(num(d, "totals.frees"), 72);
+    bool has_glibc_class = false, has_jemalloc_class = false;
+    size_t i;
+    json_t *row;
+    json_array_foreach(json_object_get(d, "usable_sizes"), i, row)
+    {
+        long long usable = json_integer_value(json_object_get(row, "usable"));
+        has_glibc_class |= usable == 24 || usable == 40;
+        has_jemalloc_class |= usable == 32 || usable == 48;
+    }
+    assert_false(has_glibc_class);
+    assert_true(has_jemalloc_class);
+    json_decref(d);
+    remove_dir();
+}
+
 /* A library loaded with dlopen: its allocations are counted, and site patterns naming its
  * (static) function are resolved after the dlopen. */
 static void test_dlopen_and_patterns(void **state)
@@ -633,6 +711,8 @@ int main(void)
         cmocka_unit_test(test_leaked_blocks_are_live),
         cmocka_unit_test(test_threads_exact_without_deadlock),
         cmocka_unit_test(test_fork_and_exec),
+        cmocka_unit_test(test_follow_exec_off),
+        cmocka_unit_test(test_forwards_to_jemalloc),
         cmocka_unit_test(test_dlopen_and_patterns),
         cmocka_unit_test(test_queue_depth_one_and_nine),
         cmocka_unit_test(test_injected_growth_and_shrink_failures),
