@@ -250,11 +250,7 @@ static void write_sites(struct qa_json *j)
             continue;
         qa_json_begin_object(j);
         qa_json_key(j, "id"), qa_json_u64(j, s.id);
-        qa_json_key(j, "frames");
-        qa_json_begin_array(j);
-        for (int f = 0; f < s.depth; f++)
-            qa_json_hex(j, (uintptr_t)s.frames[f]);
-        qa_json_end_array(j);
+        qa_json_frames(j, s.frames, s.depth);
         qa_json_key(j, "allocs"), qa_json_u64(j, s.allocs);
         qa_json_key(j, "frees"), qa_json_u64(j, s.frees);
         qa_json_key(j, "bytes"), qa_json_u64(j, s.bytes);

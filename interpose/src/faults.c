@@ -85,11 +85,7 @@ void qa_fault_write(struct qa_json *j)
         qa_json_begin_object(j);
         qa_json_key(j, "candidate"), qa_json_u64(j, recorded[i].index);
         qa_json_key(j, "size"), qa_json_u64(j, recorded[i].size);
-        qa_json_key(j, "frames");
-        qa_json_begin_array(j);
-        for (int f = 0; f < recorded[i].depth; f++)
-            qa_json_hex(j, (uintptr_t)recorded[i].frames[f]);
-        qa_json_end_array(j);
+        qa_json_frames(j, recorded[i].frames, recorded[i].depth);
         qa_json_end_object(j);
     }
     qa_json_end_array(j);

@@ -141,3 +141,12 @@ void qa_json_str(struct qa_json *j, const char *s)
 {
     qa_json_strn(j, s, strlen(s));
 }
+
+void qa_json_frames(struct qa_json *j, void *const *frames, int depth)
+{
+    qa_json_key(j, "frames");
+    qa_json_begin_array(j);
+    for (int f = 0; f < depth; f++)
+        qa_json_hex(j, (uintptr_t)frames[f]);
+    qa_json_end_array(j);
+}

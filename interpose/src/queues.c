@@ -480,11 +480,7 @@ void qa_queue_write_checks(struct qa_json *j)
         qa_json_begin_object(j);
         qa_json_key(j, "depth"), qa_json_u64(j, vi->depth);
         qa_json_key(j, "size"), qa_json_u64(j, vi->size);
-        qa_json_key(j, "frames");
-        qa_json_begin_array(j);
-        for (int f = 0; f < vi->frames_depth; f++)
-            qa_json_hex(j, (uintptr_t)vi->frames[f]);
-        qa_json_end_array(j);
+        qa_json_frames(j, vi->frames, vi->frames_depth);
         qa_json_end_object(j);
     }
     qa_json_end_array(j);

@@ -209,6 +209,8 @@ void qa_json_strn(struct qa_json *j, const char *s, size_t n);
 void qa_json_hex(struct qa_json *j, uintptr_t v);
 void qa_json_double(struct qa_json *j, double v);
 void qa_json_flush(struct qa_json *j);
+/* "frames": ["0x...", ...] */
+void qa_json_frames(struct qa_json *j, void *const *frames, int depth);
 
 /* config.c */
 void qa_config_load(void);

@@ -99,27 +99,14 @@ static void read_socket(struct connection *c)
     }
 }
 
-static bool over_client_limit(struct server *s)
-{
-    uint64_t open = 0;
-    for (unsigned i = 0; i < s->config.threads; i++)
-        open += atomic_load_explicit(&s->workers[i].stats.connections, memory_order_relaxed);
-    return open >= s->config.maxclients;
-}
-
 static void accept_all(struct worker *w)
 {
     for (;;) {
         int fd = accept4(w->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             return;
-        if (over_client_limit(w->server)) {
-            static const char full[] = "-ERR max number of clients reached\r\n";
-            (void)!send(fd, full, sizeof full - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-            close(fd);
-            atomic_fetch_add_explicit(&w->stats.rejected, 1, memory_order_relaxed);
+        if (conn_refuse_if_full(w, fd))
             continue;
-        }
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         struct connection *c = conn_open(w, fd);

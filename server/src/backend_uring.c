@@ -156,14 +156,6 @@ static void uring_begin_close(struct connection *c)
         cancel(c, OP_WRITABLE);
 }
 
-static bool over_client_limit(struct server *s)
-{
-    uint64_t open = 0;
-    for (unsigned i = 0; i < s->config.threads; i++)
-        open += atomic_load_explicit(&s->workers[i].stats.connections, memory_order_relaxed);
-    return open >= s->config.maxclients;
-}
-
 static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
 {
     if (!(cqe->flags & IORING_CQE_F_MORE) && !atomic_load(&w->server->stopping))
@@ -171,13 +163,8 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
     if (cqe->res < 0)
         return;
     int fd = cqe->res;
-    if (atomic_load(&w->server->stopping) || over_client_limit(w->server)) {
-        static const char full[] = "-ERR max number of clients reached\r\n";
-        (void)!send(fd, full, sizeof full - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-        close(fd);
-        atomic_fetch_add_explicit(&w->stats.rejected, 1, memory_order_relaxed);
+    if (conn_refuse_if_full(w, fd))
         return;
-    }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     struct connection *c = conn_open(w, fd);

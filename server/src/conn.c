@@ -46,6 +46,22 @@ static void vector_remove(struct connection **items, size_t *len, struct connect
     }
 }
 
+/* Over --maxclients (or shutting down): tell the client why, close, count it. */
+bool conn_refuse_if_full(struct worker *w, int fd)
+{
+    struct server *s = w->server;
+    uint64_t open = 0;
+    for (unsigned i = 0; i < s->config.threads; i++)
+        open += atomic_load_explicit(&s->workers[i].stats.connections, memory_order_relaxed);
+    if (open < s->config.maxclients && !atomic_load(&s->stopping))
+        return false;
+    static const char full[] = "-ERR max number of clients reached\r\n";
+    (void)!send(fd, full, sizeof full - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+    close(fd);
+    atomic_fetch_add_explicit(&w->stats.rejected, 1, memory_order_relaxed);
+    return true;
+}
+
 struct connection *conn_open(struct worker *w, int fd)
 {
     struct connection *c = malloc(sizeof *c);

@@ -126,6 +126,7 @@ static inline char *worker_buffer(struct worker *w, uint16_t id)
 }
 
 /* conn.c: the connection logic shared by both backends. */
+bool conn_refuse_if_full(struct worker *w, int fd);
 struct connection *conn_open(struct worker *w, int fd);
 void conn_received(struct connection *c, uint16_t buffer_id, uint32_t length);
 void conn_writable(struct connection *c);

@@ -212,13 +212,26 @@ void store_destroy(struct store *store)
     free(store);
 }
 
-enum store_result store_get(struct store *store, const char *key, size_t klen, int64_t now_ms,
-                            store_value_fn fn, void *ctx)
+/* The shard of a hashed key, locked, with one step of any resize under way done. */
+static struct shard *lock_hashed(struct store *store, uint64_t hash)
 {
-    uint64_t hash = hash_key(store, key, klen);
     struct shard *shard = shard_for(store, hash);
     pthread_mutex_lock(&shard->lock);
     maintain(shard);
+    return shard;
+}
+
+static struct shard *lock_shard(struct store *store, const char *key, size_t klen, uint64_t *hash)
+{
+    *hash = hash_key(store, key, klen);
+    return lock_hashed(store, *hash);
+}
+
+enum store_result store_get(struct store *store, const char *key, size_t klen, int64_t now_ms,
+                            store_value_fn fn, void *ctx)
+{
+    uint64_t hash;
+    struct shard *shard = lock_shard(store, key, klen, &hash);
     struct table *owner;
     struct entry **link = find_live(shard, hash, key, klen, now_ms, &owner);
     enum store_result result = STORE_NOT_FOUND;
@@ -279,13 +292,12 @@ enum store_result store_set(struct store *store, const char *key, size_t klen, c
                             size_t vlen, int64_t expire_at_ms, enum store_set_mode mode,
                             int64_t now_ms)
 {
+    /* The entry is built before the lock is taken: the copy of a large value happens outside. */
     uint64_t hash = hash_key(store, key, klen);
-    struct shard *shard = shard_for(store, hash);
     struct entry *fresh = entry_new(hash, key, klen, value, vlen, expire_at_ms);
     if (fresh == NULL)
         return STORE_NO_MEMORY;
-    pthread_mutex_lock(&shard->lock);
-    maintain(shard);
+    struct shard *shard = lock_hashed(store, hash);
     struct table *owner;
     struct entry **link = find_live(shard, hash, key, klen, now_ms, &owner);
     enum store_result result = STORE_OK;
@@ -306,10 +318,8 @@ enum store_result store_set(struct store *store, const char *key, size_t klen, c
 
 bool store_delete(struct store *store, const char *key, size_t klen, int64_t now_ms)
 {
-    uint64_t hash = hash_key(store, key, klen);
-    struct shard *shard = shard_for(store, hash);
-    pthread_mutex_lock(&shard->lock);
-    maintain(shard);
+    uint64_t hash;
+    struct shard *shard = lock_shard(store, key, klen, &hash);
     struct table *owner;
     struct entry **link = find_live(shard, hash, key, klen, now_ms, &owner);
     if (link != NULL)
@@ -353,10 +363,8 @@ static bool parse_int64(const char *s, size_t len, int64_t *out)
 enum store_result store_incr(struct store *store, const char *key, size_t klen, int64_t delta,
                              int64_t now_ms, int64_t *result)
 {
-    uint64_t hash = hash_key(store, key, klen);
-    struct shard *shard = shard_for(store, hash);
-    pthread_mutex_lock(&shard->lock);
-    maintain(shard);
+    uint64_t hash;
+    struct shard *shard = lock_shard(store, key, klen, &hash);
     struct table *owner;
     struct entry **link = find_live(shard, hash, key, klen, now_ms, &owner);
     int64_t current = 0, expire_at = link ? (*link)->expire_at_ms : 0;
