@@ -14,6 +14,7 @@
 #include "state.h"
 
 atomic_int qa_ready;
+bool qa_fast_path;
 
 struct real_allocator {
     void *(*malloc)(size_t);
@@ -129,6 +130,9 @@ static void initialise(void)
     }
     qa_config_load();
     qa_blocks_init();
+    qa_fast_path = (qa_cfg.stacks == QA_STACKS_OFF ||
+                    (qa_cfg.stacks == QA_STACKS_QUEUE && qa_cfg.sites[0] == '\0')) &&
+                   qa_cfg.poison == QA_POISON_OFF && qa_cfg.fail_mode == QA_FAIL_NONE;
     atomic_store_explicit(&qa_ready, 2, memory_order_release);
     struct qa_thread *t = qa_self();
     if (t) {
@@ -266,10 +270,33 @@ static bool fail_now(struct qa_thread *t, size_t size, void **frames, int *depth
     return true;
 }
 
-QA_EXPORT void *malloc(size_t size)
+/* The common case, counted inline: nothing here can allocate (glibc's malloc and
+ * malloc_usable_size do not call back into malloc), so the re-entrancy guard is not needed. */
+static inline void count_fast(struct qa_thread *t, void *p, size_t size)
 {
-    if (!ready())
-        return bootstrap_alloc(size, 16);
+    size_t usable = qa_real_usable_size(p);
+    struct qa_counters *c = &t->c;
+    c->allocs++;
+    c->by_call[QA_MALLOC]++;
+    c->bytes_requested += size;
+    c->bytes_usable += usable;
+    c->live_blocks++;
+    c->size_hist[qa_size_bucket(size)]++;
+    qa_usable_hist_add(t, usable);
+    qa_live_add(t, (int64_t)usable);
+}
+
+static inline struct qa_thread *fast_thread(void)
+{
+    struct qa_thread *t = tls_self;
+    if (!qa_fast_path || t == NULL || t->busy || t->queue_op != NULL)
+        return NULL;
+    return t;
+}
+
+/* Everything but the fast path, out of line so that the fast path's frame stays small. */
+__attribute__((noinline)) static void *malloc_slow(size_t size)
+{
     struct qa_thread *t = enter();
     if (t == NULL)
         return real.malloc(size);
@@ -284,12 +311,21 @@ QA_EXPORT void *malloc(size_t size)
     return p;
 }
 
-QA_EXPORT void free(void *p)
+QA_EXPORT void *malloc(size_t size)
 {
-    if (p == NULL || in_bootstrap(p))
-        return;
     if (!ready())
-        return; /* cannot happen with a real block: it came from the allocator we resolve */
+        return bootstrap_alloc(size, 16);
+    struct qa_thread *t = fast_thread();
+    if (t == NULL)
+        return malloc_slow(size);
+    void *p = real.malloc(size);
+    if (p != NULL)
+        count_fast(t, p, size);
+    return p;
+}
+
+__attribute__((noinline)) static void free_slow(void *p)
+{
     struct qa_thread *t = enter();
     if (t == NULL) {
         real.free(p);
@@ -298,6 +334,26 @@ QA_EXPORT void free(void *p)
     record_free(t, p);
     real.free(p);
     leave(t);
+}
+
+QA_EXPORT void free(void *p)
+{
+    if (p == NULL || in_bootstrap(p))
+        return;
+    if (!ready())
+        return; /* cannot happen with a real block: it came from the allocator we resolve */
+    struct qa_thread *t = fast_thread();
+    if (t == NULL || atomic_load_explicit(&qa_blocks_tracked, memory_order_relaxed) != 0) {
+        free_slow(p);
+        return;
+    }
+    size_t usable = qa_real_usable_size(p);
+    t->c.frees++;
+    t->c.by_call[QA_FREE]++;
+    t->c.bytes_freed_usable += usable;
+    t->c.live_blocks--;
+    qa_live_add(t, -(int64_t)usable);
+    real.free(p);
 }
 
 QA_EXPORT void *calloc(size_t n, size_t size)

@@ -83,14 +83,20 @@ struct qa_site_delta {
     int64_t live_bytes, live_peak; /* live_peak: highest live_bytes since the last flush */
 };
 
+/* Usable sizes up to this are counted by the thread directly, indexed by size / 8 (the classes
+ * of every allocator modelled are multiples of 8 there); larger ones use the small table. */
+#define QA_DIRECT_USABLE 4096
+
 struct qa_thread {
     struct qa_thread *next;
     struct qa_counters c;
+    uint64_t usable_direct[QA_DIRECT_USABLE / 8 + 1];
     int64_t peak_usable; /* this thread's own highest live_usable */
     struct qa_usable_local usable[QA_LOCAL_USABLE];
     struct qa_site_delta site_deltas[QA_LOCAL_SITES];
-    int busy;     /* re-entrancy guard: while set, allocations are forwarded uncounted */
-    bool counted; /* has made a counted allocation: part of peak_live_bytes' precision */
+    int busy;             /* re-entrancy guard: while set, allocations are forwarded uncounted */
+    bool counted;         /* has made a counted allocation: part of peak_live_bytes' precision */
+    int64_t live_pending; /* live bytes not yet published to the shared total */
     /* The queue operation under way on this thread (between QUEUE_ENTER and QUEUE_LEAVE). */
     const void *queue_op;
     uint64_t queue_op_depth;
@@ -113,6 +119,9 @@ enum qa_call {
 
 /* preload.c */
 extern atomic_int qa_ready; /* 2 once the real allocator is resolved and state set up */
+/* True when no setting needs more than counting: no stacks wanted outside queue operations, no
+ * poison, no fault injection. Then allocations outside queue operations take the fast path. */
+extern bool qa_fast_path;
 struct qa_thread *qa_self(void);
 size_t qa_real_usable_size(void *p);
 void *qa_mmap(size_t bytes);
@@ -125,7 +134,22 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *threads);
 void qa_usable_hist_add(struct qa_thread *t, size_t usable);
 struct qa_thread *qa_threads_head(void);
 size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max);
-void qa_live_add(struct qa_thread *t, int64_t usable_delta);
+void qa_live_publish(struct qa_thread *t);
+
+/* Each thread tracks its own live bytes and peak without atomics; the shared total is updated in
+ * batches of QA_LIVE_BATCH (and on a thread's first allocation, to count the thread). */
+#define QA_LIVE_BATCH (64 * 1024)
+static inline void qa_live_add(struct qa_thread *t, int64_t delta)
+{
+    t->c.live_usable += delta;
+    if (t->c.live_usable > t->peak_usable)
+        t->peak_usable = t->c.live_usable;
+    t->live_pending += delta;
+    if (__builtin_expect(t->live_pending >= QA_LIVE_BATCH || t->live_pending <= -QA_LIVE_BATCH ||
+                             !t->counted,
+                         0))
+        qa_live_publish(t);
+}
 int64_t qa_peak_live(void);
 void qa_stats_reset_after_fork(void);
 unsigned qa_size_bucket(size_t size);

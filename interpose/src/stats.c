@@ -7,7 +7,6 @@
 
 /* A thread publishes its live-byte delta once it reaches this much: peak_live_bytes is exact to
  * within (threads - 1) * QA_LIVE_BATCH; exact while the process has a single thread. */
-#define QA_LIVE_BATCH (64 * 1024)
 
 static _Atomic(struct qa_thread *) threads;
 static atomic_uint_fast64_t thread_count, counting_threads;
@@ -19,9 +18,6 @@ struct usable_slot {
 };
 static struct usable_slot usable_slots[QA_USABLE_SLOTS];
 static atomic_uint_fast64_t usable_overflow;
-
-/* Each thread keeps its unpublished delta here (not in qa_counters: it is reset on publish). */
-static __thread int64_t live_pending __attribute__((tls_model("initial-exec")));
 
 struct qa_thread *qa_thread_register(void)
 {
@@ -64,24 +60,16 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
         *count = n;
 }
 
-/* Each thread tracks its own live bytes and peak without atomics; the shared total is updated in
- * batches of QA_LIVE_BATCH, so the reported peak is exact for one thread and within
- * (threads - 1) * QA_LIVE_BATCH otherwise. */
-void qa_live_add(struct qa_thread *t, int64_t delta)
+void qa_live_publish(struct qa_thread *t)
 {
-    t->c.live_usable += delta;
-    if (t->c.live_usable > t->peak_usable)
-        t->peak_usable = t->c.live_usable;
     if (!t->counted) {
         t->counted = true;
         atomic_fetch_add(&counting_threads, 1);
     }
-    live_pending += delta;
-    if (live_pending < QA_LIVE_BATCH && live_pending > -QA_LIVE_BATCH)
-        return;
-    int64_t live = atomic_fetch_add_explicit(&live_published, live_pending, memory_order_relaxed) +
-                   live_pending;
-    live_pending = 0;
+    int64_t live =
+        atomic_fetch_add_explicit(&live_published, t->live_pending, memory_order_relaxed) +
+        t->live_pending;
+    t->live_pending = 0;
     int64_t peak = atomic_load_explicit(&peak_published, memory_order_relaxed);
     while (live > peak &&
            !atomic_compare_exchange_weak_explicit(&peak_published, &peak, live,
@@ -154,6 +142,10 @@ static void usable_global_add(size_t usable, uint64_t count)
  * small table; a size that finds no room there goes to the shared table directly. */
 void qa_usable_hist_add(struct qa_thread *t, size_t usable)
 {
+    if (usable <= QA_DIRECT_USABLE && (usable & 7) == 0) {
+        t->usable_direct[usable / 8]++;
+        return;
+    }
     size_t h = (usable >> 4) * 0x9e3779b97f4a7c15ull >> 58; /* 6 bits: QA_LOCAL_USABLE */
     for (size_t i = 0; i < 4; i++) {
         struct qa_usable_local *slot = &t->usable[(h + i) & (QA_LOCAL_USABLE - 1)];
@@ -180,11 +172,13 @@ size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max)
         sizes[n] = size;
         counts[n++] = atomic_load(&usable_slots[i].count);
     }
-    /* Fold in every thread's local table (read without stopping it: a snapshot). */
+    /* Fold in every thread's local tables (read without stopping it: a snapshot). */
     for (struct qa_thread *t = atomic_load(&threads); t != NULL; t = t->next)
-        for (size_t i = 0; i < QA_LOCAL_USABLE; i++) {
-            size_t size = t->usable[i].size;
-            if (size == 0)
+        for (size_t i = 0; i < QA_LOCAL_USABLE + QA_DIRECT_USABLE / 8 + 1; i++) {
+            bool direct = i >= QA_LOCAL_USABLE;
+            size_t size = direct ? (i - QA_LOCAL_USABLE) * 8 : t->usable[i].size;
+            uint64_t count = direct ? t->usable_direct[i - QA_LOCAL_USABLE] : t->usable[i].count;
+            if (count == 0)
                 continue;
             size_t k = 0;
             while (k < n && sizes[k] != size)
@@ -195,7 +189,7 @@ size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max)
                 sizes[n] = size;
                 counts[n++] = 0;
             }
-            counts[k] += t->usable[i].count;
+            counts[k] += count;
         }
     /* Insertion sort by size: the dump lists classes in order. */
     for (size_t i = 1; i < n; i++)
@@ -224,6 +218,7 @@ void qa_stats_reset_after_fork(void)
     if (self != NULL) {
         memset(&self->c, 0, sizeof self->c);
         memset(self->usable, 0, sizeof self->usable);
+        memset(self->usable_direct, 0, sizeof self->usable_direct);
         memset(self->site_deltas, 0, sizeof self->site_deltas);
         self->peak_usable = 0;
         self->next = NULL;
@@ -234,7 +229,8 @@ void qa_stats_reset_after_fork(void)
     atomic_store(&counting_threads, 0);
     atomic_store(&live_published, 0);
     atomic_store(&peak_published, 0);
-    live_pending = 0;
+    if (self != NULL)
+        self->live_pending = 0;
     for (size_t i = 0; i < QA_USABLE_SLOTS; i++) {
         atomic_store(&usable_slots[i].size, 0);
         atomic_store(&usable_slots[i].count, 0);
