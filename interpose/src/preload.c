@@ -198,9 +198,9 @@ static bool wants_stack(struct qa_thread *t, size_t size, bool in_queue)
     }
 }
 
-/* Counts a new block p of size bytes; frames/depth hold a stack already captured (depth >= 0). */
-static void record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call call,
-                         void **frames, int depth)
+/* The totals of a new block. Nothing here can allocate (glibc's malloc_usable_size does not
+ * call back into malloc), so the fast path calls it without the re-entrancy guard. */
+static inline void count_new_block(struct qa_thread *t, void *p, size_t size, enum qa_call call)
 {
     size_t usable = qa_real_usable_size(p);
     struct qa_counters *c = &t->c;
@@ -210,11 +210,29 @@ static void record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call
     c->bytes_usable += usable;
     c->live_blocks++;
     c->size_hist[qa_size_bucket(size)]++;
-    if (call == QA_POSIX_MEMALIGN || call == QA_ALIGNED_ALLOC || call == QA_MEMALIGN ||
-        call == QA_VALLOC || call == QA_PVALLOC)
-        c->aligned++;
     qa_usable_hist_add(t, usable);
     qa_live_add(t, (int64_t)usable);
+}
+
+/* The totals of a block about to be freed (the same guarantee as above). */
+static inline void count_freed_block(struct qa_thread *t, void *p)
+{
+    size_t usable = qa_real_usable_size(p);
+    t->c.frees++;
+    t->c.by_call[QA_FREE]++;
+    t->c.bytes_freed_usable += usable;
+    t->c.live_blocks--;
+    qa_live_add(t, -(int64_t)usable);
+}
+
+/* Counts a new block p of size bytes; frames/depth hold a stack already captured (depth >= 0). */
+static void record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call call,
+                         void **frames, int depth)
+{
+    count_new_block(t, p, size, call);
+    if (call == QA_POSIX_MEMALIGN || call == QA_ALIGNED_ALLOC || call == QA_MEMALIGN ||
+        call == QA_VALLOC || call == QA_PVALLOC)
+        t->c.aligned++;
 
     bool in_queue = qa_queue_in_op(t);
     uint32_t site = 0;
@@ -245,12 +263,7 @@ static void record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call
 
 static void record_free(struct qa_thread *t, void *p)
 {
-    size_t usable = qa_real_usable_size(p);
-    t->c.frees++;
-    t->c.by_call[QA_FREE]++;
-    t->c.bytes_freed_usable += usable;
-    t->c.live_blocks--;
-    qa_live_add(t, -(int64_t)usable);
+    count_freed_block(t, p);
     struct qa_block b;
     if (qa_blocks_enabled && atomic_load_explicit(&qa_blocks_tracked, memory_order_relaxed) > 0 &&
         qa_blocks_remove((uintptr_t)p, &b)) {
@@ -268,22 +281,6 @@ static bool fail_now(struct qa_thread *t, size_t size, void **frames, int *depth
         return false;
     t->c.failed++;
     return true;
-}
-
-/* The common case, counted inline: nothing here can allocate (glibc's malloc and
- * malloc_usable_size do not call back into malloc), so the re-entrancy guard is not needed. */
-static inline void count_fast(struct qa_thread *t, void *p, size_t size)
-{
-    size_t usable = qa_real_usable_size(p);
-    struct qa_counters *c = &t->c;
-    c->allocs++;
-    c->by_call[QA_MALLOC]++;
-    c->bytes_requested += size;
-    c->bytes_usable += usable;
-    c->live_blocks++;
-    c->size_hist[qa_size_bucket(size)]++;
-    qa_usable_hist_add(t, usable);
-    qa_live_add(t, (int64_t)usable);
 }
 
 static inline struct qa_thread *fast_thread(void)
@@ -320,7 +317,7 @@ QA_EXPORT void *malloc(size_t size)
         return malloc_slow(size);
     void *p = real.malloc(size);
     if (p != NULL)
-        count_fast(t, p, size);
+        count_new_block(t, p, size, QA_MALLOC);
     return p;
 }
 
@@ -347,12 +344,7 @@ QA_EXPORT void free(void *p)
         free_slow(p);
         return;
     }
-    size_t usable = qa_real_usable_size(p);
-    t->c.frees++;
-    t->c.by_call[QA_FREE]++;
-    t->c.bytes_freed_usable += usable;
-    t->c.live_blocks--;
-    qa_live_add(t, -(int64_t)usable);
+    count_freed_block(t, p);
     real.free(p);
 }
 

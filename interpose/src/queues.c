@@ -109,7 +109,23 @@ static struct record *new_record(const void *queue, const void *conn)
 
 /* The queue's current record; a new one (and a new mapping) when fresh is set, or when the queue
  * was never seen. */
+static struct record *lookup_shared(const void *queue, const void *conn, bool fresh);
+
+/* lookup_shared behind the thread's one-entry cache. */
 static struct record *lookup(const void *queue, const void *conn, bool fresh)
+{
+    struct qa_thread *t = qa_self();
+    if (!fresh && t != NULL && t->cached_queue == queue && t->cached_record != NULL)
+        return t->cached_record;
+    struct record *r = lookup_shared(queue, conn, fresh);
+    if (t != NULL && r != NULL) {
+        t->cached_queue = queue;
+        t->cached_record = r;
+    }
+    return r;
+}
+
+static struct record *lookup_shared(const void *queue, const void *conn, bool fresh)
 {
     if (!setup())
         return NULL;
@@ -488,6 +504,9 @@ void qa_queue_write_checks(struct qa_json *j)
 
 void qa_queue_reset_after_fork(void)
 {
+    struct qa_thread *self = qa_self();
+    if (self != NULL)
+        self->cached_queue = self->cached_record = NULL;
     /* The child starts its own account: records and counters from zero. */
     atomic_store(&record_count, 0);
     if (slots)

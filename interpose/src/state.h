@@ -100,6 +100,10 @@ struct qa_thread {
     /* The queue operation under way on this thread (between QUEUE_ENTER and QUEUE_LEAVE). */
     const void *queue_op;
     uint64_t queue_op_depth;
+    /* The record of the last queue this thread sent an event for: a queue's events come from the
+     * thread that owns it, so consecutive push/pop events skip the shared index. */
+    const void *cached_queue;
+    void *cached_record;
     uintptr_t stack_lo, stack_hi; /* for the frame-pointer walk */
 };
 
