@@ -10,6 +10,7 @@ packages=(
   liburing-dev libxxhash-dev       # ringkv
   libunwind-dev libjansson-dev g++ # the interposer (stacks) and the tools that read JSON
   libjemalloc2                     # forwarding to another allocator, tested
+  libdw-dev pahole                 # the layout reader, and pahole to compare it with
   redis-tools valgrind             # ringkv's integration and leak tests
   clang libclang-rt-14-dev         # libFuzzer for the parser fuzzer
 )

@@ -1,0 +1,67 @@
+/* Struct, class and union layouts read from DWARF with elfutils: sizes, alignment, members with
+ * offsets and bit-fields, holes, tail padding. The layout is what the compiler emitted, nothing
+ * is recomputed from source rules except alignment when DWARF does not state it. */
+#ifndef PROBE_LAYOUT_H
+#define PROBE_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct layout_member {
+    char *name;           /* "" for an anonymous struct or union member */
+    char *type;           /* C or C++ spelling, qualifiers included */
+    uint64_t offset;      /* bytes from the start of the enclosing type */
+    uint64_t size;        /* bytes (for a bit-field: its storage unit) */
+    int64_t bit_offset;   /* bits from the start of the type, or -1 when not a bit-field */
+    uint32_t bit_size;    /* bits, 0 when not a bit-field */
+    bool is_base;         /* a C++ base class subobject */
+};
+
+struct layout_hole {
+    uint64_t after_member; /* index of the member the hole follows */
+    uint64_t bits;         /* size in bits */
+    bool bit_hole;         /* starts or ends inside a byte (around bit-fields); pahole counts these
+                              apart from byte holes, and so does qaudit */
+};
+
+struct layout_type {
+    char *name;       /* fully qualified: "connection", "ns::Queue<int, 1>" */
+    const char *kind; /* "struct", "class" or "union" */
+    uint64_t size, align;
+    bool align_from_dwarf; /* DW_AT_alignment was present */
+    bool packed;           /* some member is less aligned than its type requires */
+    struct layout_member *members;
+    size_t member_count;
+    struct layout_hole *holes;
+    size_t hole_count;
+    size_t byte_holes;    /* holes that start and end on byte boundaries */
+    uint64_t hole_bytes;  /* their sum in bytes */
+    uint64_t padding;     /* tail padding in bytes */
+    bool odr_conflict;    /* another, different definition with the same name exists */
+};
+
+struct layout_set {
+    char *binary;
+    struct layout_type *types;
+    size_t count, capacity;
+};
+
+enum layout_status { LAYOUT_OK = 0, LAYOUT_INPUT_ERROR = 2 };
+
+/* Reads every named struct, class and union defined in path (or in the separate debug file
+ * debug_file, or the one found by build id or .gnu_debuglink). A definition met in several
+ * compilation units is kept once; two different definitions under one name are both kept and
+ * marked odr_conflict. On error returns LAYOUT_INPUT_ERROR with one line in error. */
+enum layout_status layout_read(const char *path, const char *debug_file, struct layout_set *out,
+                               char *error, size_t error_size);
+
+/* Fills holes, hole_bytes and padding from the members (called by layout_read). */
+void layout_find_holes(struct layout_type *type);
+
+void layout_free(struct layout_set *set);
+
+/* Glob match of a type name against a --type pattern ("connection", "ns::*"). */
+bool layout_name_matches(const char *pattern, const char *name);
+
+#endif

@@ -1,0 +1,433 @@
+/* Reads struct/class/union layouts from DWARF with libdw. libdwfl opens the file and finds a
+ * separate debug file (by build id under /usr/lib/debug/.build-id or by .gnu_debuglink);
+ * dwarf_get_units walks every unit: compile units, DWARF 5 type units, and the split units of
+ * skeletons (-gsplit-dwarf). Each unit is walked once. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe/layout.h"
+#include "type_names.h"
+
+static void fail(char *error, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(error, size, fmt, ap);
+    va_end(ap);
+}
+
+static bool udata(Dwarf_Die *die, unsigned name, Dwarf_Word *out)
+{
+    Dwarf_Attribute attr;
+    return dwarf_attr_integrate(die, name, &attr) != NULL && dwarf_formudata(&attr, out) == 0;
+}
+
+/* DW_AT_data_member_location: a constant, or an expression that is one DW_OP_plus_uconst. */
+static bool member_location(Dwarf_Die *die, Dwarf_Word *offset)
+{
+    Dwarf_Attribute attr;
+    if (dwarf_attr(die, DW_AT_data_member_location, &attr) == NULL)
+        return false;
+    if (dwarf_formudata(&attr, offset) == 0)
+        return true;
+    Dwarf_Op *ops;
+    size_t n;
+    if (dwarf_getlocation(&attr, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_plus_uconst) {
+        *offset = ops[0].number;
+        return true;
+    }
+    return false;
+}
+
+static Dwarf_Die *type_of(Dwarf_Die *die, Dwarf_Die *out)
+{
+    Dwarf_Attribute attr;
+    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL)
+        return NULL;
+    return dwarf_formref_die(&attr, out);
+}
+
+/* Alignment of a type: DW_AT_alignment when given, else what the x86-64 ABI derives. */
+static uint64_t type_align(Dwarf_Die *die, int depth)
+{
+    Dwarf_Word align;
+    if (udata(die, DW_AT_alignment, &align))
+        return align;
+    if (depth > 32)
+        return 1;
+    Dwarf_Die peeled, inner;
+    if (dwarf_peel_type(die, &peeled) != 0)
+        return 1;
+    if (udata(&peeled, DW_AT_alignment, &align))
+        return align;
+    switch (dwarf_tag(&peeled)) {
+    case DW_TAG_array_type:
+        return type_of(&peeled, &inner) ? type_align(&inner, depth + 1) : 1;
+    case DW_TAG_structure_type:
+    case DW_TAG_class_type:
+    case DW_TAG_union_type: {
+        uint64_t max = 1;
+        Dwarf_Die child;
+        if (dwarf_child(&peeled, &child) != 0)
+            return 1;
+        do {
+            int tag = dwarf_tag(&child);
+            if ((tag == DW_TAG_member || tag == DW_TAG_inheritance) &&
+                !dwarf_hasattr(&child, DW_AT_external) && type_of(&child, &inner)) {
+                uint64_t a = type_align(&inner, depth + 1);
+                max = a > max ? a : max;
+            }
+        } while (dwarf_siblingof(&child, &child) == 0);
+        return max;
+    }
+    default: {
+        Dwarf_Word size;
+        if (dwarf_aggregate_size(&peeled, &size) != 0 || size == 0)
+            return 1;
+        uint64_t a = 1;
+        while (a < size && a < 16)
+            a <<= 1;
+        return a;
+    }
+    }
+}
+
+static bool add_member(struct layout_type *t, struct layout_member m)
+{
+    struct layout_member *grown = realloc(t->members, (t->member_count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return false;
+    t->members = grown;
+    t->members[t->member_count++] = m;
+    return true;
+}
+
+/* One DW_TAG_member or DW_TAG_inheritance child of an aggregate. */
+static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union)
+{
+    Dwarf_Die type;
+    if (type_of(child, &type) == NULL)
+        return true; /* no type: nothing to lay out */
+    struct layout_member m = {.bit_offset = -1};
+    m.is_base = dwarf_tag(child) == DW_TAG_inheritance;
+    m.type = probe_type_name(&type);
+    const char *name = dwarf_diename(child);
+    m.name = strdup(m.is_base ? (m.type ? m.type : "") : name ? name : "");
+    Dwarf_Word size = 0, offset = 0, bits;
+    dwarf_aggregate_size(&type, &size);
+    m.size = size;
+    if (!member_location(child, &offset) && !in_union)
+        offset = 0;
+    m.offset = offset;
+    if (udata(child, DW_AT_bit_size, &bits)) {
+        m.bit_size = (uint32_t)bits;
+        Dwarf_Word data_bit, legacy;
+        if (udata(child, DW_AT_data_bit_offset, &data_bit)) {
+            m.bit_offset = (int64_t)data_bit;
+        } else if (udata(child, DW_AT_bit_offset, &legacy)) {
+            Dwarf_Word storage = size;
+            udata(child, DW_AT_byte_size, &storage);
+            /* DWARF 2/3 count from the most significant bit of the storage unit. */
+            m.bit_offset = (int64_t)(offset * 8 + storage * 8 - legacy - bits);
+        } else {
+            m.bit_offset = (int64_t)(offset * 8);
+        }
+        if (size > 0)
+            m.offset = (uint64_t)m.bit_offset / 8 / size * size;
+    }
+    if (m.name == NULL || m.type == NULL || !add_member(t, m)) {
+        free(m.name);
+        free(m.type);
+        return false;
+    }
+    return true;
+}
+
+/* A complete aggregate definition into a layout_type (members in DWARF order). */
+static bool read_aggregate(Dwarf_Die *die, const char *name, struct layout_type *t)
+{
+    memset(t, 0, sizeof *t);
+    int tag = dwarf_tag(die);
+    t->kind = tag == DW_TAG_class_type ? "class" : tag == DW_TAG_union_type ? "union" : "struct";
+    t->name = strdup(name);
+    Dwarf_Word size = 0, align;
+    if (dwarf_aggregate_size(die, &size) != 0)
+        udata(die, DW_AT_byte_size, &size);
+    t->size = size;
+    Dwarf_Die child;
+    if (dwarf_child(die, &child) == 0) {
+        do {
+            int ctag = dwarf_tag(&child);
+            if ((ctag == DW_TAG_member && !dwarf_hasattr(&child, DW_AT_external)) ||
+                ctag == DW_TAG_inheritance)
+                if (!read_member(t, &child, tag == DW_TAG_union_type))
+                    return false;
+        } while (dwarf_siblingof(&child, &child) == 0);
+    }
+    t->align_from_dwarf = udata(die, DW_AT_alignment, &align);
+    t->align = t->align_from_dwarf ? align : type_align(die, 0);
+    /* A member at an offset its type's alignment forbids: the type is packed. */
+    if (dwarf_child(die, &child) == 0) {
+        do {
+            Dwarf_Die type;
+            Dwarf_Word offset;
+            if (dwarf_tag(&child) == DW_TAG_member && !dwarf_hasattr(&child, DW_AT_bit_size) &&
+                member_location(&child, &offset) && type_of(&child, &type) &&
+                offset % type_align(&type, 0) != 0)
+                t->packed = true;
+        } while (dwarf_siblingof(&child, &child) == 0);
+    }
+    if (t->packed && !t->align_from_dwarf)
+        t->align = 1;
+    layout_find_holes(t);
+    return t->name != NULL;
+}
+
+static void free_type(struct layout_type *t)
+{
+    for (size_t i = 0; i < t->member_count; i++) {
+        free(t->members[i].name);
+        free(t->members[i].type);
+    }
+    free(t->members);
+    free(t->holes);
+    free(t->name);
+}
+
+static bool same_definition(const struct layout_type *a, const struct layout_type *b)
+{
+    if (a->size != b->size || a->member_count != b->member_count)
+        return false;
+    for (size_t i = 0; i < a->member_count; i++)
+        if (a->members[i].offset != b->members[i].offset ||
+            a->members[i].bit_offset != b->members[i].bit_offset ||
+            strcmp(a->members[i].name, b->members[i].name) != 0)
+            return false;
+    return true;
+}
+
+/* Names seen so far -> index of their first definition: an open-addressing table. */
+struct seen {
+    size_t *slots; /* index + 1, 0 empty */
+    size_t capacity;
+};
+
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+    return h;
+}
+
+static bool seen_grow(struct seen *seen, const struct layout_set *set)
+{
+    size_t capacity = seen->capacity ? seen->capacity * 2 : 1024;
+    size_t *slots = calloc(capacity, sizeof *slots);
+    if (slots == NULL)
+        return false;
+    for (size_t i = 0; i < seen->capacity; i++) {
+        size_t v = seen->slots[i];
+        if (v == 0)
+            continue;
+        size_t h = hash_name(set->types[v - 1].name) & (capacity - 1);
+        while (slots[h])
+            h = (h + 1) & (capacity - 1);
+        slots[h] = v;
+    }
+    free(seen->slots);
+    seen->slots = slots;
+    seen->capacity = capacity;
+    return true;
+}
+
+/* Adds t unless an identical definition is known; keeps a different one, flagging both. */
+static bool keep(struct layout_set *set, struct seen *seen, struct layout_type *t)
+{
+    if ((set->count + 1) * 2 > seen->capacity && !seen_grow(seen, set))
+        return false;
+    size_t mask = seen->capacity - 1, h = hash_name(t->name) & mask;
+    for (; seen->slots[h]; h = (h + 1) & mask) {
+        struct layout_type *known = &set->types[seen->slots[h] - 1];
+        if (strcmp(known->name, t->name) != 0)
+            continue;
+        if (same_definition(known, t)) {
+            free_type(t);
+            return true;
+        }
+        known->odr_conflict = true;
+        t->odr_conflict = true;
+    }
+    if (set->count == set->capacity) {
+        size_t capacity = set->capacity ? set->capacity * 2 : 256;
+        struct layout_type *grown = realloc(set->types, capacity * sizeof *grown);
+        if (grown == NULL)
+            return false;
+        set->types = grown;
+        set->capacity = capacity;
+    }
+    set->types[set->count++] = *t;
+    seen->slots[h] = set->count;
+    return true;
+}
+
+struct walk {
+    struct layout_set *set;
+    struct seen seen;
+    bool cplusplus;
+    char scope[1024];
+    bool failed;
+};
+
+static bool is_aggregate(int tag)
+{
+    return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
+}
+
+/* Visits the children of die: aggregates are read, namespaces and aggregates are entered (their
+ * name extends the scope of what they contain, in C++). */
+static void walk_scope(struct walk *w, Dwarf_Die *die)
+{
+    Dwarf_Die child;
+    if (dwarf_child(die, &child) != 0)
+        return;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag != DW_TAG_namespace && !is_aggregate(tag))
+            continue;
+        const char *name = dwarf_diename(&child);
+        char saved[sizeof w->scope];
+        memcpy(saved, w->scope, sizeof saved);
+        size_t scope_len = strlen(w->scope);
+        if (name != NULL && w->cplusplus)
+            snprintf(w->scope + scope_len, sizeof w->scope - scope_len, "%s%s",
+                     scope_len ? "::" : "", name);
+        else if (name != NULL)
+            snprintf(w->scope, sizeof w->scope, "%s", name);
+        if (is_aggregate(tag) && name != NULL && !dwarf_hasattr(&child, DW_AT_declaration)) {
+            struct layout_type t;
+            if (!read_aggregate(&child, w->scope, &t) || !keep(w->set, &w->seen, &t))
+                w->failed = true;
+        }
+        if (name != NULL || tag == DW_TAG_namespace)
+            walk_scope(w, &child);
+        memcpy(w->scope, saved, sizeof saved);
+    } while (dwarf_siblingof(&child, &child) == 0 && !w->failed);
+}
+
+static bool is_cplusplus(Dwarf_Die *cu)
+{
+    Dwarf_Word lang;
+    if (!udata(cu, DW_AT_language, &lang))
+        return false;
+    return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+           lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
+}
+
+static enum layout_status read_units(Dwarf *dw, struct layout_set *out, char *error, size_t size)
+{
+    struct walk w = {.set = out};
+    Dwarf_CU *cu = NULL;
+    Dwarf_Half version;
+    uint8_t unit_type;
+    Dwarf_Die cudie, subdie;
+    size_t units = 0;
+    int rc;
+    while ((rc = dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, &subdie)) == 0) {
+        units++;
+        /* A skeleton's types are in its split unit (the .dwo); a type unit's under its DIE. */
+        Dwarf_Die *root = unit_type == DW_UT_skeleton && dwarf_tag(&subdie) != DW_TAG_invalid
+                              ? &subdie
+                              : &cudie;
+        w.cplusplus = is_cplusplus(root);
+        w.scope[0] = '\0';
+        walk_scope(&w, root);
+        if (w.failed)
+            break;
+    }
+    free(w.seen.slots);
+    if (rc < 0 || w.failed) {
+        fail(error, size, "%s: cannot read its DWARF: %s", out->binary,
+             w.failed ? "out of memory" : dwarf_errmsg(-1));
+        return LAYOUT_INPUT_ERROR;
+    }
+    if (units == 0) {
+        fail(error, size, "%s has no DWARF units", out->binary);
+        return LAYOUT_INPUT_ERROR;
+    }
+    return LAYOUT_OK;
+}
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
+};
+
+enum layout_status layout_read(const char *path, const char *debug_file, struct layout_set *out,
+                               char *error, size_t error_size)
+{
+    memset(out, 0, sizeof *out);
+    out->binary = strdup(path);
+    if (access(path, R_OK) != 0) {
+        fail(error, error_size, "%s: %s", path, strerror(errno));
+        return LAYOUT_INPUT_ERROR;
+    }
+    if (debug_file != NULL) {
+        int fd = open(debug_file, O_RDONLY | O_CLOEXEC);
+        Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
+        if (dw == NULL) {
+            fail(error, error_size, "%s: no DWARF in this debug file (%s)", debug_file,
+                 fd < 0 ? strerror(errno) : dwarf_errmsg(-1));
+            if (fd >= 0)
+                close(fd);
+            return LAYOUT_INPUT_ERROR;
+        }
+        enum layout_status status = read_units(dw, out, error, error_size);
+        dwarf_end(dw);
+        close(fd);
+        return status;
+    }
+    Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+    Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, "", path, -1) : NULL;
+    if (mod == NULL) {
+        fail(error, error_size, "%s: not an ELF file libdwfl can read (%s)", path,
+             dwfl_errmsg(-1));
+        if (dwfl)
+            dwfl_end(dwfl);
+        return LAYOUT_INPUT_ERROR;
+    }
+    dwfl_report_end(dwfl, NULL, NULL);
+    Dwarf_Addr bias;
+    Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+    if (dw == NULL) {
+        fail(error, error_size,
+             "%s has no DWARF debug info: rebuild it with -g, install its -dbgsym package, or "
+             "pass --debug-file FILE",
+             path);
+        dwfl_end(dwfl);
+        return LAYOUT_INPUT_ERROR;
+    }
+    enum layout_status status = read_units(dw, out, error, error_size);
+    dwfl_end(dwfl);
+    return status;
+}
+
+void layout_free(struct layout_set *set)
+{
+    for (size_t i = 0; i < set->count; i++)
+        free_type(&set->types[i]);
+    free(set->types);
+    free(set->binary);
+    memset(set, 0, sizeof *set);
+}

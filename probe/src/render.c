@@ -1,0 +1,95 @@
+/* Text and JSON renderings of a layout. */
+#include "probe/render.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+uint64_t layout_glibc_chunk(uint64_t size)
+{
+    uint64_t chunk = (size + 8 + 15) & ~(uint64_t)15;
+    return chunk < 32 ? 32 : chunk;
+}
+
+static void print_hole(FILE *out, uint64_t bits)
+{
+    if (bits % 8 == 0)
+        fprintf(out, "\n\t/* XXX %" PRIu64 " byte%s hole */\n\n", bits / 8, bits == 8 ? "" : "s");
+    else
+        fprintf(out, "\n\t/* XXX %" PRIu64 " bit%s hole */\n\n", bits, bits == 1 ? "" : "s");
+}
+
+void layout_print_text(FILE *out, const struct layout_type *t, unsigned cacheline)
+{
+    fprintf(out, "%s %s {", t->kind, t->name);
+    if (t->odr_conflict)
+        fprintf(out, " /* ODR: another definition of this name differs */");
+    fprintf(out, "\n");
+    size_t hole = 0;
+    uint64_t line = 0;
+    for (size_t i = 0; i < t->member_count; i++) {
+        const struct layout_member *m = &t->members[i];
+        uint64_t this_line = cacheline ? m->offset / cacheline : 0;
+        if (cacheline && this_line > line && t->kind[0] != 'u') {
+            line = this_line;
+            fprintf(out, "\t/* --- cacheline %" PRIu64 " boundary (%" PRIu64 " bytes) --- */\n",
+                    line, line * cacheline);
+        }
+        char decl[600];
+        if (m->is_base)
+            snprintf(decl, sizeof decl, "/* base */ %s", m->type);
+        else
+            snprintf(decl, sizeof decl, "%s %s", m->type, m->name[0] ? m->name : "/* anonymous */");
+        fprintf(out, "\t%-44s", decl);
+        if (m->bit_offset >= 0)
+            fprintf(out, ":%-3u /* %5" PRIu64 ":%2" PRIu64 " %4" PRIu64 " */", m->bit_size,
+                    m->offset, (uint64_t)m->bit_offset - m->offset * 8, m->size);
+        else
+            fprintf(out, "     /* %5" PRIu64 "    %4" PRIu64 " */", m->offset, m->size);
+        bool straddles = cacheline && m->size > 0 && m->bit_offset < 0 &&
+                         m->offset / cacheline != (m->offset + m->size - 1) / cacheline;
+        fprintf(out, "%s\n", straddles ? " /* straddles a cacheline */" : "");
+        while (hole < t->hole_count && t->holes[hole].after_member == i)
+            print_hole(out, t->holes[hole++].bits);
+    }
+    uint64_t lines = cacheline ? (t->size + cacheline - 1) / cacheline : 0;
+    fprintf(out, "\n\t/* size: %" PRIu64 ", align: %" PRIu64 "%s, cachelines: %" PRIu64
+                 ", members: %zu */\n",
+            t->size, t->align, t->packed ? " (packed)" : "", lines, t->member_count);
+    if (t->byte_holes)
+        fprintf(out, "\t/* holes: %zu, sum holes: %" PRIu64 " */\n", t->byte_holes, t->hole_bytes);
+    if (t->hole_count > t->byte_holes)
+        fprintf(out, "\t/* bit holes: %zu */\n", t->hole_count - t->byte_holes);
+    if (t->padding)
+        fprintf(out, "\t/* padding: %" PRIu64 " */\n", t->padding);
+    fprintf(out, "\t/* glibc class: %" PRIu64 " */\n};\n\n", layout_glibc_chunk(t->size));
+}
+
+json_t *layout_type_json(const struct layout_type *t)
+{
+    json_t *members = json_array();
+    for (size_t i = 0; i < t->member_count; i++) {
+        const struct layout_member *m = &t->members[i];
+        json_t *row = json_pack("{s:s, s:s, s:I, s:I}", "name", m->name, "type", m->type,
+                                "offset", (json_int_t)m->offset, "size", (json_int_t)m->size);
+        json_object_set_new(row, "bit_offset",
+                            m->bit_offset >= 0 ? json_integer(m->bit_offset) : json_null());
+        json_object_set_new(row, "bit_size", m->bit_size ? json_integer(m->bit_size) : json_null());
+        if (m->is_base)
+            json_object_set_new(row, "base", json_true());
+        json_array_append_new(members, row);
+    }
+    json_t *holes = json_array();
+    for (size_t i = 0; i < t->hole_count; i++)
+        json_array_append_new(holes, json_pack("{s:s, s:I, s:b}", "after",
+                                               t->members[t->holes[i].after_member].name, "bits",
+                                               (json_int_t)t->holes[i].bits, "bit_hole",
+                                               t->holes[i].bit_hole));
+    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:b, s:b, s:o, s:{s:I}}",
+                     "name", t->name, "kind", t->kind, "size", (json_int_t)t->size, "align",
+                     (json_int_t)t->align, "holes", (json_int_t)t->byte_holes, "bit_holes",
+                     (json_int_t)(t->hole_count - t->byte_holes), "hole_bytes",
+                     (json_int_t)t->hole_bytes, "hole_list", holes, "padding",
+                     (json_int_t)t->padding, "packed", t->packed, "odr_conflict", t->odr_conflict,
+                     "members", members, "classes", "glibc",
+                     (json_int_t)layout_glibc_chunk(t->size));
+}

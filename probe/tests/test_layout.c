@@ -1,0 +1,272 @@
+/* qaudit layout against the compiler: fixtures are compiled here in every DWARF flavour the issue
+ * names (DWARF 4 and 5, -gz, -gsplit-dwarf, a separate debug file found by .gnu_debuglink, C++),
+ * and every size, alignment and member offset the fixture prints must match the JSON; sizes and
+ * hole counts must also match pahole's. Bad input gets exit 2 and one line, never a crash. */
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static char dir[128];
+
+static int sh(const char *fmt, ...)
+{
+    char command[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(command, sizeof command, fmt, ap);
+    va_end(ap);
+    int status = system(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static json_t *layout_json(const char *binary, const char *extra)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "%s layout --format json %s %s", QAUDIT, extra, binary);
+    FILE *p = popen(command, "r");
+    json_error_t error;
+    json_t *doc = json_loadf(p, 0, &error);
+    int status = pclose(p);
+    if (doc == NULL || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("%s: status %d, %s", command, status, doc ? "" : error.text);
+    assert_string_equal(json_string_value(json_object_get(doc, "format")), "qaudit-layout/1");
+    return doc;
+}
+
+static json_t *find_type(json_t *doc, const char *name)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(doc, "types"), i, t)
+    {
+        if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
+            return t;
+    }
+    fail_msg("type %s not in the layout", name);
+    return NULL;
+}
+
+static long long field(json_t *o, const char *key) { return json_integer_value(json_object_get(o, key)); }
+
+/* Every "size" and "member" line the fixture prints, checked against the layout. */
+static void check_against_compiler(const char *binary, json_t *doc, int at_least)
+{
+    char command[600];
+    snprintf(command, sizeof command, "%s", binary);
+    FILE *p = popen(command, "r");
+    char line[512];
+    int checked = 0;
+    while (fgets(line, sizeof line, p)) {
+        char name[256], member[128];
+        unsigned long long a, b;
+        if (sscanf(line, "size|%255[^|]|%llu|%llu", name, &a, &b) == 3) {
+            json_t *t = find_type(doc, name);
+            assert_int_equal(field(t, "size"), a);
+            assert_int_equal(field(t, "align"), b);
+            checked++;
+        } else if (sscanf(line, "member|%255[^|]|%127[^|]|%llu", name, member, &a) == 3) {
+            json_t *t = find_type(doc, name), *m;
+            size_t i;
+            bool found = false;
+            json_array_foreach(json_object_get(t, "members"), i, m)
+            {
+                if (strcmp(json_string_value(json_object_get(m, "name")), member) == 0) {
+                    assert_int_equal(field(m, "offset"), a);
+                    found = true;
+                }
+            }
+            if (!found)
+                fail_msg("%s has no member %s", name, member);
+            checked++;
+        }
+    }
+    pclose(p);
+    assert_true(checked >= at_least);
+}
+
+static void setup_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/qaudit-layout-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+}
+
+static void cleanup_dir(void) { sh("rm -rf %s", dir); }
+
+static void check_flavour(const char *flags, const char *name)
+{
+    char binary[256];
+    snprintf(binary, sizeof binary, "%s/%s", dir, name);
+    assert_int_equal(sh("cd %s && gcc -std=c11 %s -o %s %s/shapes.c", dir, flags, binary, FIXTURES), 0);
+    json_t *doc = layout_json(binary, "");
+    check_against_compiler(binary, doc, 20);
+    json_t *bits = find_type(doc, "bits");
+    json_t *b = json_array_get(json_object_get(bits, "members"), 1);
+    assert_int_equal(field(b, "bit_offset"), 3);
+    assert_int_equal(field(b, "bit_size"), 7);
+    /* DW_TAG_atomic_type exists from DWARF 5 on: in DWARF 4 gcc emits the plain type. */
+    json_t *q = find_type(doc, "qualified");
+    const char *atomic =
+        json_string_value(json_object_get(json_array_get(json_object_get(q, "members"), 2), "type"));
+    assert_string_equal(atomic, strstr(flags, "dwarf-4") ? "long int" : "_Atomic long int");
+    json_t *holes = find_type(doc, "holes");
+    assert_int_equal(field(holes, "holes"), 2); /* 3 bytes after c, 7 after d */
+    assert_int_equal(field(holes, "hole_bytes"), 10);
+    assert_int_equal(field(holes, "padding"), 6);
+    assert_int_equal(field(bits, "holes"), 0);
+    assert_int_equal(field(bits, "bit_holes"), 2); /* 22 bits before c (": 0"), 4 before tail */
+    assert_true(json_is_true(json_object_get(find_type(doc, "packed"), "packed")));
+    json_decref(doc);
+}
+
+static void test_dwarf_flavours(void **state)
+{
+    (void)state;
+    setup_dir();
+    check_flavour("-g -gdwarf-5", "dwarf5");
+    check_flavour("-g -gdwarf-4", "dwarf4");
+    check_flavour("-g -gz", "compressed");
+    check_flavour("-g -gsplit-dwarf", "split");
+    cleanup_dir();
+}
+
+/* objcopy --only-keep-debug, strip, --add-gnu-debuglink: found by the link, or given. */
+static void test_separate_debug_file(void **state)
+{
+    (void)state;
+    setup_dir();
+    assert_int_equal(sh("cd %s && gcc -std=c11 -g -o shapes %s/shapes.c && objcopy --only-keep-debug shapes shapes.debug && "
+                        "strip -g shapes && objcopy --add-gnu-debuglink=shapes.debug shapes",
+                        dir, FIXTURES),
+                     0);
+    char binary[256], debug[300];
+    snprintf(binary, sizeof binary, "%s/shapes", dir);
+    snprintf(debug, sizeof debug, "--debug-file %s/shapes.debug", dir);
+    json_t *doc = layout_json(binary, "");
+    check_against_compiler(binary, doc, 20);
+    json_decref(doc);
+    doc = layout_json(binary, debug);
+    check_against_compiler(binary, doc, 20);
+    json_decref(doc);
+    cleanup_dir();
+}
+
+static void test_cplusplus_names(void **state)
+{
+    (void)state;
+    setup_dir();
+    char binary[256];
+    snprintf(binary, sizeof binary, "%s/shapes_cpp", dir);
+    assert_int_equal(sh("g++ -std=c++17 -g -o %s %s/shapes.cpp", binary, FIXTURES), 0);
+    json_t *doc = layout_json(binary, "--type 'ns::*'");
+    check_against_compiler(binary, doc, 4);
+    json_t *derived = find_type(doc, "ns::Derived");
+    json_t *base = json_array_get(json_object_get(derived, "members"), 0);
+    assert_true(json_is_true(json_object_get(base, "base")));
+    assert_string_equal(json_string_value(json_object_get(base, "type")), "ns::Base");
+    json_decref(doc);
+    cleanup_dir();
+}
+
+/* Sizes and hole counts agree with pahole's --sizes for every struct pahole lists. */
+static void test_agrees_with_pahole(void **state)
+{
+    (void)state;
+    setup_dir();
+    char binary[256];
+    snprintf(binary, sizeof binary, "%s/shapes", dir);
+    assert_int_equal(sh("gcc -std=c11 -g -o %s %s/shapes.c", binary, FIXTURES), 0);
+    json_t *doc = layout_json(binary, "");
+    char command[400];
+    snprintf(command, sizeof command, "pahole --sizes %s 2>/dev/null", binary);
+    FILE *p = popen(command, "r");
+    char name[256];
+    long long size, holes;
+    int compared = 0;
+    while (fscanf(p, "%255s %lld %lld", name, &size, &holes) == 3) {
+        if (strcmp(name, "qualified") == 0)
+            continue; /* pahole 1.24 cannot read the _Atomic member's type */
+        json_t *t = find_type(doc, name);
+        assert_int_equal(field(t, "size"), size);
+        assert_int_equal(field(t, "holes"), holes);
+        compared++;
+    }
+    pclose(p);
+    assert_true(compared >= 6);
+    json_decref(doc);
+    cleanup_dir();
+}
+
+static void expect_input_error(const char *path, const char *words)
+{
+    char command[600];
+    snprintf(command, sizeof command, "%s layout %s 2>&1 >/dev/null", QAUDIT, path);
+    FILE *p = popen(command, "r");
+    char line[600] = {0};
+    char *got = fgets(line, sizeof line, p);
+    int status = pclose(p);
+    assert_non_null(got);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 2);
+    if (strstr(line, words) == NULL)
+        fail_msg("'%s' does not say '%s'", line, words);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    setup_dir();
+    char path[300];
+    snprintf(path, sizeof path, "%s/text", dir);
+    sh("echo 'not an elf' > %s", path);
+    expect_input_error(path, "not an ELF");
+    assert_int_equal(sh("gcc -std=c11 -g -o %s/full %s/shapes.c && head -c 3000 %s/full > %s/truncated && "
+                        "cp %s/full %s/stripped && strip %s/stripped",
+                        dir, FIXTURES, dir, dir, dir, dir, dir),
+                     0);
+    snprintf(path, sizeof path, "%s/stripped", dir);
+    expect_input_error(path, "has no DWARF");
+    snprintf(path, sizeof path, "%s/truncated", dir);
+    expect_input_error(path, "truncated");
+    snprintf(path, sizeof path, "%s/missing", dir);
+    expect_input_error(path, "No such file");
+    /* Flipped bytes inside .debug_info: an error or a result, but never a crash or a hang. */
+    assert_int_equal(sh("cd %s && cp full flipped && off=$(readelf -SW full | awk '$2==\".debug_info\"{print $5}') && "
+                        "printf '\\377\\377\\377\\377\\377\\377\\377\\377' | dd of=flipped bs=1 seek=$((0x$off + 40)) conv=notrunc 2>/dev/null",
+                        dir),
+                     0);
+    int status = sh("timeout 20 %s layout %s/flipped >/dev/null 2>&1", QAUDIT, dir);
+    assert_true(status == 0 || status == 2);
+    cleanup_dir();
+}
+
+static void test_unknown_type_is_an_error(void **state)
+{
+    (void)state;
+    int status = sh("%s layout --type no_such_struct %s >/dev/null 2>&1", QAUDIT, QAUDIT);
+    assert_int_equal(status, 2);
+    assert_int_equal(sh("%s layout --format yaml %s >/dev/null 2>&1", QAUDIT, QAUDIT), 2);
+    assert_int_equal(sh("%s layout >/dev/null 2>&1", QAUDIT), 2);
+    assert_int_equal(sh("%s layout --help >/dev/null", QAUDIT), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dwarf_flavours),
+        cmocka_unit_test(test_separate_debug_file),
+        cmocka_unit_test(test_cplusplus_names),
+        cmocka_unit_test(test_agrees_with_pahole),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_unknown_type_is_an_error),
+    };
+    return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
+}
