@@ -9,7 +9,7 @@ packages=(
   libcmocka-dev                    # unit tests under ctest
   liburing-dev libxxhash-dev       # ringkv
   libunwind-dev libjansson-dev g++ # the interposer (stacks) and the tools that read JSON
-  libjemalloc2                     # forwarding to another allocator, tested
+  libjemalloc2 libmimalloc2.0 libtcmalloc-minimal4 # other allocators: forwarding, classes
   libdw-dev pahole                 # the layout reader, and pahole to compare it with
   redis-tools valgrind             # ringkv's integration and leak tests
   clang libclang-rt-14-dev         # libFuzzer for the parser fuzzer

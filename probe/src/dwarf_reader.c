@@ -344,9 +344,8 @@ static enum layout_status read_units(Dwarf *dw, struct layout_set *out, char *er
     while ((rc = dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, &subdie)) == 0) {
         units++;
         /* A skeleton's types are in its split unit (the .dwo); a type unit's under its DIE. */
-        Dwarf_Die *root = unit_type == DW_UT_skeleton && dwarf_tag(&subdie) != DW_TAG_invalid
-                              ? &subdie
-                              : &cudie;
+        Dwarf_Die *root =
+            unit_type == DW_UT_skeleton && dwarf_tag(&subdie) != DW_TAG_invalid ? &subdie : &cudie;
         w.cplusplus = is_cplusplus(root);
         w.scope[0] = '\0';
         walk_scope(&w, root);
@@ -401,8 +400,7 @@ enum layout_status layout_read(const char *path, const char *debug_file, struct 
     Dwfl *dwfl = dwfl_begin(&offline_callbacks);
     Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, "", path, -1) : NULL;
     if (mod == NULL) {
-        fail(error, error_size, "%s: not an ELF file libdwfl can read (%s)", path,
-             dwfl_errmsg(-1));
+        fail(error, error_size, "%s: not an ELF file libdwfl can read (%s)", path, dwfl_errmsg(-1));
         if (dwfl)
             dwfl_end(dwfl);
         return LAYOUT_INPUT_ERROR;

@@ -30,8 +30,7 @@ void layout_find_holes(struct layout_type *t)
         for (size_t i = 0; i < t->member_count; i++) {
             uint64_t start = member_start_bits(&t->members[i]);
             if (i > 0 && start > end) {
-                struct layout_hole *grown =
-                    realloc(t->holes, (t->hole_count + 1) * sizeof *grown);
+                struct layout_hole *grown = realloc(t->holes, (t->hole_count + 1) * sizeof *grown);
                 if (grown != NULL) {
                     bool bit_hole = start % 8 != 0 || end % 8 != 0;
                     t->holes = grown;

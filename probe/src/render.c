@@ -1,13 +1,22 @@
 /* Text and JSON renderings of a layout. */
 #include "probe/render.h"
 
+#include "probe/classes.h"
+
 #include <inttypes.h>
 #include <string.h>
 
-uint64_t layout_glibc_chunk(uint64_t size)
+static json_t *classes_json(uint64_t size)
 {
-    uint64_t chunk = (size + 8 + 15) & ~(uint64_t)15;
-    return chunk < 32 ? 32 : chunk;
+    json_t *classes = json_object();
+    for (int a = 0; a < ALLOC_COUNT; a++) {
+        struct size_class c;
+        json_object_set_new(classes, class_models[a].name,
+                            class_of((enum allocator)a, size, &c)
+                                ? json_integer((json_int_t)c.reserved)
+                                : json_null());
+    }
+    return classes;
 }
 
 static void print_hole(FILE *out, uint64_t bits)
@@ -52,8 +61,9 @@ void layout_print_text(FILE *out, const struct layout_type *t, unsigned cachelin
             print_hole(out, t->holes[hole++].bits);
     }
     uint64_t lines = cacheline ? (t->size + cacheline - 1) / cacheline : 0;
-    fprintf(out, "\n\t/* size: %" PRIu64 ", align: %" PRIu64 "%s, cachelines: %" PRIu64
-                 ", members: %zu */\n",
+    fprintf(out,
+            "\n\t/* size: %" PRIu64 ", align: %" PRIu64 "%s, cachelines: %" PRIu64
+            ", members: %zu */\n",
             t->size, t->align, t->packed ? " (packed)" : "", lines, t->member_count);
     if (t->byte_holes)
         fprintf(out, "\t/* holes: %zu, sum holes: %" PRIu64 " */\n", t->byte_holes, t->hole_bytes);
@@ -61,7 +71,14 @@ void layout_print_text(FILE *out, const struct layout_type *t, unsigned cachelin
         fprintf(out, "\t/* bit holes: %zu */\n", t->hole_count - t->byte_holes);
     if (t->padding)
         fprintf(out, "\t/* padding: %" PRIu64 " */\n", t->padding);
-    fprintf(out, "\t/* glibc class: %" PRIu64 " */\n};\n\n", layout_glibc_chunk(t->size));
+    fprintf(out, "\t/* classes:");
+    for (int a = 0; a < ALLOC_COUNT; a++) {
+        struct size_class c;
+        if (class_of((enum allocator)a, t->size ? t->size : 1, &c))
+            fprintf(out, " %s %" PRIu64 "%s", class_models[a].name, c.reserved,
+                    a + 1 < ALLOC_COUNT ? "," : "");
+    }
+    fprintf(out, " */\n};\n\n");
 }
 
 json_t *layout_type_json(const struct layout_type *t)
@@ -69,8 +86,8 @@ json_t *layout_type_json(const struct layout_type *t)
     json_t *members = json_array();
     for (size_t i = 0; i < t->member_count; i++) {
         const struct layout_member *m = &t->members[i];
-        json_t *row = json_pack("{s:s, s:s, s:I, s:I}", "name", m->name, "type", m->type,
-                                "offset", (json_int_t)m->offset, "size", (json_int_t)m->size);
+        json_t *row = json_pack("{s:s, s:s, s:I, s:I}", "name", m->name, "type", m->type, "offset",
+                                (json_int_t)m->offset, "size", (json_int_t)m->size);
         json_object_set_new(row, "bit_offset",
                             m->bit_offset >= 0 ? json_integer(m->bit_offset) : json_null());
         json_object_set_new(row, "bit_size", m->bit_size ? json_integer(m->bit_size) : json_null());
@@ -84,12 +101,11 @@ json_t *layout_type_json(const struct layout_type *t)
                                                t->members[t->holes[i].after_member].name, "bits",
                                                (json_int_t)t->holes[i].bits, "bit_hole",
                                                t->holes[i].bit_hole));
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:b, s:b, s:o, s:{s:I}}",
-                     "name", t->name, "kind", t->kind, "size", (json_int_t)t->size, "align",
+    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:b, s:b, s:o, s:o}", "name",
+                     t->name, "kind", t->kind, "size", (json_int_t)t->size, "align",
                      (json_int_t)t->align, "holes", (json_int_t)t->byte_holes, "bit_holes",
                      (json_int_t)(t->hole_count - t->byte_holes), "hole_bytes",
                      (json_int_t)t->hole_bytes, "hole_list", holes, "padding",
                      (json_int_t)t->padding, "packed", t->packed, "odr_conflict", t->odr_conflict,
-                     "members", members, "classes", "glibc",
-                     (json_int_t)layout_glibc_chunk(t->size));
+                     "members", members, "classes", classes_json(t->size ? t->size : 1));
 }

@@ -55,7 +55,10 @@ static json_t *find_type(json_t *doc, const char *name)
     return NULL;
 }
 
-static long long field(json_t *o, const char *key) { return json_integer_value(json_object_get(o, key)); }
+static long long field(json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
 
 /* Every "size" and "member" line the fixture prints, checked against the layout. */
 static void check_against_compiler(const char *binary, json_t *doc, int at_least)
@@ -99,13 +102,17 @@ static void setup_dir(void)
     assert_non_null(mkdtemp(dir));
 }
 
-static void cleanup_dir(void) { sh("rm -rf %s", dir); }
+static void cleanup_dir(void)
+{
+    sh("rm -rf %s", dir);
+}
 
 static void check_flavour(const char *flags, const char *name)
 {
     char binary[256];
     snprintf(binary, sizeof binary, "%s/%s", dir, name);
-    assert_int_equal(sh("cd %s && gcc -std=c11 %s -o %s %s/shapes.c", dir, flags, binary, FIXTURES), 0);
+    assert_int_equal(sh("cd %s && gcc -std=c11 %s -o %s %s/shapes.c", dir, flags, binary, FIXTURES),
+                     0);
     json_t *doc = layout_json(binary, "");
     check_against_compiler(binary, doc, 20);
     json_t *bits = find_type(doc, "bits");
@@ -114,8 +121,8 @@ static void check_flavour(const char *flags, const char *name)
     assert_int_equal(field(b, "bit_size"), 7);
     /* DW_TAG_atomic_type exists from DWARF 5 on: in DWARF 4 gcc emits the plain type. */
     json_t *q = find_type(doc, "qualified");
-    const char *atomic =
-        json_string_value(json_object_get(json_array_get(json_object_get(q, "members"), 2), "type"));
+    const char *atomic = json_string_value(
+        json_object_get(json_array_get(json_object_get(q, "members"), 2), "type"));
     assert_string_equal(atomic, strstr(flags, "dwarf-4") ? "long int" : "_Atomic long int");
     json_t *holes = find_type(doc, "holes");
     assert_int_equal(field(holes, "holes"), 2); /* 3 bytes after c, 7 after d */
@@ -143,7 +150,8 @@ static void test_separate_debug_file(void **state)
 {
     (void)state;
     setup_dir();
-    assert_int_equal(sh("cd %s && gcc -std=c11 -g -o shapes %s/shapes.c && objcopy --only-keep-debug shapes shapes.debug && "
+    assert_int_equal(sh("cd %s && gcc -std=c11 -g -o shapes %s/shapes.c && objcopy "
+                        "--only-keep-debug shapes shapes.debug && "
                         "strip -g shapes && objcopy --add-gnu-debuglink=shapes.debug shapes",
                         dir, FIXTURES),
                      0);
@@ -228,10 +236,11 @@ static void test_bad_input(void **state)
     snprintf(path, sizeof path, "%s/text", dir);
     sh("echo 'not an elf' > %s", path);
     expect_input_error(path, "not an ELF");
-    assert_int_equal(sh("gcc -std=c11 -g -o %s/full %s/shapes.c && head -c 3000 %s/full > %s/truncated && "
-                        "cp %s/full %s/stripped && strip %s/stripped",
-                        dir, FIXTURES, dir, dir, dir, dir, dir),
-                     0);
+    assert_int_equal(
+        sh("gcc -std=c11 -g -o %s/full %s/shapes.c && head -c 3000 %s/full > %s/truncated && "
+           "cp %s/full %s/stripped && strip %s/stripped",
+           dir, FIXTURES, dir, dir, dir, dir, dir),
+        0);
     snprintf(path, sizeof path, "%s/stripped", dir);
     expect_input_error(path, "has no DWARF");
     snprintf(path, sizeof path, "%s/truncated", dir);
@@ -239,8 +248,10 @@ static void test_bad_input(void **state)
     snprintf(path, sizeof path, "%s/missing", dir);
     expect_input_error(path, "No such file");
     /* Flipped bytes inside .debug_info: an error or a result, but never a crash or a hang. */
-    assert_int_equal(sh("cd %s && cp full flipped && off=$(readelf -SW full | awk '$2==\".debug_info\"{print $5}') && "
-                        "printf '\\377\\377\\377\\377\\377\\377\\377\\377' | dd of=flipped bs=1 seek=$((0x$off + 40)) conv=notrunc 2>/dev/null",
+    assert_int_equal(sh("cd %s && cp full flipped && off=$(readelf -SW full | awk "
+                        "'$2==\".debug_info\"{print $5}') && "
+                        "printf '\\377\\377\\377\\377\\377\\377\\377\\377' | dd of=flipped bs=1 "
+                        "seek=$((0x$off + 40)) conv=notrunc 2>/dev/null",
                         dir),
                      0);
     int status = sh("timeout 20 %s layout %s/flipped >/dev/null 2>&1", QAUDIT, dir);
@@ -261,12 +272,9 @@ static void test_unknown_type_is_an_error(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dwarf_flavours),
-        cmocka_unit_test(test_separate_debug_file),
-        cmocka_unit_test(test_cplusplus_names),
-        cmocka_unit_test(test_agrees_with_pahole),
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_unknown_type_is_an_error),
+        cmocka_unit_test(test_dwarf_flavours),  cmocka_unit_test(test_separate_debug_file),
+        cmocka_unit_test(test_cplusplus_names), cmocka_unit_test(test_agrees_with_pahole),
+        cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_unknown_type_is_an_error),
     };
     return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
 }

@@ -9,13 +9,13 @@
 #include <stdint.h>
 
 struct layout_member {
-    char *name;           /* "" for an anonymous struct or union member */
-    char *type;           /* C or C++ spelling, qualifiers included */
-    uint64_t offset;      /* bytes from the start of the enclosing type */
-    uint64_t size;        /* bytes (for a bit-field: its storage unit) */
-    int64_t bit_offset;   /* bits from the start of the type, or -1 when not a bit-field */
-    uint32_t bit_size;    /* bits, 0 when not a bit-field */
-    bool is_base;         /* a C++ base class subobject */
+    char *name;         /* "" for an anonymous struct or union member */
+    char *type;         /* C or C++ spelling, qualifiers included */
+    uint64_t offset;    /* bytes from the start of the enclosing type */
+    uint64_t size;      /* bytes (for a bit-field: its storage unit) */
+    int64_t bit_offset; /* bits from the start of the type, or -1 when not a bit-field */
+    uint32_t bit_size;  /* bits, 0 when not a bit-field */
+    bool is_base;       /* a C++ base class subobject */
 };
 
 struct layout_hole {
@@ -35,10 +35,10 @@ struct layout_type {
     size_t member_count;
     struct layout_hole *holes;
     size_t hole_count;
-    size_t byte_holes;    /* holes that start and end on byte boundaries */
-    uint64_t hole_bytes;  /* their sum in bytes */
-    uint64_t padding;     /* tail padding in bytes */
-    bool odr_conflict;    /* another, different definition with the same name exists */
+    size_t byte_holes;   /* holes that start and end on byte boundaries */
+    uint64_t hole_bytes; /* their sum in bytes */
+    uint64_t padding;    /* tail padding in bytes */
+    bool odr_conflict;   /* another, different definition with the same name exists */
 };
 
 struct layout_set {
