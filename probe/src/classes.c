@@ -1,9 +1,10 @@
 /* Size-class models. glibc: chunk = max(32, (n + 8 + 15) & ~15), usable = chunk - 8, below the
  * mmap threshold (128 KiB); above it a page-rounded mapping with a 16-byte header. jemalloc 5.x
  * and mimalloc 2.x (as Debian 12 builds them): 8, 16, then 16-byte steps to 64, then four classes
- * per doubling (mimalloc above 128 KiB: whole 64 KiB slices). tcmalloc (gperftools 2.10, 8 KiB pages): the class table that version computes
- * at start-up, up to 256 KiB, then whole pages. Each is checked against the real allocator by
- * test_classes for every size from 1 to 4096 and a set of larger ones. */
+ * per doubling (mimalloc above 128 KiB: whole 64 KiB slices). tcmalloc (gperftools 2.10, 8 KiB
+ * pages): the class table that version computes at start-up, up to 256 KiB, then whole pages. Each
+ * is checked against the real allocator by test_classes for every size from 1 to 4096 and a set of
+ * larger ones. */
 #include "probe/classes.h"
 
 const struct class_model class_models[ALLOC_COUNT] = {
@@ -25,7 +26,10 @@ static const uint32_t tcmalloc_classes[] = {
     114688, 122880, 131072, 139264, 147456, 155648, 163840, 172032, 180224, 188416, 196608,
     204800, 212992, 221184, 229376, 237568, 245760, 253952, 262144};
 
-static uint64_t round_up(uint64_t n, uint64_t step) { return (n + step - 1) / step * step; }
+static uint64_t round_up(uint64_t n, uint64_t step)
+{
+    return (n + step - 1) / step * step;
+}
 
 /* The largest power of two dividing n, capped at cap. */
 static uint64_t natural_align(uint64_t n, uint64_t cap)

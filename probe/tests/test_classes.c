@@ -52,10 +52,22 @@ static void check_model(enum allocator a)
     free(seen);
 }
 
-static void test_glibc(void **state) { (void)state, check_model(ALLOC_GLIBC); }
-static void test_mimalloc(void **state) { (void)state, check_model(ALLOC_MIMALLOC); }
-static void test_jemalloc(void **state) { (void)state, check_model(ALLOC_JEMALLOC); }
-static void test_tcmalloc(void **state) { (void)state, check_model(ALLOC_TCMALLOC); }
+static void test_glibc(void **state)
+{
+    (void)state, check_model(ALLOC_GLIBC);
+}
+static void test_mimalloc(void **state)
+{
+    (void)state, check_model(ALLOC_MIMALLOC);
+}
+static void test_jemalloc(void **state)
+{
+    (void)state, check_model(ALLOC_JEMALLOC);
+}
+static void test_tcmalloc(void **state)
+{
+    (void)state, check_model(ALLOC_TCMALLOC);
+}
 
 /* The figures the audit is about: the connection in each build, under each allocator. */
 static void test_connection_classes(void **state)
@@ -81,8 +93,10 @@ static void test_connection_classes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_glibc),    cmocka_unit_test(test_mimalloc),
-        cmocka_unit_test(test_jemalloc), cmocka_unit_test(test_tcmalloc),
+        cmocka_unit_test(test_glibc),
+        cmocka_unit_test(test_mimalloc),
+        cmocka_unit_test(test_jemalloc),
+        cmocka_unit_test(test_tcmalloc),
         cmocka_unit_test(test_connection_classes),
     };
     return cmocka_run_group_tests_name("classes", tests, NULL, NULL);
