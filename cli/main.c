@@ -12,7 +12,7 @@
 
 static const char usage[] =
     "usage: qaudit COMMAND [OPTIONS]\n"
-    "  layout BINARY [--type NAME]... [--format text|json] [--cacheline N] [--min-holes N]\n"
+    "  layout BINARY [--type NAME]... [--format text|json|md] [--cacheline N] [--min-holes N]\n"
     "                [--debug-file FILE]   struct layouts from DWARF\n"
     "  classes [--probe [LIB.so]] SIZE...  allocator size classes for sizes\n"
     "  gate --baseline FILE BINARY           CI gate (--write-baseline FILE --type NAME... to "
@@ -35,10 +35,10 @@ static const char classes_usage[] =
     "  size, stride and alignment, and whether the model agrees (exit 1 when it does not).\n";
 
 static const char layout_usage[] =
-    "usage: qaudit layout BINARY [--type NAME]... [--format text|json] [--cacheline N]\n"
+    "usage: qaudit layout BINARY [--type NAME]... [--format text|json|md] [--cacheline N]\n"
     "                     [--min-holes N] [--debug-file FILE]\n"
     "  --type NAME        a struct, class or union, exact or glob (repeatable); all by default\n"
-    "  --format text|json pahole-like text (default) or qaudit-layout/1 JSON\n"
+    "  --format text|json|md  pahole-like text (default), qaudit-layout/1 JSON, or Markdown\n"
     "  --cacheline N      cache-line size for boundaries and straddles (default 64)\n"
     "  --min-holes N      only types with at least N holes\n"
     "  --debug-file FILE  read DWARF from FILE (default: BINARY, or its separate debug file)\n";
@@ -77,8 +77,10 @@ static int command_layout(int argc, char **argv)
             break;
         case 'f':
             format = optarg;
-            if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {
-                fprintf(stderr, "qaudit layout: --format wants text or json, got '%s'\n", format);
+            if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0 &&
+                strcmp(format, "md") != 0) {
+                fprintf(stderr, "qaudit layout: --format wants text, json or md, got '%s'\n",
+                        format);
                 return 2;
             }
             break;
@@ -126,6 +128,8 @@ static int command_layout(int argc, char **argv)
         shown++;
         if (format[0] == 'j')
             json_array_append_new(types, layout_type_json(t));
+        else if (format[0] == 'm')
+            layout_print_markdown(stdout, t);
         else
             layout_print_text(stdout, t, (unsigned)cacheline);
     }

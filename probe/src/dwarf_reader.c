@@ -47,12 +47,23 @@ static bool member_location(Dwarf_Die *die, Dwarf_Word *offset)
     return false;
 }
 
+/* With type units, a unit refers to a type defined elsewhere through a declaration carrying
+ * DW_AT_signature: follow it to the definition. */
+static Dwarf_Die *resolve_signature(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Die target;
+    if (dwarf_attr(die, DW_AT_signature, &attr) != NULL && dwarf_formref_die(&attr, &target))
+        *die = target;
+    return die;
+}
+
 static Dwarf_Die *type_of(Dwarf_Die *die, Dwarf_Die *out)
 {
     Dwarf_Attribute attr;
-    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL)
+    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL || !dwarf_formref_die(&attr, out))
         return NULL;
-    return dwarf_formref_die(&attr, out);
+    return resolve_signature(out);
 }
 
 /* Alignment of a type: DW_AT_alignment when given, else what the x86-64 ABI derives. */
@@ -66,6 +77,7 @@ static uint64_t type_align(Dwarf_Die *die, int depth)
     Dwarf_Die peeled, inner;
     if (dwarf_peel_type(die, &peeled) != 0)
         return 1;
+    resolve_signature(&peeled);
     if (udata(&peeled, DW_AT_alignment, &align))
         return align;
     switch (dwarf_tag(&peeled)) {
@@ -100,6 +112,37 @@ static uint64_t type_align(Dwarf_Die *die, int depth)
     }
 }
 
+/* Bytes of a type; arrays are counted here because libdw cannot size an array whose element is
+ * a type-unit declaration. */
+static uint64_t type_size(Dwarf_Die *die, int depth)
+{
+    Dwarf_Die peeled, element;
+    Dwarf_Word size = 0;
+    if (depth > 32 || dwarf_peel_type(die, &peeled) != 0)
+        return 0;
+    resolve_signature(&peeled);
+    if (dwarf_tag(&peeled) != DW_TAG_array_type) {
+        dwarf_aggregate_size(&peeled, &size);
+        return size;
+    }
+    uint64_t count = 1;
+    Dwarf_Die child;
+    if (dwarf_child(&peeled, &child) == 0) {
+        do {
+            Dwarf_Word n = 0, upper;
+            if (dwarf_tag(&child) != DW_TAG_subrange_type)
+                continue;
+            if (udata(&child, DW_AT_count, &n))
+                count *= n;
+            else if (udata(&child, DW_AT_upper_bound, &upper))
+                count *= upper + 1;
+            else
+                count = 0; /* a flexible array member */
+        } while (dwarf_siblingof(&child, &child) == 0);
+    }
+    return type_of(&peeled, &element) ? count * type_size(&element, depth + 1) : 0;
+}
+
 static bool add_member(struct layout_type *t, struct layout_member m)
 {
     struct layout_member *grown = realloc(t->members, (t->member_count + 1) * sizeof *grown);
@@ -121,8 +164,7 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union)
     m.type = probe_type_name(&type);
     const char *name = dwarf_diename(child);
     m.name = strdup(m.is_base ? (m.type ? m.type : "") : name ? name : "");
-    Dwarf_Word size = 0, offset = 0, bits;
-    dwarf_aggregate_size(&type, &size);
+    Dwarf_Word size = type_size(&type, 0), offset = 0, bits;
     m.size = size;
     if (!member_location(child, &offset) && !in_union)
         offset = 0;

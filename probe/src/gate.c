@@ -47,7 +47,8 @@ static void broken(struct gate_report *r, const struct layout_type *t, const cha
     if (grown == NULL)
         return;
     r->broken = grown;
-    r->broken[r->broken_count++] = (struct gate_finding){strdup(t->name), strdup(rule), strdup(message)};
+    r->broken[r->broken_count++] =
+        (struct gate_finding){strdup(t->name), strdup(rule), strdup(message)};
 }
 
 static bool integer(json_t *value, const char *what, const char *type, long long *out, char *error,
@@ -85,8 +86,8 @@ static bool check_type(const struct layout_type *t, json_t *rules, unsigned cach
                 return false;
             bool exact = key[0] == 's';
             if (exact ? t->size != (uint64_t)want : t->size > (uint64_t)want)
-                broken(r, t, key, "size %" PRIu64 " %s %lld (%+lld B)", t->size,
-                       exact ? "!=" : ">", want, (long long)t->size - want);
+                broken(r, t, key, "size %" PRIu64 " %s %lld (%+lld B)", t->size, exact ? "!=" : ">",
+                       want, (long long)t->size - want);
         } else if (strcmp(key, "max_holes") == 0) {
             if (!integer(value, key, t->name, &want, error, size))
                 return false;
@@ -112,8 +113,9 @@ static bool check_type(const struct layout_type *t, json_t *rules, unsigned cach
                     int a = allocator_named(inner);
                     struct size_class c;
                     if (a < 0) {
-                        fail(error, size, "baseline: unknown allocator '%s' in %s (glibc, "
-                                          "mimalloc, jemalloc, tcmalloc)",
+                        fail(error, size,
+                             "baseline: unknown allocator '%s' in %s (glibc, "
+                             "mimalloc, jemalloc, tcmalloc)",
                              inner, t->name);
                         return false;
                     }
@@ -135,8 +137,9 @@ static bool check_type(const struct layout_type *t, json_t *rules, unsigned cach
                     uint64_t first = m->offset / cacheline;
                     uint64_t last = (m->offset + (m->size ? m->size : 1) - 1) / cacheline;
                     if (first != (uint64_t)want || last != (uint64_t)want)
-                        broken(r, t, rule, "%s spans cache lines %" PRIu64 "-%" PRIu64
-                                           ", must stay in line %lld",
+                        broken(r, t, rule,
+                               "%s spans cache lines %" PRIu64 "-%" PRIu64
+                               ", must stay in line %lld",
                                inner, first, last, want);
                 }
             }
@@ -216,7 +219,8 @@ enum gate_status gate_write_baseline(const struct layout_set *set, char **patter
         for (int a = 0; a < ALLOC_COUNT; a++) {
             struct size_class c;
             class_of((enum allocator)a, t->size ? t->size : 1, &c);
-            json_object_set_new(classes, class_models[a].name, json_integer((json_int_t)c.reserved));
+            json_object_set_new(classes, class_models[a].name,
+                                json_integer((json_int_t)c.reserved));
         }
         for (size_t m = 0; m < t->member_count; m++)
             if (t->members[m].name[0] && !t->members[m].is_base)
@@ -233,8 +237,8 @@ enum gate_status gate_write_baseline(const struct layout_set *set, char **patter
         json_decref(types);
         return GATE_INPUT_ERROR;
     }
-    json_t *doc = json_pack("{s:s, s:s, s:o}", "format", "qaudit-baseline/1", "binary",
-                            set->binary, "types", types);
+    json_t *doc = json_pack("{s:s, s:s, s:o}", "format", "qaudit-baseline/1", "binary", set->binary,
+                            "types", types);
     int rc = json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(doc);
     if (rc != 0) {
@@ -256,7 +260,8 @@ void gate_print_text(FILE *out, const struct gate_report *r)
 void gate_print_github(FILE *out, const struct gate_report *r)
 {
     for (size_t i = 0; i < r->broken_count; i++)
-        fprintf(out, "::error title=qaudit gate (%s)::%s\n", r->broken[i].rule, r->broken[i].message);
+        fprintf(out, "::error title=qaudit gate (%s)::%s\n", r->broken[i].rule,
+                r->broken[i].message);
 }
 
 static void xml_text(FILE *out, const char *s)
@@ -288,8 +293,8 @@ bool gate_write_junit(const char *path, const struct gate_report *r)
     if (out == NULL)
         return false;
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    fprintf(out, "<testsuite name=\"qaudit gate\" tests=\"%zu\" failures=\"%zu\">\n",
-            r->type_count, r->broken_count);
+    fprintf(out, "<testsuite name=\"qaudit gate\" tests=\"%zu\" failures=\"%zu\">\n", r->type_count,
+            r->broken_count);
     for (size_t t = 0; t < r->type_count; t++) {
         fprintf(out, "  <testcase classname=\"qaudit.gate\" name=\"");
         xml_text(out, r->type_names[t]);

@@ -81,6 +81,39 @@ void layout_print_text(FILE *out, const struct layout_type *t, unsigned cachelin
     fprintf(out, " */\n};\n\n");
 }
 
+void layout_print_markdown(FILE *out, const struct layout_type *t)
+{
+    fprintf(out, "### %s %s: %" PRIu64 " B, align %" PRIu64 "%s\n\n", t->kind, t->name, t->size,
+            t->align, t->odr_conflict ? " (ODR: differing definitions)" : "");
+    fprintf(out, "| offset | size | member | type |\n|---|---|---|---|\n");
+    size_t hole = 0;
+    for (size_t i = 0; i < t->member_count; i++) {
+        const struct layout_member *m = &t->members[i];
+        if (m->bit_offset >= 0)
+            fprintf(out, "| %" PRIu64 " (bit %" PRId64 ") | %u bits | %s | %s |\n", m->offset,
+                    m->bit_offset, m->bit_size, m->name, m->type);
+        else
+            fprintf(out, "| %" PRIu64 " | %" PRIu64 " | %s | %s |\n", m->offset, m->size,
+                    m->is_base ? "(base)" : m->name, m->type);
+        while (hole < t->hole_count && t->holes[hole].after_member == i) {
+            const struct layout_hole *h = &t->holes[hole++];
+            if (h->bit_hole)
+                fprintf(out, "| | %" PRIu64 " bits | *hole* | |\n", h->bits);
+            else
+                fprintf(out, "| %" PRIu64 " | %" PRIu64 " | *hole* | |\n", m->offset + m->size,
+                        h->bits / 8);
+        }
+    }
+    fprintf(out, "\nholes: %zu (%" PRIu64 " B), padding: %" PRIu64 " B; classes:", t->byte_holes,
+            t->hole_bytes, t->padding);
+    for (int a = 0; a < ALLOC_COUNT; a++) {
+        struct size_class c;
+        class_of((enum allocator)a, t->size ? t->size : 1, &c);
+        fprintf(out, " %s %" PRIu64 "%s", class_models[a].name, c.reserved,
+                a + 1 < ALLOC_COUNT ? "," : "\n\n");
+    }
+}
+
 json_t *layout_type_json(const struct layout_type *t)
 {
     json_t *members = json_array();

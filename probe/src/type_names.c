@@ -22,12 +22,22 @@ static void put(struct text *t, const char *s)
     t->buf[t->len] = '\0';
 }
 
+/* A type-unit declaration stands for the definition its DW_AT_signature names. */
+static Dwarf_Die *resolve_signature(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Die target;
+    if (dwarf_attr(die, DW_AT_signature, &attr) != NULL && dwarf_formref_die(&attr, &target))
+        *die = target;
+    return die;
+}
+
 static Dwarf_Die *next_type(Dwarf_Die *die, Dwarf_Die *out)
 {
     Dwarf_Attribute attr;
-    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL)
+    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL || !dwarf_formref_die(&attr, out))
         return NULL;
-    return dwarf_formref_die(&attr, out);
+    return resolve_signature(out);
 }
 
 static bool is_cplusplus(Dwarf_Die *die)
@@ -181,7 +191,8 @@ char *probe_type_name(Dwarf_Die *die)
 {
     struct text t = {.len = 0}, suffix = {.len = 0};
     t.buf[0] = suffix.buf[0] = '\0';
-    spell(&t, &suffix, die, 0);
+    Dwarf_Die resolved = *die;
+    spell(&t, &suffix, resolve_signature(&resolved), 0);
     put(&t, suffix.buf);
     return strdup(t.buf);
 }

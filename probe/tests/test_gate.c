@@ -70,15 +70,17 @@ static void test_written_baseline_round_trip(void **state)
 static void test_output_formats(void **state)
 {
     (void)state;
-    assert_int_equal(run("%s gate --baseline %s --format github %s/ringkv-ring", QAUDIT, BASELINE, BIN), 1);
+    assert_int_equal(
+        run("%s gate --baseline %s --format github %s/ringkv-ring", QAUDIT, BASELINE, BIN), 1);
     expect_line("::error title=qaudit gate (size)::struct connection: size 176 != 184 (-8 B)\n");
     char junit[] = "/tmp/qaudit-junit-XXXXXX";
     close(mkstemp(junit));
-    assert_int_equal(run("%s gate --baseline %s --junit %s %s/ringkv-ring >/dev/null; cat %s", QAUDIT,
-                         BASELINE, junit, BIN, junit),
+    assert_int_equal(run("%s gate --baseline %s --junit %s %s/ringkv-ring >/dev/null; cat %s",
+                         QAUDIT, BASELINE, junit, BIN, junit),
                      0);
     expect_line("<testsuite name=\"qaudit gate\" tests=\"2\" failures=\"3\">");
-    expect_line("<failure type=\"offsets.head\" message=\"struct rxq: head at offset 8, pinned at 16 (-8 B)\"/>");
+    expect_line("<failure type=\"offsets.head\" message=\"struct rxq: head at offset 8, pinned at "
+                "16 (-8 B)\"/>");
     unlink(junit);
 }
 
@@ -102,18 +104,24 @@ static void expect_input_error(const char *baseline_text, const char *binary, co
 static void test_bad_input(void **state)
 {
     (void)state;
-    expect_input_error("{\"format\": \"qaudit-baseline/1\",\n \"types\": {\"connection\": {\"size\": 184,}}}",
-                       BIN "/ringkv", ":2:"); /* line and column of the syntax error */
-    expect_input_error("{\"format\": \"qaudit-baseline/1\", \"types\": {\"no_such\": {\"size\": 1}}}",
-                       BIN "/ringkv", "names 'no_such', which");
-    expect_input_error("{\"format\": \"qaudit-baseline/1\", \"types\": {\"connection\": {\"colour\": 1}}}",
-                       BIN "/ringkv", "unknown rule 'colour'");
-    expect_input_error("{\"format\": \"qaudit-baseline/1\", \"types\": {\"connection\": {\"max_class\": {\"hoard\": 1}}}}",
+    expect_input_error(
+        "{\"format\": \"qaudit-baseline/1\",\n \"types\": {\"connection\": {\"size\": 184,}}}",
+        BIN "/ringkv", ":2:"); /* line and column of the syntax error */
+    expect_input_error(
+        "{\"format\": \"qaudit-baseline/1\", \"types\": {\"no_such\": {\"size\": 1}}}",
+        BIN "/ringkv", "names 'no_such', which");
+    expect_input_error(
+        "{\"format\": \"qaudit-baseline/1\", \"types\": {\"connection\": {\"colour\": 1}}}",
+        BIN "/ringkv", "unknown rule 'colour'");
+    expect_input_error("{\"format\": \"qaudit-baseline/1\", \"types\": {\"connection\": "
+                       "{\"max_class\": {\"hoard\": 1}}}}",
                        BIN "/ringkv", "unknown allocator 'hoard'");
-    expect_input_error("{\"format\": \"qaudit-baseline/1\", \"types\": {\"connection\": {\"size\": \"big\"}}}",
-                       BIN "/ringkv", "must be a non-negative integer");
+    expect_input_error(
+        "{\"format\": \"qaudit-baseline/1\", \"types\": {\"connection\": {\"size\": \"big\"}}}",
+        BIN "/ringkv", "must be a non-negative integer");
     expect_input_error("{\"types\": {}}", BIN "/ringkv", "not a qaudit-baseline/1 file");
-    assert_int_equal(run("cp %s/ringkv /tmp/qaudit-stripped && strip /tmp/qaudit-stripped", BIN), 0);
+    assert_int_equal(run("cp %s/ringkv /tmp/qaudit-stripped && strip /tmp/qaudit-stripped", BIN),
+                     0);
     assert_int_equal(run("%s gate --baseline %s /tmp/qaudit-stripped", QAUDIT, BASELINE), 2);
     expect_line("has no DWARF debug info");
     unlink("/tmp/qaudit-stripped");

@@ -131,6 +131,12 @@ static void check_flavour(const char *flags, const char *name)
     assert_int_equal(field(bits, "holes"), 0);
     assert_int_equal(field(bits, "bit_holes"), 2); /* 22 bits before c (": 0"), 4 before tail */
     assert_true(json_is_true(json_object_get(find_type(doc, "packed"), "packed")));
+    /* Member sizes: every member of outer has its real size, so nothing is left as padding. */
+    json_t *outer = find_type(doc, "outer");
+    assert_int_equal(field(outer, "padding"), 0);
+    json_t *second = json_array_get(json_object_get(outer, "members"), 2);
+    assert_int_equal(field(second, "size"), 32);
+    assert_string_equal(json_string_value(json_object_get(second, "type")), "struct inner[2]");
     json_decref(doc);
 }
 
@@ -142,6 +148,8 @@ static void test_dwarf_flavours(void **state)
     check_flavour("-g -gdwarf-4", "dwarf4");
     check_flavour("-g -gz", "compressed");
     check_flavour("-g -gsplit-dwarf", "split");
+    check_flavour("-g -gdwarf-4 -fdebug-types-section", "types4"); /* .debug_types units */
+    check_flavour("-g -gdwarf-5 -fdebug-types-section", "types5"); /* DWARF 5 type units */
     cleanup_dir();
 }
 
@@ -213,6 +221,58 @@ static void test_agrees_with_pahole(void **state)
     cleanup_dir();
 }
 
+/* The same name defined differently in two units: both definitions reported, both flagged. */
+static void test_odr_violation(void **state)
+{
+    (void)state;
+    setup_dir();
+    assert_int_equal(sh("cd %s && printf 'struct dup { int a; };\\nstruct dup g_a;\\n' > a.c && "
+                        "printf 'struct dup { long a; char b; };\\nstruct dup g_b;\\nint "
+                        "main(void) { return 0; }\\n' > b.c && "
+                        "gcc -g -o odr a.c b.c",
+                        dir),
+                     0);
+    char binary[256];
+    snprintf(binary, sizeof binary, "%s/odr", dir);
+    json_t *doc = layout_json(binary, "--type dup");
+    json_t *types = json_object_get(doc, "types");
+    assert_int_equal(json_array_size(types), 2);
+    for (size_t i = 0; i < 2; i++)
+        assert_true(json_is_true(json_object_get(json_array_get(types, i), "odr_conflict")));
+    assert_int_not_equal(field(json_array_get(types, 0), "size"),
+                         field(json_array_get(types, 1), "size"));
+    json_decref(doc);
+    /* The same definition in several units is printed once. */
+    assert_int_equal(
+        sh("cd %s && cp a.c c.c && sed -i 's/g_a/g_c/' c.c && "
+           "printf 'int main(void) { return 0; }\\n' > m.c && gcc -g -o same a.c c.c m.c",
+           dir),
+        0);
+    snprintf(binary, sizeof binary, "%s/same", dir);
+    doc = layout_json(binary, "--type dup");
+    assert_int_equal(json_array_size(json_object_get(doc, "types")), 1);
+    assert_false(json_is_true(
+        json_object_get(json_array_get(json_object_get(doc, "types"), 0), "odr_conflict")));
+    json_decref(doc);
+    cleanup_dir();
+}
+
+static void test_markdown(void **state)
+{
+    (void)state;
+    char command[512];
+    snprintf(command, sizeof command, "%s layout --format md --type rx_desc %s", QAUDIT,
+             QAUDIT_RINGKV);
+    FILE *p = popen(command, "r");
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, p);
+    text[n] = '\0';
+    assert_int_equal(pclose(p), 0);
+    assert_non_null(strstr(text, "### struct rx_desc: 12 B, align 4"));
+    assert_non_null(strstr(text, "| 0 | 2 | buffer_id | uint16_t |"));
+    assert_non_null(strstr(text, "| 2 | 2 | *hole* | |"));
+}
+
 static void expect_input_error(const char *path, const char *words)
 {
     char command[600];
@@ -275,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_dwarf_flavours),  cmocka_unit_test(test_separate_debug_file),
         cmocka_unit_test(test_cplusplus_names), cmocka_unit_test(test_agrees_with_pahole),
         cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_unknown_type_is_an_error),
+        cmocka_unit_test(test_odr_violation),   cmocka_unit_test(test_markdown),
     };
     return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
 }

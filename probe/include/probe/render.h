@@ -8,6 +8,8 @@
 #include "probe/layout.h"
 
 void layout_print_text(FILE *out, const struct layout_type *t, unsigned cacheline);
+/* A Markdown section for a pull request: offset, size, member, type; holes as rows. */
+void layout_print_markdown(FILE *out, const struct layout_type *t);
 json_t *layout_type_json(const struct layout_type *t);
 
 #endif
