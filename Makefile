@@ -21,9 +21,9 @@ build: configure
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# For now the demo is the queue micro-benchmark; it grows into the full audit (issue 6).
+# The audit demo (scripts/demo.sh); it grows into qaudit run/report/compare with issue 6.
 demo: build
-	$(BUILD)/bin/queue_bench
+	scripts/demo.sh
 
 bench: build
 	$(BUILD)/bin/queue_bench
