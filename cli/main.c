@@ -119,13 +119,11 @@ static int command_layout(int argc, char **argv)
         free(patterns);
         return 2;
     }
-    size_t shown = 0;
     json_t *types = json_array();
     for (size_t i = 0; i < set.count; i++) {
         const struct layout_type *t = &set.types[i];
         if (!selected(t, patterns, pattern_count, min_holes))
             continue;
-        shown++;
         if (format[0] == 'j')
             json_array_append_new(types, layout_type_json(t));
         else if (format[0] == 'm')
@@ -153,7 +151,6 @@ static int command_layout(int argc, char **argv)
     } else {
         json_decref(types);
     }
-    (void)shown;
     layout_free(&set);
     free(patterns);
     return status;
