@@ -68,8 +68,9 @@ static int command_layout(int argc, char **argv)
     size_t pattern_count = 0;
     const char *format = "text", *debug_file = NULL;
     long cacheline = 64, min_holes = 0;
-    int opt;
+    int opt, status = 0;
     char *end;
+    struct layout_set set = {0};
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {
         case 't':
@@ -81,7 +82,8 @@ static int command_layout(int argc, char **argv)
                 strcmp(format, "md") != 0) {
                 fprintf(stderr, "qaudit layout: --format wants text, json or md, got '%s'\n",
                         format);
-                return 2;
+                status = 2;
+                goto done;
             }
             break;
         case 'c':
@@ -90,7 +92,8 @@ static int command_layout(int argc, char **argv)
             if (*end != '\0' || v < (opt == 'c' ? 1 : 0) || v > 1 << 20) {
                 fprintf(stderr, "qaudit layout: --%s wants a number, got '%s'\n",
                         opt == 'c' ? "cacheline" : "min-holes", optarg);
-                return 2;
+                status = 2;
+                goto done;
             }
             *(opt == 'c' ? &cacheline : &min_holes) = v;
             break;
@@ -100,24 +103,24 @@ static int command_layout(int argc, char **argv)
             break;
         case 'h':
             fputs(layout_usage, stdout);
-            return 0;
+            goto done;
         default:
             fputs(layout_usage, stderr);
-            return 2;
+            status = 2;
+            goto done;
         }
     }
     if (optind != argc - 1) {
         fprintf(stderr, "qaudit layout: expected one BINARY\n%s", layout_usage);
-        return 2;
+        status = 2;
+        goto done;
     }
     const char *binary = argv[optind];
-    struct layout_set set;
     char error[512];
     if (layout_read(binary, debug_file, &set, error, sizeof error) != LAYOUT_OK) {
         fprintf(stderr, "qaudit layout: %s\n", error);
-        layout_free(&set);
-        free(patterns);
-        return 2;
+        status = 2;
+        goto done;
     }
     json_t *types = json_array();
     for (size_t i = 0; i < set.count; i++) {
@@ -131,7 +134,6 @@ static int command_layout(int argc, char **argv)
         else
             layout_print_text(stdout, t, (unsigned)cacheline);
     }
-    int status = 0;
     for (size_t p = 0; p < pattern_count; p++) {
         bool found = false;
         for (size_t i = 0; i < set.count && !found; i++)
@@ -151,6 +153,7 @@ static int command_layout(int argc, char **argv)
     } else {
         json_decref(types);
     }
+done:
     layout_free(&set);
     free(patterns);
     return status;
@@ -172,8 +175,9 @@ static int command_gate(int argc, char **argv)
     char **patterns = calloc((size_t)argc, sizeof *patterns);
     size_t pattern_count = 0;
     long cacheline = 64;
-    int opt;
+    int opt, status = 0;
     char *end;
+    struct layout_set set = {0};
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {
         case 'b':
@@ -195,8 +199,8 @@ static int command_gate(int argc, char **argv)
             cacheline = strtol(optarg, &end, 10);
             if (*end != '\0' || cacheline < 1) {
                 fprintf(stderr, "qaudit gate: --cacheline wants a positive number\n");
-                free(patterns);
-                return 2;
+                status = 2;
+                goto done;
             }
             break;
         case 'd':
@@ -204,12 +208,11 @@ static int command_gate(int argc, char **argv)
             break;
         case 'h':
             fputs(gate_usage, stdout);
-            free(patterns);
-            return 0;
+            goto done;
         default:
             fputs(gate_usage, stderr);
-            free(patterns);
-            return 2;
+            status = 2;
+            goto done;
         }
     }
     const char *problem = NULL;
@@ -223,18 +226,15 @@ static int command_gate(int argc, char **argv)
         problem = "--format wants text or github";
     if (problem != NULL) {
         fprintf(stderr, "qaudit gate: %s\n%s", problem, gate_usage);
-        free(patterns);
-        return 2;
+        status = 2;
+        goto done;
     }
-    struct layout_set set;
     char error[512];
     if (layout_read(argv[optind], debug_file, &set, error, sizeof error) != LAYOUT_OK) {
         fprintf(stderr, "qaudit gate: %s\n", error);
-        layout_free(&set);
-        free(patterns);
-        return 2;
+        status = 2;
+        goto done;
     }
-    int status;
     if (write_to != NULL) {
         status = gate_write_baseline(&set, patterns, pattern_count, write_to, error, sizeof error);
         if (status != GATE_PASSED)
@@ -258,6 +258,7 @@ static int command_gate(int argc, char **argv)
         }
         gate_report_free(&report);
     }
+done:
     layout_free(&set);
     free(patterns);
     return status;
