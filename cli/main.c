@@ -36,12 +36,13 @@ static const char classes_usage[] =
 
 static const char layout_usage[] =
     "usage: qaudit layout BINARY [--type NAME]... [--format text|json|md] [--cacheline N]\n"
-    "                     [--min-holes N] [--debug-file FILE]\n"
+    "                     [--min-holes N] [--debug-file FILE] [--expand]\n"
     "  --type NAME        a struct, class or union, exact or glob (repeatable); all by default\n"
     "  --format text|json|md  pahole-like text (default), qaudit-layout/1 JSON, or Markdown\n"
     "  --cacheline N      cache-line size for boundaries and straddles (default 64)\n"
     "  --min-holes N      only types with at least N holes\n"
-    "  --debug-file FILE  read DWARF from FILE (default: BINARY, or its separate debug file)\n";
+    "  --debug-file FILE  read DWARF from FILE (default: BINARY, or its separate debug file)\n"
+    "  --expand           also list the members of struct and union members, at absolute offsets\n";
 
 static bool selected(const struct layout_type *t, char **patterns, size_t n, long min_holes)
 {
@@ -62,11 +63,13 @@ static int command_layout(int argc, char **argv)
                                             {"cacheline", required_argument, NULL, 'c'},
                                             {"min-holes", required_argument, NULL, 'm'},
                                             {"debug-file", required_argument, NULL, 'd'},
+                                            {"expand", no_argument, NULL, 'e'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     char **patterns = calloc((size_t)argc, sizeof *patterns);
     size_t pattern_count = 0;
     const char *format = "text", *debug_file = NULL;
+    bool expand = false;
     long cacheline = 64, min_holes = 0;
     int opt, status = 0;
     char *end;
@@ -101,6 +104,9 @@ static int command_layout(int argc, char **argv)
         case 'd':
             debug_file = optarg;
             break;
+        case 'e':
+            expand = true;
+            break;
         case 'h':
             fputs(layout_usage, stdout);
             goto done;
@@ -117,7 +123,8 @@ static int command_layout(int argc, char **argv)
     }
     const char *binary = argv[optind];
     char error[512];
-    if (layout_read(binary, debug_file, &set, error, sizeof error) != LAYOUT_OK) {
+    struct layout_options read_options = {debug_file, expand};
+    if (layout_read(binary, &read_options, &set, error, sizeof error) != LAYOUT_OK) {
         fprintf(stderr, "qaudit layout: %s\n", error);
         status = 2;
         goto done;
@@ -230,7 +237,8 @@ static int command_gate(int argc, char **argv)
         goto done;
     }
     char error[512];
-    if (layout_read(argv[optind], debug_file, &set, error, sizeof error) != LAYOUT_OK) {
+    struct layout_options read_options = {debug_file, false};
+    if (layout_read(argv[optind], &read_options, &set, error, sizeof error) != LAYOUT_OK) {
         fprintf(stderr, "qaudit gate: %s\n", error);
         status = 2;
         goto done;

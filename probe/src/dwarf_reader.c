@@ -153,22 +153,49 @@ static bool add_member(struct layout_type *t, struct layout_member m)
     return true;
 }
 
+/* Where a member goes: the offset of the aggregate it belongs to (from the start of the type
+ * being laid out), its name prefix and nesting depth, and whether to descend further. */
+struct member_scope {
+    uint64_t base;
+    const char *prefix;
+    uint8_t depth;
+    bool expand;
+};
+
+static bool is_aggregate_type(Dwarf_Die *die)
+{
+    int tag = dwarf_tag(die);
+    return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
+}
+
+static bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope);
+
 /* One DW_TAG_member or DW_TAG_inheritance child of an aggregate. */
-static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union)
+static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
+                        struct member_scope scope)
 {
     Dwarf_Die type;
     if (type_of(child, &type) == NULL)
         return true; /* no type: nothing to lay out */
-    struct layout_member m = {.bit_offset = -1};
+    struct layout_member m = {.bit_offset = -1, .depth = scope.depth};
     m.is_base = dwarf_tag(child) == DW_TAG_inheritance;
     m.type = probe_type_name(&type);
     const char *name = dwarf_diename(child);
-    m.name = strdup(m.is_base ? (m.type ? m.type : "") : name ? name : "");
+    const char *own = m.is_base ? (m.type ? m.type : "") : name ? name : "";
+    /* Members of an anonymous struct or union are named as C names them: without a prefix. */
+    if (scope.prefix != NULL && scope.prefix[0] != '\0') {
+        size_t n = strlen(scope.prefix) + strlen(own) + 16;
+        m.name = malloc(n);
+        if (m.name)
+            snprintf(m.name, n, "%s.%s", scope.prefix, own[0] ? own : "{anonymous}");
+    } else {
+        m.name = strdup(own);
+    }
     Dwarf_Word size = type_size(&type, 0), offset = 0, bits;
     m.size = size;
     if (!member_location(child, &offset) && !in_union)
         offset = 0;
-    m.offset = offset;
+    m.offset = scope.base + offset;
     if (udata(child, DW_AT_bit_size, &bits)) {
         m.bit_size = (uint32_t)bits;
         Dwarf_Word data_bit, legacy;
@@ -182,6 +209,7 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union)
         } else {
             m.bit_offset = (int64_t)(offset * 8);
         }
+        m.bit_offset += (int64_t)scope.base * 8;
         if (size > 0)
             m.offset = (uint64_t)m.bit_offset / 8 / size * size;
     }
@@ -190,11 +218,40 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union)
         free(m.type);
         return false;
     }
+    Dwarf_Die inner;
+    if (!scope.expand || scope.depth >= 8 || m.bit_offset >= 0 ||
+        dwarf_peel_type(&type, &inner) != 0 || !is_aggregate_type(resolve_signature(&inner)))
+        return true;
+    struct member_scope nested = {m.offset, t->members[t->member_count - 1].name,
+                                  (uint8_t)(scope.depth + 1), true};
+    /* The name lives in t->members, which read_members may move: pass a copy. */
+    char *prefix = strdup(nested.prefix);
+    if (prefix == NULL)
+        return false;
+    nested.prefix = prefix;
+    bool ok = read_members(t, &inner, nested);
+    free(prefix);
+    return ok;
+}
+
+static bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope)
+{
+    Dwarf_Die child;
+    bool in_union = dwarf_tag(aggregate) == DW_TAG_union_type;
+    if (dwarf_child(aggregate, &child) != 0)
+        return true;
+    do {
+        int ctag = dwarf_tag(&child);
+        if (((ctag == DW_TAG_member && !dwarf_hasattr(&child, DW_AT_external)) ||
+             ctag == DW_TAG_inheritance) &&
+            !read_member(t, &child, in_union, scope))
+            return false;
+    } while (dwarf_siblingof(&child, &child) == 0);
     return true;
 }
 
 /* A complete aggregate definition into a layout_type (members in DWARF order). */
-static bool read_aggregate(Dwarf_Die *die, const char *name, struct layout_type *t)
+static bool read_aggregate(Dwarf_Die *die, const char *name, bool expand, struct layout_type *t)
 {
     memset(t, 0, sizeof *t);
     int tag = dwarf_tag(die);
@@ -205,15 +262,8 @@ static bool read_aggregate(Dwarf_Die *die, const char *name, struct layout_type 
         udata(die, DW_AT_byte_size, &size);
     t->size = size;
     Dwarf_Die child;
-    if (dwarf_child(die, &child) == 0) {
-        do {
-            int ctag = dwarf_tag(&child);
-            if ((ctag == DW_TAG_member && !dwarf_hasattr(&child, DW_AT_external)) ||
-                ctag == DW_TAG_inheritance)
-                if (!read_member(t, &child, tag == DW_TAG_union_type))
-                    return false;
-        } while (dwarf_siblingof(&child, &child) == 0);
-    }
+    if (!read_members(t, die, (struct member_scope){0, NULL, 0, expand}))
+        return false;
     t->align_from_dwarf = udata(die, DW_AT_alignment, &align);
     t->align = t->align_from_dwarf ? align : type_align(die, 0);
     /* A member at an offset its type's alignment forbids: the type is packed. */
@@ -323,6 +373,7 @@ static bool keep(struct layout_set *set, struct seen *seen, struct layout_type *
 
 struct walk {
     struct layout_set *set;
+    bool expand;
     struct seen seen;
     bool cplusplus;
     char scope[1024];
@@ -356,7 +407,7 @@ static void walk_scope(struct walk *w, Dwarf_Die *die)
             snprintf(w->scope, sizeof w->scope, "%s", name);
         if (is_aggregate(tag) && name != NULL && !dwarf_hasattr(&child, DW_AT_declaration)) {
             struct layout_type t;
-            if (!read_aggregate(&child, w->scope, &t) || !keep(w->set, &w->seen, &t))
+            if (!read_aggregate(&child, w->scope, w->expand, &t) || !keep(w->set, &w->seen, &t))
                 w->failed = true;
         }
         if (name != NULL || tag == DW_TAG_namespace)
@@ -374,9 +425,10 @@ static bool is_cplusplus(Dwarf_Die *cu)
            lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
 }
 
-static enum layout_status read_units(Dwarf *dw, struct layout_set *out, char *error, size_t size)
+static enum layout_status read_units(Dwarf *dw, bool expand, struct layout_set *out, char *error,
+                                     size_t size)
 {
-    struct walk w = {.set = out};
+    struct walk w = {.set = out, .expand = expand};
     Dwarf_CU *cu = NULL;
     Dwarf_Half version;
     uint8_t unit_type;
@@ -415,9 +467,11 @@ static const Dwfl_Callbacks offline_callbacks = {
     .debuginfo_path = &debuginfo_path,
 };
 
-enum layout_status layout_read(const char *path, const char *debug_file, struct layout_set *out,
-                               char *error, size_t error_size)
+enum layout_status layout_read(const char *path, const struct layout_options *options,
+                               struct layout_set *out, char *error, size_t error_size)
 {
+    const char *debug_file = options ? options->debug_file : NULL;
+    bool expand = options && options->expand;
     memset(out, 0, sizeof *out);
     out->binary = strdup(path);
     if (access(path, R_OK) != 0) {
@@ -434,7 +488,7 @@ enum layout_status layout_read(const char *path, const char *debug_file, struct 
                 close(fd);
             return LAYOUT_INPUT_ERROR;
         }
-        enum layout_status status = read_units(dw, out, error, error_size);
+        enum layout_status status = read_units(dw, expand, out, error, error_size);
         dwarf_end(dw);
         close(fd);
         return status;
@@ -458,7 +512,7 @@ enum layout_status layout_read(const char *path, const char *debug_file, struct 
         dwfl_end(dwfl);
         return LAYOUT_INPUT_ERROR;
     }
-    enum layout_status status = read_units(dw, out, error, error_size);
+    enum layout_status status = read_units(dw, expand, out, error, error_size);
     dwfl_end(dwfl);
     return status;
 }

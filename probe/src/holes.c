@@ -27,14 +27,18 @@ void layout_find_holes(struct layout_type *t)
             end = e > end ? e : end;
         }
     } else {
+        size_t previous = 0; /* the last member of the type itself */
         for (size_t i = 0; i < t->member_count; i++) {
+            if (t->members[i].depth > 0)
+                continue; /* inside a member: its own holes belong to its type */
             uint64_t start = member_start_bits(&t->members[i]);
-            if (i > 0 && start > end) {
+            if (end > 0 && start > end) {
                 struct layout_hole *grown = realloc(t->holes, (t->hole_count + 1) * sizeof *grown);
                 if (grown != NULL) {
                     bool bit_hole = start % 8 != 0 || end % 8 != 0;
                     t->holes = grown;
-                    t->holes[t->hole_count++] = (struct layout_hole){i - 1, start - end, bit_hole};
+                    t->holes[t->hole_count++] =
+                        (struct layout_hole){previous, start - end, bit_hole};
                     if (!bit_hole) {
                         t->byte_holes++;
                         t->hole_bytes += (start - end) / 8;
@@ -43,6 +47,7 @@ void layout_find_holes(struct layout_type *t)
             }
             uint64_t e = member_end_bits(&t->members[i]);
             end = e > end ? e : end;
+            previous = i;
         }
     }
     uint64_t used = (end + 7) / 8;

@@ -44,11 +44,12 @@ void layout_print_text(FILE *out, const struct layout_type *t, unsigned cachelin
                     line, line * cacheline);
         }
         char decl[600];
+        int indent = 2 * m->depth;
         if (m->is_base)
             snprintf(decl, sizeof decl, "/* base */ %s", m->type);
         else
             snprintf(decl, sizeof decl, "%s %s", m->type, m->name[0] ? m->name : "/* anonymous */");
-        fprintf(out, "\t%-44s", decl);
+        fprintf(out, "\t%*s%-*s", indent, "", 44 - indent, decl);
         if (m->bit_offset >= 0)
             fprintf(out, ":%-3u /* %5" PRIu64 ":%2" PRIu64 " %4" PRIu64 " */", m->bit_size,
                     m->offset, (uint64_t)m->bit_offset - m->offset * 8, m->size);
@@ -57,14 +58,19 @@ void layout_print_text(FILE *out, const struct layout_type *t, unsigned cachelin
         bool straddles = cacheline && m->size > 0 && m->bit_offset < 0 &&
                          m->offset / cacheline != (m->offset + m->size - 1) / cacheline;
         fprintf(out, "%s\n", straddles ? " /* straddles a cacheline */" : "");
-        while (hole < t->hole_count && t->holes[hole].after_member == i)
+        /* A hole follows the member and everything nested in it. */
+        bool last_of_block = i + 1 == t->member_count || t->members[i + 1].depth == 0;
+        while (last_of_block && hole < t->hole_count && t->holes[hole].after_member <= i)
             print_hole(out, t->holes[hole++].bits);
     }
     uint64_t lines = cacheline ? (t->size + cacheline - 1) / cacheline : 0;
+    size_t own = 0;
+    for (size_t i = 0; i < t->member_count; i++)
+        own += t->members[i].depth == 0;
     fprintf(out,
             "\n\t/* size: %" PRIu64 ", align: %" PRIu64 "%s, cachelines: %" PRIu64
             ", members: %zu */\n",
-            t->size, t->align, t->packed ? " (packed)" : "", lines, t->member_count);
+            t->size, t->align, t->packed ? " (packed)" : "", lines, own);
     if (t->byte_holes)
         fprintf(out, "\t/* holes: %zu, sum holes: %" PRIu64 " */\n", t->byte_holes, t->hole_bytes);
     if (t->hole_count > t->byte_holes)
@@ -95,12 +101,14 @@ void layout_print_markdown(FILE *out, const struct layout_type *t)
         else
             fprintf(out, "| %" PRIu64 " | %" PRIu64 " | %s | %s |\n", m->offset, m->size,
                     m->is_base ? "(base)" : m->name, m->type);
-        while (hole < t->hole_count && t->holes[hole].after_member == i) {
+        bool last_of_block = i + 1 == t->member_count || t->members[i + 1].depth == 0;
+        while (last_of_block && hole < t->hole_count && t->holes[hole].after_member <= i) {
             const struct layout_hole *h = &t->holes[hole++];
             if (h->bit_hole)
                 fprintf(out, "| | %" PRIu64 " bits | *hole* | |\n", h->bits);
             else
-                fprintf(out, "| %" PRIu64 " | %" PRIu64 " | *hole* | |\n", m->offset + m->size,
+                fprintf(out, "| %" PRIu64 " | %" PRIu64 " | *hole* | |\n",
+                        t->members[h->after_member].offset + t->members[h->after_member].size,
                         h->bits / 8);
         }
     }
@@ -126,6 +134,8 @@ json_t *layout_type_json(const struct layout_type *t)
         json_object_set_new(row, "bit_size", m->bit_size ? json_integer(m->bit_size) : json_null());
         if (m->is_base)
             json_object_set_new(row, "base", json_true());
+        if (m->depth > 0)
+            json_object_set_new(row, "depth", json_integer(m->depth));
         json_array_append_new(members, row);
     }
     json_t *holes = json_array();

@@ -221,6 +221,43 @@ static void test_agrees_with_pahole(void **state)
     cleanup_dir();
 }
 
+static json_t *member_named(json_t *type, const char *name)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(type, "members"), i, m)
+    {
+        if (strcmp(json_string_value(json_object_get(m, "name")), name) == 0)
+            return m;
+    }
+    fail_msg("no member %s", name);
+    return NULL;
+}
+
+/* --expand: members of members at absolute offsets, one level deeper; the type's own holes and
+ * padding do not change, and the compiler's offsets still hold. */
+static void test_expand(void **state)
+{
+    (void)state;
+    setup_dir();
+    char binary[256];
+    snprintf(binary, sizeof binary, "%s/shapes", dir);
+    assert_int_equal(sh("gcc -std=c11 -g -o %s %s/shapes.c", binary, FIXTURES), 0);
+    json_t *doc = layout_json(binary, "--expand");
+    check_against_compiler(binary, doc, 20);
+    json_t *outer = find_type(doc, "outer");
+    json_t *value = member_named(outer, "first.value");
+    assert_int_equal(field(value, "offset"), 8);
+    assert_int_equal(field(value, "depth"), 1);
+    assert_int_equal(field(outer, "holes"), 1);
+    assert_int_equal(field(outer, "padding"), 0);
+    json_t *anon = find_type(doc, "with_anonymous");
+    assert_int_equal(field(member_named(anon, "point.y"), "offset"), 10);
+    assert_int_equal(field(member_named(anon, "as_float"), "offset"), 4); /* as C spells it */
+    json_decref(doc);
+    cleanup_dir();
+}
+
 /* The same name defined differently in two units: both definitions reported, both flagged. */
 static void test_odr_violation(void **state)
 {
@@ -336,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_cplusplus_names), cmocka_unit_test(test_agrees_with_pahole),
         cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_unknown_type_is_an_error),
         cmocka_unit_test(test_odr_violation),   cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_expand),
     };
     return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
 }

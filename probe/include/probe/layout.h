@@ -16,6 +16,8 @@ struct layout_member {
     int64_t bit_offset; /* bits from the start of the type, or -1 when not a bit-field */
     uint32_t bit_size;  /* bits, 0 when not a bit-field */
     bool is_base;       /* a C++ base class subobject */
+    uint8_t depth;      /* 0 for the type's own members; n for members of members (--expand),
+                           named "outer.inner", with offsets from the start of the type */
 };
 
 struct layout_hole {
@@ -52,9 +54,15 @@ enum layout_status { LAYOUT_OK = 0, LAYOUT_INPUT_ERROR = 2 };
 /* Reads every named struct, class and union defined in path (or in the separate debug file
  * debug_file, or the one found by build id or .gnu_debuglink). A definition met in several
  * compilation units is kept once; two different definitions under one name are both kept and
- * marked odr_conflict. On error returns LAYOUT_INPUT_ERROR with one line in error. */
-enum layout_status layout_read(const char *path, const char *debug_file, struct layout_set *out,
-                               char *error, size_t error_size);
+ * marked odr_conflict. Holes and padding are computed from the type's own members only. On
+ * error returns LAYOUT_INPUT_ERROR with one line in error. */
+struct layout_options {
+    const char *debug_file; /* read DWARF from here instead of from path (may be NULL) */
+    bool expand;            /* also list the members of struct/union members, nested */
+};
+
+enum layout_status layout_read(const char *path, const struct layout_options *options,
+                               struct layout_set *out, char *error, size_t error_size);
 
 /* Fills holes, hole_bytes and padding from the members (called by layout_read). */
 void layout_find_holes(struct layout_type *type);
