@@ -36,6 +36,7 @@ asan: deps
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	server/fuzz/run.sh $(FUZZ_SECONDS)
+	probe/fuzz/run.sh $(FUZZ_SECONDS)
 
 format:
 	git ls-files '*.c' '*.h' | xargs clang-format -i
