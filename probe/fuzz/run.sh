@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the layout-reader fuzzer with clang's libFuzzer (+ASan/UBSan) and runs it for a bounded
-# time over the ELF seeds in probe/fuzz/corpus. usage: run.sh [SECONDS] (default 60)
+# time over the ELF seeds in probe/fuzz/corpus (relocatable objects with DWARF 5 and with DWARF 4
+# type units; named .elf because the repository ignores *.o). usage: run.sh [SECONDS] (default 60)
 set -euo pipefail
 seconds=${1:-60}
 top=$(cd "$(dirname "$0")/../.." && pwd)
