@@ -56,6 +56,21 @@ static bool selected(const struct layout_type *t, char **patterns, size_t n, lon
     return false;
 }
 
+/* A whole decimal in [min, 2^20] for --option of command, or false after saying why. */
+static bool parse_option_number(const char *command, const char *option, const char *text, long min,
+                                long *out)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*end != '\0' || end == text || v < min || v > 1 << 20) {
+        fprintf(stderr, "qaudit %s: --%s wants a number from %ld to %d, got '%s'\n", command,
+                option, min, 1 << 20, text);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
 static int command_layout(int argc, char **argv)
 {
     static const struct option options[] = {{"type", required_argument, NULL, 't'},
@@ -72,7 +87,6 @@ static int command_layout(int argc, char **argv)
     bool expand = false;
     long cacheline = 64, min_holes = 0;
     int opt, status = 0;
-    char *end;
     struct layout_set set = {0};
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {
@@ -90,17 +104,17 @@ static int command_layout(int argc, char **argv)
             }
             break;
         case 'c':
-        case 'm': {
-            long v = strtol(optarg, &end, 10);
-            if (*end != '\0' || v < (opt == 'c' ? 1 : 0) || v > 1 << 20) {
-                fprintf(stderr, "qaudit layout: --%s wants a number, got '%s'\n",
-                        opt == 'c' ? "cacheline" : "min-holes", optarg);
+            if (!parse_option_number("layout", "cacheline", optarg, 1, &cacheline)) {
                 status = 2;
                 goto done;
             }
-            *(opt == 'c' ? &cacheline : &min_holes) = v;
             break;
-        }
+        case 'm':
+            if (!parse_option_number("layout", "min-holes", optarg, 0, &min_holes)) {
+                status = 2;
+                goto done;
+            }
+            break;
         case 'd':
             debug_file = optarg;
             break;
@@ -183,7 +197,6 @@ static int command_gate(int argc, char **argv)
     size_t pattern_count = 0;
     long cacheline = 64;
     int opt, status = 0;
-    char *end;
     struct layout_set set = {0};
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {
@@ -203,9 +216,7 @@ static int command_gate(int argc, char **argv)
             junit = optarg;
             break;
         case 'c':
-            cacheline = strtol(optarg, &end, 10);
-            if (*end != '\0' || cacheline < 1) {
-                fprintf(stderr, "qaudit gate: --cacheline wants a positive number\n");
+            if (!parse_option_number("gate", "cacheline", optarg, 1, &cacheline)) {
                 status = 2;
                 goto done;
             }

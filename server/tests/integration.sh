@@ -6,21 +6,11 @@
 # usage: integration.sh RINGKV_BINARY uring|epoll
 set -euo pipefail
 bin=$1 io=$2
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  [ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
 fail() { echo "FAIL ($io $(basename "$bin")): $*" >&2; exit 1; }
 
 ulimit -n 4096 2>/dev/null || true
-"$bin" --port 0 --threads 2 --io "$io" >"$work/log" 2>&1 &
-server_pid=$!
-for _ in $(seq 100); do grep -q "listening on" "$work/log" && break; sleep 0.05; done
-port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/log")
-[ -n "$port" ] || fail "server did not start: $(cat "$work/log")"
+start_server 50 "$bin" --port 0 --threads 2 --io "$io" || fail "server did not start: $(cat "$work/log")"
 grep -q "io=$io" "$work/log" || fail "asked for --io $io, got: $(cat "$work/log")"
 
 rc() { timeout 20 redis-cli -p "$port" "$@"; }

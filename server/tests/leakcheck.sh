@@ -4,13 +4,7 @@
 # report no error. usage: leakcheck.sh RINGKV_BINARY uring|epoll
 set -euo pipefail
 bin=$1 io=$2
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  [ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
 fail() { echo "FAIL (leakcheck $io): $*" >&2; exit 1; }
 
 # valgrind 3.19 keeps its thread lock across io_uring_enter: a worker blocked there stops every
@@ -18,12 +12,9 @@ fail() { echo "FAIL (leakcheck $io): $*" >&2; exit 1; }
 # it (without valgrind the eventfd read queued on the ring does, as the integration test checks).
 threads=2
 [ "$io" = uring ] && threads=1
-valgrind --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all --error-exitcode=3 \
-  --log-file="$work/valgrind" "$bin" --port 0 --threads "$threads" --io "$io" >"$work/log" 2>&1 &
-server_pid=$!
-for _ in $(seq 300); do grep -q "listening on" "$work/log" && break; sleep 0.1; done
-port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/log")
-[ -n "$port" ] || fail "server did not start: $(cat "$work/log" "$work/valgrind")"
+start_server 300 valgrind --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
+  --error-exitcode=3 --log-file="$work/valgrind" "$bin" --port 0 --threads "$threads" --io "$io" ||
+  fail "server did not start: $(cat "$work/log" "$work/valgrind")"
 
 rc() { timeout 30 redis-cli -p "$port" "$@"; }
 rc set a 1 >/dev/null
