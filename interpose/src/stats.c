@@ -103,7 +103,8 @@ unsigned qa_size_bucket(size_t size)
 {
     if (size <= 512)
         return size == 0 ? 0 : (unsigned)((size - 1) / 16);
-    unsigned bucket = 32 + (unsigned)(63 - __builtin_clzll(size - 1)) - 8;
+    /* 513..1024 is bucket 32: floor(log2(size - 1)) is 9 there. */
+    unsigned bucket = 32 + (unsigned)(63 - __builtin_clzll(size - 1)) - 9;
     return bucket < QA_SIZE_BUCKETS ? bucket : QA_SIZE_BUCKETS - 1;
 }
 

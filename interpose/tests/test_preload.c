@@ -147,6 +147,21 @@ static void test_exact_counts(void **state)
     assert_int_equal(num(d, "totals.live_bytes"), 0);
     assert_int_equal(num(d, "totals.reallocs_in_place") + num(d, "totals.reallocs_moved"), 15);
     assert_true(json_is_true(json_object_get(json_object_get(d, "precision"), "exact")));
+    /* Every requested size of the fixture in its bucket: malloc 16..55, calloc 4 x (8..27),
+     * reallocarray 2 x 8, posix_memalign 100, aligned_alloc 256, memalign 50, valloc and pvalloc
+     * 10, and the reallocs to 4000..4009. */
+    static const struct {
+        json_int_t from, to, count;
+    } expected[] = {{0, 16, 10}, {17, 32, 17}, {33, 48, 20},  {49, 64, 14},    {65, 80, 4},
+                    {81, 96, 4}, {97, 112, 8}, {241, 256, 4}, {2049, 4096, 10}};
+    json_t *buckets = json_object_get(d, "requested_sizes");
+    assert_int_equal(json_array_size(buckets), sizeof expected / sizeof expected[0]);
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+        json_t *b = json_array_get(buckets, i);
+        assert_int_equal(json_integer_value(json_object_get(b, "from")), expected[i].from);
+        assert_int_equal(json_integer_value(json_object_get(b, "to")), expected[i].to);
+        assert_int_equal(json_integer_value(json_object_get(b, "count")), expected[i].count);
+    }
     json_decref(d);
     remove_dir();
 }
