@@ -1,51 +1,84 @@
 #!/usr/bin/env bash
-# make demo: what qaudit can show today, on ringkv, in about a minute, on 127.0.0.1 only.
-# (The qaudit run/report/compare commands and the HTML report arrive with issue 6; until then the
-# demo shows the pieces: queue benchmark, layouts and classes, the gate, a live interposer run.)
+# make demo: the whole audit of the inline-queue change on ringkv, on 127.0.0.1 only: ringkv
+# under `qaudit run` with redis-benchmark at pipeline 1 then 16, a snapshot while it runs, the
+# text report, the HTML report, the gate, and the compare table of the three builds.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build/bin
 out=$top/build/demo
+qaudit=$bin/qaudit
+rm -rf "$out"
 mkdir -p "$out"
-rm -f "$out"/ringkv-*.json
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 
 section() { printf '\n=== %s ===\n\n' "$1"; }
 
-section "1. The queue: inline ring vs the previous ring vs a std::deque-like deque"
-"$bin/queue_bench" 3
+# start_ringkv NAME BINARY [QAUDIT RUN OPTIONS...]: ringkv under qaudit run on a free port;
+# sets runner (qaudit's pid), server (ringkv's pid) and port.
+start_ringkv() {
+  local name=$1 binary=$2
+  shift 2
+  "$qaudit" run --out "$out/$name-%p-%n.json" "$@" -- "$binary" --port 0 --threads 2 \
+    >"$out/$name.log" 2>&1 &
+  runner=$!
+  pids+=("$runner")
+  port=
+  for _ in $(seq 100); do
+    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$out/$name.log")
+    [ -n "$port" ] && break
+    sleep 0.05
+  done
+  [ -n "$port" ] || { cat "$out/$name.log"; exit 1; }
+  server=$(pgrep -P "$runner")
+}
 
-section "2. The connection as the compiler laid it out, and its allocator classes"
-"$bin/qaudit" layout --type connection --type rxq "$bin/ringkv"
-"$bin/qaudit" classes 176 184 232
+# load N PIPELINE: SET and GET of 1 KiB values; at pipeline 16 a batch spans several receive
+# buffers, so queues get deeper than one.
+load() {
+  redis-benchmark -h 127.0.0.1 -p "$port" -t set,get -n "$1" -c 50 -d 1024 -P "$2" -q |
+    tr '\r' '\n' | grep 'per second' | sed 's/^/  /'
+}
 
-section "3. The CI gate against probe/baselines/ringkv.json, for each build"
+stop_ringkv() {
+  kill -TERM "$runner"
+  wait "$runner" || true
+  sed -n '/^qaudit run:/p' "$out/$1.log"
+}
+
+section "1. ringkv (inline queue) under qaudit run, redis-benchmark at pipeline 1, then 16"
+start_ringkv ringkv "$bin/ringkv" --stacks queue
+head -1 "$out/ringkv.log"
+echo "pipeline 1 (depth one):"
+load 100000 1
+echo "snapshot while it runs: $("$qaudit" snapshot "$server")"
+echo "pipeline 16 (deeper queues):"
+load 100000 16
+stop_ringkv ringkv
+
+section "2. The allocation report (text)"
+dumps=("$out"/ringkv-*.json)
+"$qaudit" report "${dumps[@]}" --binary "$bin/ringkv" --top 5 || true
+
+section "3. The HTML report"
+"$qaudit" report "${dumps[@]}" --binary "$bin/ringkv" --format html -o "$out/report.html" || true
+echo "wrote $out/report.html"
+
+section "4. The CI gate against probe/baselines/ringkv.json, for each build"
 for b in ringkv ringkv-ring ringkv-deque; do
   echo "--- $b"
-  "$bin/qaudit" gate --baseline "$top/probe/baselines/ringkv.json" "$bin/$b" || true
+  "$qaudit" gate --baseline "$top/probe/baselines/ringkv.json" "$bin/$b" || true
 done
 
-section "4. ringkv under libqaudit-preload.so with redis-benchmark (pipeline 1, then 16)"
-QAUDIT_OUT="$out/ringkv-%p-%n.json" LD_PRELOAD="$top/build/lib/libqaudit-preload.so" \
-  "$bin/ringkv" --port 0 --threads 2 >"$out/ringkv.log" 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null || true' EXIT
-for _ in $(seq 100); do grep -q listening "$out/ringkv.log" && break; sleep 0.05; done
-port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p' "$out/ringkv.log")
-cat "$out/ringkv.log"
-redis-benchmark -p "$port" -t set,get -n 100000 -c 50 -d 1024 -P 1 -q | tr "\r" "\n" | grep "per second"
-kill -USR2 "$pid" # a snapshot while it runs
-redis-benchmark -p "$port" -t set,get -n 100000 -c 50 -d 1024 -P 16 -q | tr "\r" "\n" | grep "per second"
-kill -TERM "$pid"
-wait "$pid" || true
-trap - EXIT
+section "5. The three builds side by side, each under a short depth-one load"
+compare_args=()
+for b in ringkv ringkv-ring ringkv-deque; do
+  start_ringkv "cmp-$b" "$bin/$b" --stacks off
+  load 20000 1 >/dev/null
+  kill -TERM "$runner"
+  wait "$runner" || true
+  compare_args+=("$bin/$b" --dump "$(ls "$out"/cmp-"$b"-*.json | tail -1)")
+done
+"$qaudit" compare "${compare_args[@]}"
 echo
-echo "dumps (format qaudit-alloc/1, docs/dump-format.md):"
-ls -1 "$out"/ringkv-*.json
-last=$(ls -1 "$out"/ringkv-*.json | tail -1)
-echo
-echo "checks in the exit dump:"
-grep -o '"name":"[a-z_0-9]*","passed":[a-z]*,"detail":"[^"]*"' "$last" | sed 's/^/  /'
-echo
-echo "depth histogram and allocations by depth:"
-grep -o '"depth_histogram":\[[^]]*\]' "$last" | sed 's/^/  /'
-grep -o '"allocs_by_depth":\[[^]]*\]' "$last" | sed 's/^/  /'
+echo "HTML report: $out/report.html"

@@ -1,0 +1,120 @@
+/* qaudit gate: the CI gate over a baseline of struct rules. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "probe/gate.h"
+#include "probe/layout.h"
+
+static const char gate_usage[] =
+    "usage: qaudit gate --baseline FILE [--format text|github] [--junit FILE] [--cacheline N]\n"
+    "                   [--debug-file FILE] BINARY\n"
+    "       qaudit gate --write-baseline FILE --type NAME... BINARY\n"
+    "  Checks each rule of the baseline (size, max_size, max_class, offsets, within, max_holes)\n"
+    "  against BINARY's DWARF; prints every broken rule on one line. Exit 0: all hold, 1: some\n"
+    "  rule broke, 2: bad usage or input (a type BINARY lacks, a malformed baseline, no DWARF).\n";
+
+int command_gate(int argc, char **argv)
+{
+    static const struct option options[] = {{"baseline", required_argument, NULL, 'b'},
+                                            {"write-baseline", required_argument, NULL, 'w'},
+                                            {"type", required_argument, NULL, 't'},
+                                            {"format", required_argument, NULL, 'f'},
+                                            {"junit", required_argument, NULL, 'j'},
+                                            {"cacheline", required_argument, NULL, 'c'},
+                                            {"debug-file", required_argument, NULL, 'd'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    const char *baseline = NULL, *write_to = NULL, *format = "text", *junit = NULL;
+    const char *debug_file = NULL;
+    char **patterns = calloc((size_t)argc, sizeof *patterns);
+    size_t pattern_count = 0;
+    long cacheline = 64;
+    int opt, status = 0;
+    struct layout_set set = {0};
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (opt) {
+        case 'b':
+            baseline = optarg;
+            break;
+        case 'w':
+            write_to = optarg;
+            break;
+        case 't':
+            patterns[pattern_count++] = optarg;
+            break;
+        case 'f':
+            format = optarg;
+            break;
+        case 'j':
+            junit = optarg;
+            break;
+        case 'c':
+            if (!parse_option_number("gate", "cacheline", optarg, 1, &cacheline)) {
+                status = 2;
+                goto done;
+            }
+            break;
+        case 'd':
+            debug_file = optarg;
+            break;
+        case 'h':
+            fputs(gate_usage, stdout);
+            goto done;
+        default:
+            fputs(gate_usage, stderr);
+            status = 2;
+            goto done;
+        }
+    }
+    const char *problem = NULL;
+    if (optind != argc - 1)
+        problem = "expected one BINARY";
+    else if ((baseline == NULL) == (write_to == NULL))
+        problem = "give either --baseline FILE or --write-baseline FILE";
+    else if (write_to != NULL && pattern_count == 0)
+        problem = "--write-baseline needs at least one --type NAME";
+    else if (strcmp(format, "text") != 0 && strcmp(format, "github") != 0)
+        problem = "--format wants text or github";
+    if (problem != NULL) {
+        fprintf(stderr, "qaudit gate: %s\n%s", problem, gate_usage);
+        status = 2;
+        goto done;
+    }
+    char error[512];
+    struct layout_options read_options = {debug_file, false};
+    if (layout_read(argv[optind], &read_options, &set, error, sizeof error) != LAYOUT_OK) {
+        fprintf(stderr, "qaudit gate: %s\n", error);
+        status = 2;
+        goto done;
+    }
+    if (write_to != NULL) {
+        status = gate_write_baseline(&set, patterns, pattern_count, write_to, error, sizeof error);
+        if (status != GATE_PASSED)
+            fprintf(stderr, "qaudit gate: %s\n", error);
+        else
+            printf("qaudit gate: wrote %s\n", write_to);
+    } else {
+        struct gate_report report;
+        status = gate_check(&set, baseline, (unsigned)cacheline, &report, error, sizeof error);
+        if (status == GATE_INPUT_ERROR) {
+            fprintf(stderr, "qaudit gate: %s\n", error);
+        } else {
+            if (format[0] == 'g')
+                gate_print_github(stdout, &report);
+            else
+                gate_print_text(stdout, &report);
+            if (junit != NULL && !gate_write_junit(junit, &report)) {
+                fprintf(stderr, "qaudit gate: cannot write %s\n", junit);
+                status = GATE_INPUT_ERROR;
+            }
+        }
+        gate_report_free(&report);
+    }
+done:
+    layout_free(&set);
+    free(patterns);
+    return status;
+}

@@ -1,0 +1,140 @@
+/* qaudit layout: struct layouts from DWARF, as text, JSON or Markdown. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "probe/layout.h"
+#include "probe/render.h"
+
+static const char layout_usage[] =
+    "usage: qaudit layout BINARY [--type NAME]... [--format text|json|md] [--cacheline N]\n"
+    "                     [--min-holes N] [--debug-file FILE] [--expand]\n"
+    "  --type NAME        a struct, class or union, exact or glob (repeatable); all by default\n"
+    "  --format text|json|md  pahole-like text (default), qaudit-layout/1 JSON, or Markdown\n"
+    "  --cacheline N      cache-line size for boundaries and straddles (default 64)\n"
+    "  --min-holes N      only types with at least N holes\n"
+    "  --debug-file FILE  read DWARF from FILE (default: BINARY, or its separate debug file)\n"
+    "  --expand           also list the members of struct and union members, at absolute offsets\n";
+
+static bool selected(const struct layout_type *t, char **patterns, size_t n, long min_holes)
+{
+    if ((long)t->hole_count < min_holes)
+        return false;
+    if (n == 0)
+        return true;
+    for (size_t i = 0; i < n; i++)
+        if (layout_name_matches(patterns[i], t->name))
+            return true;
+    return false;
+}
+
+int command_layout(int argc, char **argv)
+{
+    static const struct option options[] = {{"type", required_argument, NULL, 't'},
+                                            {"format", required_argument, NULL, 'f'},
+                                            {"cacheline", required_argument, NULL, 'c'},
+                                            {"min-holes", required_argument, NULL, 'm'},
+                                            {"debug-file", required_argument, NULL, 'd'},
+                                            {"expand", no_argument, NULL, 'e'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    char **patterns = calloc((size_t)argc, sizeof *patterns);
+    size_t pattern_count = 0;
+    const char *format = "text", *debug_file = NULL;
+    bool expand = false;
+    long cacheline = 64, min_holes = 0;
+    int opt, status = 0;
+    struct layout_set set = {0};
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (opt) {
+        case 't':
+            patterns[pattern_count++] = optarg;
+            break;
+        case 'f':
+            format = optarg;
+            if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0 &&
+                strcmp(format, "md") != 0) {
+                fprintf(stderr, "qaudit layout: --format wants text, json or md, got '%s'\n",
+                        format);
+                status = 2;
+                goto done;
+            }
+            break;
+        case 'c':
+            if (!parse_option_number("layout", "cacheline", optarg, 1, &cacheline)) {
+                status = 2;
+                goto done;
+            }
+            break;
+        case 'm':
+            if (!parse_option_number("layout", "min-holes", optarg, 0, &min_holes)) {
+                status = 2;
+                goto done;
+            }
+            break;
+        case 'd':
+            debug_file = optarg;
+            break;
+        case 'e':
+            expand = true;
+            break;
+        case 'h':
+            fputs(layout_usage, stdout);
+            goto done;
+        default:
+            fputs(layout_usage, stderr);
+            status = 2;
+            goto done;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "qaudit layout: expected one BINARY\n%s", layout_usage);
+        status = 2;
+        goto done;
+    }
+    const char *binary = argv[optind];
+    char error[512];
+    struct layout_options read_options = {debug_file, expand};
+    if (layout_read(binary, &read_options, &set, error, sizeof error) != LAYOUT_OK) {
+        fprintf(stderr, "qaudit layout: %s\n", error);
+        status = 2;
+        goto done;
+    }
+    json_t *types = json_array();
+    for (size_t i = 0; i < set.count; i++) {
+        const struct layout_type *t = &set.types[i];
+        if (!selected(t, patterns, pattern_count, min_holes))
+            continue;
+        if (format[0] == 'j')
+            json_array_append_new(types, layout_type_json(t));
+        else if (format[0] == 'm')
+            layout_print_markdown(stdout, t);
+        else
+            layout_print_text(stdout, t, (unsigned)cacheline);
+    }
+    for (size_t p = 0; p < pattern_count; p++) {
+        bool found = false;
+        for (size_t i = 0; i < set.count && !found; i++)
+            found = layout_name_matches(patterns[p], set.types[i].name);
+        if (!found) {
+            fprintf(stderr, "qaudit layout: no struct, class or union matches '%s' in %s\n",
+                    patterns[p], binary);
+            status = 2;
+        }
+    }
+    if (format[0] == 'j') {
+        json_t *doc = json_pack("{s:s, s:s, s:I, s:o}", "format", "qaudit-layout/1", "binary",
+                                binary, "cacheline", (json_int_t)cacheline, "types", types);
+        json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else {
+        json_decref(types);
+    }
+done:
+    layout_free(&set);
+    free(patterns);
+    return status;
+}

@@ -1,0 +1,297 @@
+/* qaudit run: runs a program with libqaudit-preload.so, passes signals through, returns the
+ * program's exit status, then says where the dump is and what it holds in three lines. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "reports/report.h"
+
+#ifndef QAUDIT_INSTALLED_PRELOAD
+#define QAUDIT_INSTALLED_PRELOAD "/usr/local/lib/libqaudit-preload.so"
+#endif
+
+static const char run_usage[] =
+    "usage: qaudit run [OPTIONS] -- COMMAND [ARGS...]\n"
+    "  --out PATTERN          dump path; %p pid, %n sequence (default qaudit-%p.json)\n"
+    "  --stacks MODE          off, sampled:N, sampled:Nb, always, fp or queue (default queue)\n"
+    "  --sites LIST           function patterns of queue code, e.g. irq_grow,std::deque\n"
+    "  --fail SPEC            nth=N, every=N or prob=P[,seed=S], then [,site=P][,size=A-B]\n"
+    "  --poison[=all|queue]   fill new blocks and count bytes never written (default all)\n"
+    "  --assert-depth1 MODE   report, abort or off (default report)\n"
+    "  --interval S           also dump every S seconds\n"
+    "  --preload PATH         the interposer (default: found next to qaudit or installed)\n"
+    "Runs COMMAND under the interposer, forwards signals sent to qaudit, and exits with\n"
+    "COMMAND's status (128+N when signal N ended it); qaudit's own errors exit 2.\n";
+
+static pid_t child;
+
+/* Signals sent to qaudit by another process go on to the program. A terminal's signals
+ * (SI_KERNEL) already reached the whole process group: forwarding them would double them. */
+static void forward_signal(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    if (child > 0 && info->si_code <= 0)
+        kill(child, sig);
+}
+
+static void install_forwarding(void)
+{
+    static const int forwarded[] = {SIGINT,  SIGTERM, SIGHUP,   SIGQUIT,
+                                    SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
+    struct sigaction sa = {0};
+    sa.sa_sigaction = forward_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+        sigaction(forwarded[i], &sa, NULL);
+}
+
+static bool readable(const char *path)
+{
+    return access(path, R_OK) == 0;
+}
+
+/* The interposer beside this qaudit (build tree: bin/ and lib/), or where install put it. */
+static bool find_preload(char *out, size_t size)
+{
+    char self[PATH_MAX - 64];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash != NULL) {
+            *slash = '\0';
+            snprintf(out, size, "%s/../lib/libqaudit-preload.so", self);
+            if (readable(out))
+                return true;
+            snprintf(out, size, "%s/libqaudit-preload.so", self);
+            if (readable(out))
+                return true;
+        }
+    }
+    snprintf(out, size, "%s", QAUDIT_INSTALLED_PRELOAD);
+    return readable(out);
+}
+
+static bool valid_stacks(const char *mode)
+{
+    static const char *const fixed[] = {"off", "always", "fp", "queue"};
+    for (size_t i = 0; i < 4; i++)
+        if (strcmp(mode, fixed[i]) == 0)
+            return true;
+    if (strncmp(mode, "sampled:", 8) != 0)
+        return false;
+    char *end;
+    long n = strtol(mode + 8, &end, 10);
+    return n > 0 && end != mode + 8 && (*end == '\0' || (end[0] == 'b' && end[1] == '\0'));
+}
+
+static bool valid_choice(const char *value, const char *const *choices, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(value, choices[i]) == 0)
+            return true;
+    return false;
+}
+
+struct run_settings {
+    const char *out, *stacks, *sites, *fail, *poison, *assert_depth1, *interval, *preload;
+};
+
+/* Checks every option before anything runs: a typo is an error here, not a silent default. */
+static const char *check_settings(const struct run_settings *s)
+{
+    static const char *const depth1[] = {"report", "abort", "off"};
+    static const char *const poison[] = {"all", "queue"};
+    long interval;
+    if (s->stacks && !valid_stacks(s->stacks))
+        return "--stacks wants off, sampled:N, sampled:Nb, always, fp or queue";
+    if (s->assert_depth1 && !valid_choice(s->assert_depth1, depth1, 3))
+        return "--assert-depth1 wants report, abort or off";
+    if (s->poison && !valid_choice(s->poison, poison, 2) && strncmp(s->poison, "all:0x", 6) != 0 &&
+        strncmp(s->poison, "queue:0x", 8) != 0)
+        return "--poison wants all or queue, optionally :0xNN";
+    if (s->fail && strncmp(s->fail, "nth=", 4) != 0 && strncmp(s->fail, "every=", 6) != 0 &&
+        strncmp(s->fail, "prob=", 5) != 0)
+        return "--fail wants nth=N, every=N or prob=P, then optional ,site=... ,size=A-B";
+    if (s->interval && !parse_option_number("run", "interval", s->interval, 0, &interval))
+        return "--interval wants whole seconds";
+    if (s->out && s->out[0] == '\0')
+        return "--out wants a path pattern";
+    return NULL;
+}
+
+static void export_settings(const struct run_settings *s, const char *preload)
+{
+    const char *existing = getenv("LD_PRELOAD");
+    char *value = NULL;
+    if (asprintf(&value, "%s%s%s", preload, existing && *existing ? ":" : "",
+                 existing ? existing : "") > 0)
+        setenv("LD_PRELOAD", value, 1);
+    free(value);
+    const struct {
+        const char *name, *value;
+    } vars[] = {{"QAUDIT_OUT", s->out},           {"QAUDIT_STACKS", s->stacks},
+                {"QAUDIT_QUEUE_SITES", s->sites}, {"QAUDIT_FAIL", s->fail},
+                {"QAUDIT_POISON", s->poison},     {"QAUDIT_ASSERT_DEPTH1", s->assert_depth1},
+                {"QAUDIT_INTERVAL", s->interval}};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (vars[i].value != NULL)
+            setenv(vars[i].name, vars[i].value, 1);
+}
+
+static int wait_for_child(void)
+{
+    int status;
+    while (waitpid(child, &status, 0) < 0)
+        if (errno != EINTR)
+            return 2;
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+static const char *check_word(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->check_count; i++)
+        if (strcmp(r->checks[i].name, name) == 0)
+            return r->checks[i].passed ? "PASS" : "FAIL";
+    return "-";
+}
+
+/* The three lines: where, totals, queue verdict. */
+static void print_summary(const char *pattern, pid_t pid)
+{
+    char path[4096], error[512];
+    if (!dump_path_newest(pattern, pid, path, sizeof path)) {
+        dump_path_expand(pattern, pid, -1, path, sizeof path);
+        fprintf(stderr,
+                "qaudit run: no dump at %s (a program ended by a signal or _exit writes "
+                "none; use qaudit snapshot or --interval)\n",
+                path);
+        return;
+    }
+    struct report r = {0};
+    const char *one = path;
+    if (report_load(&one, 1, &r, error, sizeof error) != REPORT_OK) {
+        fprintf(stderr, "qaudit run: dump %s\nqaudit run: %s\n", path, error);
+        return;
+    }
+    uint64_t depth_one_allocs = 0;
+    for (size_t i = 0; i < r.queues.allocs_by_depth_count; i++)
+        if (r.queues.allocs_by_depth[i].key <= 1)
+            depth_one_allocs += r.queues.allocs_by_depth[i].count;
+    fprintf(stderr, "qaudit run: dump %s (%s)\n", path, r.processes[0].reason);
+    fprintf(stderr,
+            "qaudit run: %llu allocations, %llu frees, %llu bytes requested, peak live %llu "
+            "bytes, %zu sites\n",
+            (unsigned long long)r.totals.allocs, (unsigned long long)r.totals.frees,
+            (unsigned long long)r.totals.bytes_requested,
+            (unsigned long long)r.totals.peak_live_bytes, r.site_count);
+    fprintf(stderr,
+            "qaudit run: %llu connections, %llu queue allocations at depth <= 1; "
+            "depth_one_no_alloc %s, conservation %s, connections_closed %s\n",
+            (unsigned long long)r.queues.opened, (unsigned long long)depth_one_allocs,
+            check_word(&r, "depth_one_no_alloc"), check_word(&r, "conservation"),
+            check_word(&r, "connections_closed"));
+    report_free(&r);
+}
+
+static bool parse_run_options(int argc, char **argv, struct run_settings *s)
+{
+    static const struct option options[] = {
+        {"out", required_argument, NULL, 'o'},      {"stacks", required_argument, NULL, 's'},
+        {"sites", required_argument, NULL, 'S'},    {"fail", required_argument, NULL, 'f'},
+        {"poison", optional_argument, NULL, 'p'},   {"assert-depth1", required_argument, NULL, 'a'},
+        {"interval", required_argument, NULL, 'i'}, {"preload", required_argument, NULL, 'P'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    int opt;
+    /* "+": stop at the first non-option, so COMMAND's own options stay COMMAND's. */
+    while ((opt = getopt_long(argc, argv, "+", options, NULL)) != -1) {
+        switch (opt) {
+        case 'o':
+            s->out = optarg;
+            break;
+        case 's':
+            s->stacks = optarg;
+            break;
+        case 'S':
+            s->sites = optarg;
+            break;
+        case 'f':
+            s->fail = optarg;
+            break;
+        case 'p':
+            s->poison = optarg ? optarg : "all";
+            break;
+        case 'a':
+            s->assert_depth1 = optarg;
+            break;
+        case 'i':
+            s->interval = optarg;
+            break;
+        case 'P':
+            s->preload = optarg;
+            break;
+        case 'h':
+            fputs(run_usage, stdout);
+            exit(0);
+        default:
+            fputs(run_usage, stderr);
+            return false;
+        }
+    }
+    return true;
+}
+
+int command_run(int argc, char **argv)
+{
+    struct run_settings s = {0};
+    if (!parse_run_options(argc, argv, &s))
+        return 2;
+    if (optind >= argc) {
+        fprintf(stderr, "qaudit run: no COMMAND after the options (qaudit run -- COMMAND ...)\n");
+        return 2;
+    }
+    const char *problem = check_settings(&s);
+    if (problem != NULL) {
+        fprintf(stderr, "qaudit run: %s\n", problem);
+        return 2;
+    }
+    char preload[PATH_MAX];
+    if (s.preload != NULL)
+        snprintf(preload, sizeof preload, "%s", s.preload);
+    if (s.preload != NULL ? !readable(preload) : !find_preload(preload, sizeof preload)) {
+        fprintf(stderr, "qaudit run: cannot find libqaudit-preload.so (looked beside qaudit and "
+                        "at " QAUDIT_INSTALLED_PRELOAD "); pass --preload PATH\n");
+        return 2;
+    }
+    if (preload[0] != '/') {
+        char absolute[PATH_MAX];
+        if (realpath(preload, absolute) != NULL)
+            snprintf(preload, sizeof preload, "%s", absolute);
+    }
+    export_settings(&s, preload);
+    install_forwarding();
+    fflush(NULL);
+    child = fork();
+    if (child < 0) {
+        fprintf(stderr, "qaudit run: fork: %s\n", strerror(errno));
+        return 2;
+    }
+    if (child == 0) {
+        execvp(argv[optind], argv + optind);
+        fprintf(stderr, "qaudit run: cannot run %s: %s\n", argv[optind], strerror(errno));
+        _exit(127);
+    }
+    int status = wait_for_child();
+    print_summary(s.out ? s.out : "qaudit-%p.json", child);
+    return status;
+}

@@ -1,0 +1,540 @@
+/* What a report says, in order: the dumps, the checks, totals, the queue, the violations, the top
+ * sites, sizes against classes, injected failures, bytes never written, layouts, precision. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "document.h"
+#include "internal.h"
+#include "probe/classes.h"
+#include "reports/render.h"
+
+#define CELL 64
+
+static const char *count_cell(char *buf, uint64_t n)
+{
+    return fmt_count(buf, CELL, n);
+}
+
+static void section_dumps(struct document *d, const struct report *r)
+{
+    doc_heading(d, 1, "qaudit allocation report");
+    doc_table(d, (const char *const[]){"pid", "program", "dump", "written at", "stacks", NULL});
+    for (size_t i = 0; i < r->process_count; i++) {
+        const struct report_process *p = &r->processes[i];
+        char pid[CELL];
+        snprintf(pid, sizeof pid, "%" PRIu64, p->pid);
+        doc_row(d, (const char *const[]){pid, p->argv[0] ? p->argv : p->exe, p->source, p->reason,
+                                         p->stacks_mode});
+    }
+    if (r->superseded > 0)
+        doc_paragraph(d,
+                      "%zu earlier snapshot%s superseded by a later dump of the same process "
+                      "and not counted twice.",
+                      r->superseded, r->superseded == 1 ? " was" : "s were");
+}
+
+static void section_checks(struct document *d, const struct report *r)
+{
+    doc_heading(d, 2, "Checks");
+    if (r->check_count == 0) {
+        doc_paragraph(d, "The dumps hold no checks.");
+        return;
+    }
+    doc_table(d, (const char *const[]){"check", "result", "detail", NULL});
+    for (size_t i = 0; i < r->check_count; i++) {
+        const struct report_check *c = &r->checks[i];
+        doc_row(d, (const char *const[]){c->name, c->passed ? "PASS" : "FAIL", c->detail});
+        d->passed = d->passed && c->passed;
+    }
+}
+
+static void row_count(struct document *d, const char *what, uint64_t n)
+{
+    char v[CELL];
+    doc_row(d, (const char *const[]){what, count_cell(v, n)});
+}
+
+static void row_bytes(struct document *d, const char *what, uint64_t n)
+{
+    char v[CELL];
+    doc_row(d, (const char *const[]){what, fmt_bytes(v, sizeof v, n)});
+}
+
+static void section_totals(struct document *d, const struct report *r)
+{
+    const struct report_totals *t = &r->totals;
+    doc_heading(d, 2, "Totals");
+    doc_table(d, (const char *const[]){"what", "value", NULL});
+    row_count(d, "allocations", t->allocs);
+    row_count(d, "frees", t->frees);
+    char v[2 * CELL], a[CELL], b[CELL], c[CELL];
+    snprintf(v, sizeof v, "%s (in place %s, moved %s)", count_cell(a, t->reallocs),
+             count_cell(b, t->reallocs_in_place), count_cell(c, t->reallocs_moved));
+    doc_row(d, (const char *const[]){"reallocs", v});
+    row_count(d, "aligned allocations", t->aligned_allocs);
+    row_count(d, "injected failures", t->failed_allocs);
+    row_count(d, "threads that allocated", t->threads);
+    row_bytes(d, "bytes requested", t->bytes_requested);
+    row_bytes(d, "bytes usable (what the allocator gave)", t->bytes_usable);
+    uint64_t waste =
+        t->bytes_usable > t->bytes_requested ? t->bytes_usable - t->bytes_requested : 0;
+    snprintf(v, sizeof v, "%s (%.1f %% of usable)", fmt_bytes(a, sizeof a, waste),
+             t->bytes_usable ? 100.0 * (double)waste / (double)t->bytes_usable : 0.0);
+    doc_row(d, (const char *const[]){"waste (usable - requested)", v});
+    snprintf(v, sizeof v, "%s%s", fmt_bytes(a, sizeof a, t->peak_live_bytes),
+             r->process_count > 1 ? " (sum of the processes' peaks)" : "");
+    doc_row(d, (const char *const[]){"peak live bytes", v});
+    snprintf(v, sizeof v, "%s in %s blocks", fmt_bytes(a, sizeof a, t->live_bytes),
+             count_cell(b, t->live_blocks));
+    doc_row(d, (const char *const[]){"live at the dump", v});
+    char calls[512] = "";
+    size_t used = 0;
+    for (int i = 0; i < CALL_COUNT && used < sizeof calls; i++)
+        if (t->calls[i] > 0) {
+            int n = snprintf(calls + used, sizeof calls - used, "%s%s %s", used ? ", " : "",
+                             report_call_names[i], count_cell(a, t->calls[i]));
+            used += n > 0 ? (size_t)n : 0;
+        }
+    doc_paragraph(d, "Calls: %s.", used ? calls : "none");
+}
+
+static const struct report_peak *peak_at(const struct report_queues *q, uint64_t depth)
+{
+    for (size_t i = 0; i < q->by_peak_depth_count; i++)
+        if (q->by_peak_depth[i].peak_depth == depth)
+            return &q->by_peak_depth[i];
+    return NULL;
+}
+
+static int by_peak(const void *a, const void *b)
+{
+    const struct report_peak *x = a, *y = b;
+    return x->peak_depth < y->peak_depth ? -1 : x->peak_depth > y->peak_depth;
+}
+
+static void section_queue_depths(struct document *d, const struct report_queues *q)
+{
+    char a[CELL], b[CELL], c[CELL], e[CELL];
+    doc_heading(d, 2, "Queue");
+    if (q->pushes == 0 && q->opened == 0) {
+        doc_paragraph(d, "No queue events: the program does not call qaudit_hook, or no "
+                         "connection pushed anything.");
+        return;
+    }
+    doc_paragraph(d, "%s pushes, %s pops, %s discarded at clear or destroy, %s still queued.",
+                  count_cell(a, q->pushes), count_cell(b, q->pops), count_cell(c, q->discarded),
+                  count_cell(e, q->queued_now));
+    doc_paragraph(d,
+                  "Storage: %s grows, %s shrinks, %s returns to the inline slots. Connections: "
+                  "%s opened, %s closed.",
+                  count_cell(a, q->grows), count_cell(b, q->shrinks),
+                  count_cell(c, q->returns_to_inline), count_cell(e, q->opened),
+                  fmt_count((char[CELL]){0}, CELL, q->closed));
+    doc_chart(d, "Queue depth after each push", "pushes", false);
+    for (size_t i = 0; i < q->depth_histogram_count; i++) {
+        const struct report_count *h = &q->depth_histogram[i];
+        snprintf(a, sizeof a, "%" PRIu64 "%s", h->key,
+                 i + 1 == q->depth_histogram_count && h->key >= 65 ? "+" : "");
+        doc_bar(d, a, (double)h->count);
+    }
+}
+
+static void section_per_connection(struct document *d, const struct report_queues *q)
+{
+    if (q->by_peak_depth_count == 0)
+        return;
+    struct report_peak *peaks = malloc(q->by_peak_depth_count * sizeof *peaks);
+    if (peaks == NULL)
+        return;
+    memcpy(peaks, q->by_peak_depth, q->by_peak_depth_count * sizeof *peaks);
+    qsort(peaks, q->by_peak_depth_count, sizeof *peaks, by_peak);
+    doc_heading(d, 2, "Allocations per connection by peak depth");
+    doc_table(d, (const char *const[]){"peak depth", "connections", "allocations", "bytes",
+                                       "allocations per connection", "bytes per connection", NULL});
+    for (size_t i = 0; i < q->by_peak_depth_count; i++) {
+        const struct report_peak *p = &peaks[i];
+        char depth[CELL], conns[CELL], allocs[CELL], bytes[CELL], apc[CELL], bpc[CELL];
+        snprintf(depth, sizeof depth, "%" PRIu64, p->peak_depth);
+        double n = p->connections ? (double)p->connections : 1;
+        snprintf(apc, sizeof apc, "%.2f", (double)p->allocs / n);
+        snprintf(bpc, sizeof bpc, "%.1f", (double)p->bytes / n);
+        doc_row(d, (const char *const[]){depth, count_cell(conns, p->connections),
+                                         count_cell(allocs, p->allocs), count_cell(bytes, p->bytes),
+                                         apc, bpc});
+    }
+    doc_chart(d, "Allocations per connection by peak depth", "allocations per connection", true);
+    for (size_t i = 0; i < q->by_peak_depth_count; i++) {
+        char label[CELL];
+        snprintf(label, sizeof label, "peak %" PRIu64, peaks[i].peak_depth);
+        double n = peaks[i].connections ? (double)peaks[i].connections : 1;
+        doc_bar(d, label, (double)peaks[i].allocs / n);
+    }
+    free(peaks);
+    const struct report_peak *one = peak_at(q, 1);
+    if (one != NULL && one->connections > 0)
+        doc_paragraph(d,
+                      "At depth one (%s connections whose queue never held more than one value): "
+                      "%.2f allocations and %.1f extra heap bytes per connection.",
+                      fmt_count((char[CELL]){0}, CELL, one->connections),
+                      (double)one->allocs / (double)one->connections,
+                      (double)one->bytes / (double)one->connections);
+    else
+        doc_paragraph(d, "No connection peaked at depth one.");
+}
+
+static void section_attribution(struct document *d, const struct report_queues *q)
+{
+    char a[CELL], b[CELL], c[CELL];
+    if (q->pushes == 0 && q->opened == 0 && q->by_stack_patterns == 0)
+        return;
+    if (q->allocs_by_depth_count > 0) {
+        doc_table(d, (const char *const[]){"depth left by the operation",
+                                           "allocations inside queue operations", NULL});
+        for (size_t i = 0; i < q->allocs_by_depth_count; i++) {
+            snprintf(a, sizeof a, "%" PRIu64, q->allocs_by_depth[i].key);
+            doc_row(d, (const char *const[]){a, count_cell(b, q->allocs_by_depth[i].count)});
+        }
+    }
+    doc_paragraph(d,
+                  "Attribution of queue allocations: %s by hooks, %s by stack patterns, %s by "
+                  "both.",
+                  count_cell(a, q->by_hooks), count_cell(b, q->by_stack_patterns),
+                  count_cell(c, q->by_both));
+    if (q->events_without_connection || q->refused_events || q->records_dropped)
+        doc_paragraph(d,
+                      "%s events for queues no connection announced, %s refused (another hook "
+                      "ABI), %s queues beyond what the interposer follows.",
+                      count_cell(a, q->events_without_connection), count_cell(b, q->refused_events),
+                      count_cell(c, q->records_dropped));
+}
+
+static void stack_lines(struct document *d, const struct report *r, const struct report_stack *s)
+{
+    char where[1024];
+    for (size_t i = 0; i < s->frame_count; i++) {
+        report_frame_describe(r, &s->frames[i], where, sizeof where);
+        doc_line(d, "    #%zu %s", i, where);
+    }
+    if (s->frame_count == 0)
+        doc_line(d, "    (no stack: stacks were off for this allocation)");
+}
+
+static void section_violations(struct document *d, const struct report *r)
+{
+    doc_heading(d, 2, "Depth-one violations");
+    if (r->violation_count == 0) {
+        doc_paragraph(d, "None: no allocation inside a queue operation left the queue at depth 0 "
+                         "or 1.");
+        return;
+    }
+    doc_paragraph(d,
+                  "The first allocations made inside a queue operation at depth <= 1 (%zu "
+                  "kept):",
+                  r->violation_count);
+    doc_lines(d);
+    for (size_t i = 0; i < r->violation_count; i++) {
+        const struct report_event *v = &r->violations[i];
+        doc_line(d, "pid %" PRIu64 ": %" PRIu64 " bytes at depth %" PRIu64, v->pid, v->size,
+                 v->depth);
+        stack_lines(d, r, &v->stack);
+    }
+}
+
+/* The frame worth naming in a table: the innermost outside the C and C++ runtimes. */
+static const struct report_frame *telling_frame(const struct report *r,
+                                                const struct report_stack *s)
+{
+    for (size_t i = 0; i < s->frame_count; i++) {
+        const struct report_frame *f = &s->frames[i];
+        const char *path = f->module != REPORT_NO_MODULE ? r->modules[f->module].path : "";
+        if (!strstr(path, "/libc.so") && !strstr(path, "/libstdc++") && !strstr(path, "/ld-linux"))
+            return f;
+    }
+    return s->frame_count ? &s->frames[0] : NULL;
+}
+
+static void site_where(const struct report *r, const struct report_site *s, char *out, size_t size)
+{
+    const struct report_frame *f = telling_frame(r, &s->stack);
+    if (f == NULL)
+        snprintf(out, size, "(no stack)");
+    else
+        report_frame_describe(r, f, out, size);
+}
+
+enum ranking { BY_ALLOCS, BY_BYTES, BY_PEAK, BY_NEVER_WRITTEN };
+
+static uint64_t rank_key(const struct report_site *s, enum ranking k)
+{
+    switch (k) {
+    case BY_ALLOCS:
+        return s->allocs;
+    case BY_BYTES:
+        return s->bytes;
+    case BY_PEAK:
+        return s->peak_live_bytes;
+    default:
+        return s->never_written_bytes;
+    }
+}
+
+static enum ranking sort_ranking;
+static int by_rank(const void *a, const void *b)
+{
+    uint64_t x = rank_key(*(const struct report_site *const *)a, sort_ranking);
+    uint64_t y = rank_key(*(const struct report_site *const *)b, sort_ranking);
+    return x > y ? -1 : x < y;
+}
+
+/* Sites sorted by k, highest first, those with a zero key left out. */
+static size_t ranked_sites(const struct report *r, enum ranking k, const struct report_site **out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->site_count; i++)
+        if (rank_key(&r->sites[i], k) > 0)
+            out[n++] = &r->sites[i];
+    sort_ranking = k;
+    qsort(out, n, sizeof *out, by_rank);
+    return n;
+}
+
+static void ranking_table(struct document *d, const struct report *r,
+                          const struct report_site **ranked, size_t n, bool *shown)
+{
+    doc_table(d, (const char *const[]){"site", "allocations", "bytes", "peak live", "queue allocs",
+                                       "where", NULL});
+    for (size_t i = 0; i < n; i++) {
+        const struct report_site *s = ranked[i];
+        size_t id = (size_t)(s - r->sites);
+        shown[id] = true;
+        char site[CELL], allocs[CELL], bytes[CELL], peak[CELL], queue[CELL], where[512];
+        snprintf(site, sizeof site, "#%zu", id + 1);
+        site_where(r, s, where, sizeof where);
+        doc_row(d, (const char *const[]){site, count_cell(allocs, s->allocs),
+                                         fmt_bytes(bytes, sizeof bytes, s->bytes),
+                                         fmt_bytes(peak, sizeof peak, s->peak_live_bytes),
+                                         count_cell(queue, s->queue_allocs), where});
+    }
+}
+
+static void section_sites(struct document *d, const struct report *r, unsigned top)
+{
+    doc_heading(d, 2, "Top allocation sites");
+    if (r->site_count == 0) {
+        doc_paragraph(d,
+                      "No sites: with stacks '%s' %s. Run with --stacks always or sampled:N "
+                      "to see where every allocation comes from.",
+                      r->process_count ? r->processes[0].stacks_mode : "?",
+                      r->process_count && strcmp(r->processes[0].stacks_mode, "queue") == 0
+                          ? "only allocations inside queue operations get a stack, and there "
+                            "were none"
+                          : "no stack was taken");
+        return;
+    }
+    const struct report_site **ranked = calloc(r->site_count, sizeof *ranked);
+    bool *shown = calloc(r->site_count, sizeof *shown);
+    if (ranked == NULL || shown == NULL) {
+        free(ranked);
+        free(shown);
+        return;
+    }
+    static const char *const titles[] = {"By allocations", "By bytes", "By peak live bytes"};
+    for (int k = BY_ALLOCS; k <= BY_PEAK; k++) {
+        size_t n = ranked_sites(r, (enum ranking)k, ranked);
+        doc_paragraph(d, "%s (%zu of %zu sites):", titles[k], n < top ? n : top, r->site_count);
+        ranking_table(d, r, ranked, n < top ? n : top, shown);
+        if (k != BY_ALLOCS)
+            continue;
+        doc_chart(d, "Top sites by allocations", "allocations", true);
+        char label[CELL];
+        for (size_t i = 0; i < n && i < top; i++) {
+            snprintf(label, sizeof label, "#%zu", (size_t)(ranked[i] - r->sites) + 1);
+            doc_bar(d, label, (double)ranked[i]->allocs);
+        }
+    }
+    doc_paragraph(d, "Stacks of the sites above, innermost frame first:");
+    doc_lines(d);
+    for (size_t i = 0; i < r->site_count; i++) {
+        if (!shown[i])
+            continue;
+        const struct report_site *s = &r->sites[i];
+        doc_line(d,
+                 "site #%zu: %" PRIu64 " allocations, %" PRIu64 " bytes, %" PRIu64
+                 " inside queue operations",
+                 i + 1, s->allocs, s->bytes, s->queue_allocs);
+        stack_lines(d, r, &s->stack);
+    }
+    free(ranked);
+    free(shown);
+}
+
+static void class_range(enum allocator a, uint64_t from, uint64_t to, char *out, size_t size)
+{
+    struct size_class lo, hi;
+    if (!class_of(a, from ? from : 1, &lo) || !class_of(a, to, &hi))
+        snprintf(out, size, "-");
+    else if (lo.reserved == hi.reserved)
+        snprintf(out, size, "%" PRIu64, lo.reserved);
+    else
+        snprintf(out, size, "%" PRIu64 "-%" PRIu64, lo.reserved, hi.reserved);
+}
+
+static void section_sizes(struct document *d, const struct report *r)
+{
+    doc_heading(d, 2, "Requested sizes and allocator classes");
+    if (r->requested_count == 0) {
+        doc_paragraph(d, "No allocations.");
+        return;
+    }
+    doc_paragraph(d, "Each requested-size bucket with the classes (bytes reserved) the models "
+                     "give its sizes:");
+    const char *header[3 + ALLOC_COUNT] = {"requested bytes", "allocations"};
+    for (int a = 0; a < ALLOC_COUNT; a++)
+        header[2 + a] = class_models[a].name;
+    doc_table(d, header);
+    for (size_t i = 0; i < r->requested_count; i++) {
+        const struct report_bucket *b = &r->requested_sizes[i];
+        char range[CELL], count[CELL], classes[ALLOC_COUNT][CELL];
+        const char *row[2 + ALLOC_COUNT] = {range, count_cell(count, b->count)};
+        snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, b->from, b->to);
+        for (int a = 0; a < ALLOC_COUNT; a++) {
+            class_range((enum allocator)a, b->from, b->to, classes[a], CELL);
+            row[2 + a] = classes[a];
+        }
+        doc_row(d, row);
+    }
+    doc_chart(d, "Blocks by the running allocator's usable size (its size classes)", "blocks",
+              false);
+    for (size_t i = 0; i < r->usable_count; i++) {
+        char label[CELL];
+        snprintf(label, sizeof label, "%" PRIu64, r->usable_sizes[i].key);
+        doc_bar(d, label, (double)r->usable_sizes[i].count);
+    }
+}
+
+static void section_failures(struct document *d, const struct report *r)
+{
+    if (r->failure_candidates == 0 && r->failures_injected == 0)
+        return;
+    char a[CELL], b[CELL];
+    doc_heading(d, 2, "Injected failures");
+    doc_paragraph(d, "%s allocations matched the QAUDIT_FAIL filters; %s were made to fail.",
+                  count_cell(a, r->failure_candidates), count_cell(b, r->failures_injected));
+    if (r->failure_count == 0)
+        return;
+    doc_lines(d);
+    for (size_t i = 0; i < r->failure_count; i++) {
+        const struct report_event *f = &r->failures[i];
+        doc_line(d, "pid %" PRIu64 ": candidate %" PRIu64 ", %" PRIu64 " bytes", f->pid,
+                 f->candidate, f->size);
+        stack_lines(d, r, &f->stack);
+    }
+}
+
+static void section_never_written(struct document *d, const struct report *r, unsigned top)
+{
+    const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
+    size_t n = ranked ? ranked_sites(r, BY_NEVER_WRITTEN, ranked) : 0;
+    if (n > 0 || r->precision.never_written_unattributed > 0) {
+        doc_heading(d, 2, "Bytes never written");
+        doc_paragraph(d, "Bytes of freed blocks that still held the poison byte (QAUDIT_POISON), "
+                         "by site:");
+        doc_table(
+            d, (const char *const[]){"site", "never written", "allocated", "share", "where", NULL});
+        for (size_t i = 0; i < n && i < top; i++) {
+            char site[CELL], never[CELL], bytes[CELL], share[CELL], where[512];
+            snprintf(site, sizeof site, "#%zu", (size_t)(ranked[i] - r->sites) + 1);
+            snprintf(share, sizeof share, "%.1f %%",
+                     ranked[i]->bytes
+                         ? 100.0 * (double)ranked[i]->never_written_bytes / (double)ranked[i]->bytes
+                         : 0.0);
+            site_where(r, ranked[i], where, sizeof where);
+            doc_row(d, (const char *const[]){
+                           site, fmt_bytes(never, sizeof never, ranked[i]->never_written_bytes),
+                           fmt_bytes(bytes, sizeof bytes, ranked[i]->bytes), share, where});
+        }
+        if (r->precision.never_written_unattributed > 0)
+            doc_paragraph(
+                d, "%s more in blocks without a site.",
+                fmt_bytes((char[CELL]){0}, CELL, r->precision.never_written_unattributed));
+    }
+    free(ranked);
+}
+
+static void section_layouts(struct document *d, const struct report_options *o)
+{
+    if (o->layout_count == 0)
+        return;
+    doc_heading(d, 2, "Struct layouts");
+    doc_paragraph(d, "From %s.", o->layout_source ? o->layout_source : "DWARF");
+    for (size_t i = 0; i < o->layout_count; i++) {
+        const struct layout_type *t = o->layouts[i];
+        char classes[256] = "";
+        size_t used = 0;
+        for (int a = 0; a < ALLOC_COUNT; a++) {
+            struct size_class c;
+            if (!class_of((enum allocator)a, t->size ? t->size : 1, &c))
+                continue;
+            int n = snprintf(classes + used, sizeof classes - used, "%s%s %" PRIu64,
+                             used ? ", " : "", class_models[a].name, c.reserved);
+            used += n > 0 && (size_t)n < sizeof classes - used ? (size_t)n : 0;
+        }
+        doc_paragraph(d,
+                      "%s %s: %" PRIu64 " bytes, %zu hole%s (%" PRIu64 " bytes), %" PRIu64
+                      " bytes of tail padding; classes: %s.",
+                      t->kind, t->name, t->size, t->hole_count, t->hole_count == 1 ? "" : "s",
+                      t->hole_bytes, t->padding, classes);
+        doc_layout(d, t);
+    }
+}
+
+static void section_precision(struct document *d, const struct report *r)
+{
+    const struct report_precision *p = &r->precision;
+    doc_heading(d, 2, "Precision");
+    if (p->exact && p->deepbind_count == 0) {
+        doc_paragraph(d, "Exact: every count above is exact%s.",
+                      p->peak_live_bytes_within ? "" : ", peak included");
+    } else {
+        doc_paragraph(d,
+                      "Counts of calls and bytes are exact. Where precision was lost: peak "
+                      "live bytes within %" PRIu64 " bytes; %" PRIu64 " blocks untracked; %" PRIu64
+                      " allocations on the overflow site; %" PRIu64 " stacks truncated; %" PRIu64
+                      " usable sizes outside the histogram; %" PRIu64 " modules dropped.",
+                      p->peak_live_bytes_within, p->blocks_untracked, p->sites_dropped,
+                      p->stacks_truncated, p->usable_sizes_dropped, p->modules_dropped);
+    }
+    for (size_t i = 0; i < p->deepbind_count; i++)
+        doc_paragraph(d,
+                      "%s was loaded with RTLD_DEEPBIND: its own allocator calls may bypass "
+                      "the interposer.",
+                      p->deepbind_libraries[i]);
+    for (size_t i = 0; i < r->module_count; i++)
+        if (r->modules[i].mismatched)
+            doc_paragraph(d,
+                          "Frames in %s are marked '?': the file read has another build id "
+                          "than the dump's.",
+                          r->modules[i].path);
+}
+
+void report_build_document(struct document *d, const struct report *r,
+                           const struct report_options *o)
+{
+    unsigned top = o->top ? o->top : 10;
+    d->cacheline = o->cacheline ? o->cacheline : 64;
+    d->passed = true;
+    section_dumps(d, r);
+    section_checks(d, r);
+    section_totals(d, r);
+    section_queue_depths(d, &r->queues);
+    section_per_connection(d, &r->queues);
+    section_attribution(d, &r->queues);
+    section_violations(d, r);
+    section_sites(d, r, top);
+    section_sizes(d, r);
+    section_failures(d, r);
+    section_never_written(d, r, top);
+    section_layouts(d, o);
+    section_precision(d, r);
+}

@@ -1,0 +1,187 @@
+/* Building the block list of a report, and the number formats every renderer shares. */
+#include "document.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static struct block *add_block(struct document *d, enum block_kind kind)
+{
+    struct block *b = push_item(&d->blocks, &d->count, sizeof *b);
+    if (b != NULL)
+        b->kind = kind;
+    return b;
+}
+
+static struct block *last_block(struct document *d, enum block_kind kind)
+{
+    if (d->count == 0 || d->blocks[d->count - 1].kind != kind)
+        return NULL;
+    return &d->blocks[d->count - 1];
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        return NULL;
+    return s;
+}
+
+void doc_heading(struct document *d, int level, const char *fmt, ...)
+{
+    struct block *b = add_block(d, BLOCK_HEADING);
+    if (b == NULL)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    b->level = level;
+    b->text = vformat(fmt, ap);
+    va_end(ap);
+}
+
+void doc_paragraph(struct document *d, const char *fmt, ...)
+{
+    struct block *b = add_block(d, BLOCK_PARAGRAPH);
+    if (b == NULL)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    b->text = vformat(fmt, ap);
+    va_end(ap);
+}
+
+static void table_add_row(struct table *t, const char *const *cells)
+{
+    char **grown = realloc(t->cells, (t->rows + 1) * t->columns * sizeof *grown);
+    if (grown == NULL)
+        return;
+    t->cells = grown;
+    for (size_t c = 0; c < t->columns; c++)
+        t->cells[t->rows * t->columns + c] = strdup(cells[c] ? cells[c] : "");
+    t->rows++;
+}
+
+void doc_table(struct document *d, const char *const *header)
+{
+    struct block *b = add_block(d, BLOCK_TABLE);
+    if (b == NULL)
+        return;
+    while (header[b->table.columns] != NULL)
+        b->table.columns++;
+    table_add_row(&b->table, header);
+}
+
+void doc_row(struct document *d, const char *const *cells)
+{
+    struct block *b = last_block(d, BLOCK_TABLE);
+    if (b != NULL)
+        table_add_row(&b->table, cells);
+}
+
+void doc_chart(struct document *d, const char *title, const char *unit, bool illustrates)
+{
+    struct block *b = add_block(d, BLOCK_CHART);
+    if (b == NULL)
+        return;
+    b->illustrates = illustrates;
+    b->text = strdup(title);
+    b->chart.unit = strdup(unit);
+}
+
+void doc_bar(struct document *d, const char *label, double value)
+{
+    struct block *b = last_block(d, BLOCK_CHART);
+    if (b == NULL)
+        return;
+    struct chart *c = &b->chart;
+    char **labels = realloc(c->labels, (c->count + 1) * sizeof *labels);
+    if (labels == NULL)
+        return;
+    c->labels = labels;
+    double *values = realloc(c->values, (c->count + 1) * sizeof *values);
+    if (values == NULL)
+        return;
+    c->values = values;
+    c->labels[c->count] = strdup(label);
+    c->values[c->count++] = value;
+}
+
+void doc_lines(struct document *d)
+{
+    add_block(d, BLOCK_LINES);
+}
+
+void doc_line(struct document *d, const char *fmt, ...)
+{
+    struct block *b = last_block(d, BLOCK_LINES);
+    char **slot = b ? push_item(&b->lines, &b->line_count, sizeof *slot) : NULL;
+    if (slot == NULL)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    *slot = vformat(fmt, ap);
+    va_end(ap);
+}
+
+void doc_layout(struct document *d, const struct layout_type *layout)
+{
+    struct block *b = add_block(d, BLOCK_LAYOUT);
+    if (b != NULL)
+        b->layout = layout;
+}
+
+void doc_free(struct document *d)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        struct block *b = &d->blocks[i];
+        free(b->text);
+        for (size_t c = 0; c < b->table.rows * b->table.columns; c++)
+            free(b->table.cells[c]);
+        free(b->table.cells);
+        for (size_t c = 0; c < b->chart.count; c++)
+            free(b->chart.labels[c]);
+        free(b->chart.labels);
+        free(b->chart.values);
+        free(b->chart.unit);
+        for (size_t l = 0; l < b->line_count; l++)
+            free(b->lines[l]);
+        free(b->lines);
+    }
+    free(d->blocks);
+    *d = (struct document){0};
+}
+
+const char *fmt_count(char *buf, size_t size, unsigned long long n)
+{
+    char digits[32];
+    int len = snprintf(digits, sizeof digits, "%llu", n);
+    size_t out = 0;
+    for (int i = 0; i < len && out + 2 < size; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            buf[out++] = ',';
+        buf[out++] = digits[i];
+    }
+    buf[out] = '\0';
+    return buf;
+}
+
+const char *fmt_bytes(char *buf, size_t size, unsigned long long n)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (n < 10 * 1024) {
+        char count[32];
+        snprintf(buf, size, "%s B", fmt_count(count, sizeof count, n));
+        return buf;
+    }
+    double v = (double)n / 1024;
+    int u = 0;
+    while (v >= 1024 && u < 3) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, size, "%.2f %s", v, units[u]);
+    return buf;
+}

@@ -1,0 +1,80 @@
+/* A report as a sequence of blocks (headings, paragraphs, tables, charts, stacks, layouts): the
+ * content is decided once in content.c and each format only decides how a block looks. */
+#ifndef REPORTS_DOCUMENT_H
+#define REPORTS_DOCUMENT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "probe/layout.h"
+
+enum block_kind {
+    BLOCK_HEADING,
+    BLOCK_PARAGRAPH,
+    BLOCK_TABLE,
+    BLOCK_CHART,
+    BLOCK_LINES,
+    BLOCK_LAYOUT
+};
+
+struct table {
+    char **cells; /* rows * columns, row 0 is the header */
+    size_t columns, rows;
+};
+
+/* A bar chart: in text bars of '#', in Markdown a table, in HTML an SVG. */
+struct chart {
+    char *unit; /* what the values count */
+    char **labels;
+    double *values;
+    size_t count;
+};
+
+struct block {
+    enum block_kind kind;
+    int level;  /* heading level, 1 or 2 */
+    char *text; /* heading, paragraph, chart title */
+    struct table table;
+    struct chart chart;
+    char **lines; /* BLOCK_LINES: preformatted (stacks) */
+    size_t line_count;
+    const struct layout_type *layout;
+    bool illustrates; /* a chart drawing a table already shown: only HTML draws it */
+};
+
+struct document {
+    struct block *blocks;
+    size_t count;
+    unsigned cacheline;
+    bool passed; /* every check passed */
+};
+
+void doc_heading(struct document *d, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void doc_paragraph(struct document *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Starts a table with the given header cells (NULL-terminated); doc_row adds rows to it. */
+void doc_table(struct document *d, const char *const *header);
+void doc_row(struct document *d, const char *const *cells);
+void doc_chart(struct document *d, const char *title, const char *unit, bool illustrates);
+void doc_bar(struct document *d, const char *label, double value);
+void doc_lines(struct document *d);
+void doc_line(struct document *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void doc_layout(struct document *d, const struct layout_type *layout);
+void doc_free(struct document *d);
+
+/* 1234567 -> "1,234,567" */
+const char *fmt_count(char *buf, size_t size, unsigned long long n);
+/* 1234567 -> "1.18 MiB"; below 10 KiB exact bytes "1,234 B". */
+const char *fmt_bytes(char *buf, size_t size, unsigned long long n);
+
+struct report;
+struct report_options;
+/* The blocks of a report (content.c). */
+void report_build_document(struct document *d, const struct report *r,
+                           const struct report_options *o);
+
+void render_text(FILE *out, const struct document *d);
+void render_markdown(FILE *out, const struct document *d);
+void render_html(FILE *out, const struct document *d);
+
+#endif

@@ -1,0 +1,429 @@
+/* Reads one qaudit-alloc/1 dump (docs/dump-format.md) into a report, checking every field it uses:
+ * a missing or mistyped field is named in the error, never guessed. */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct reader {
+    const char *path;
+    char *error;
+    size_t size;
+    bool failed;
+};
+
+static void reader_fail(struct reader *r, const char *fmt, ...)
+{
+    if (r->failed)
+        return;
+    r->failed = true;
+    int n = snprintf(r->error, r->size, "%s: ", r->path);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n > 0 && (size_t)n < r->size)
+        vsnprintf(r->error + n, r->size - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+static json_t *field(struct reader *r, json_t *object, const char *where, const char *key,
+                     json_type type)
+{
+    json_t *value = json_object_get(object, key);
+    if (value == NULL || json_typeof(value) != type) {
+        static const char *const names[] = {"an object", "an array", "a string", "an integer",
+                                            "a number",  "true",     "false",    "null"};
+        reader_fail(r, "%s%s%s is missing or not %s", where, where[0] ? "." : "", key, names[type]);
+        return NULL;
+    }
+    return value;
+}
+
+static uint64_t number(struct reader *r, json_t *object, const char *where, const char *key)
+{
+    json_t *value = json_object_get(object, key);
+    if (!json_is_integer(value) || json_integer_value(value) < 0) {
+        reader_fail(r, "%s%s%s is missing or not a non-negative integer", where,
+                    where[0] ? "." : "", key);
+        return 0;
+    }
+    return (uint64_t)json_integer_value(value);
+}
+
+static const char *text(struct reader *r, json_t *object, const char *where, const char *key)
+{
+    json_t *value = field(r, object, where, key, JSON_STRING);
+    return value ? json_string_value(value) : "";
+}
+
+static bool flag(struct reader *r, json_t *object, const char *where, const char *key)
+{
+    json_t *value = json_object_get(object, key);
+    if (!json_is_boolean(value)) {
+        reader_fail(r, "%s.%s is missing or not true/false", where, key);
+        return false;
+    }
+    return json_is_true(value);
+}
+
+static const char *string_or(json_t *value, const char *fallback)
+{
+    const char *s = json_string_value(value);
+    return s ? s : fallback;
+}
+
+static uint64_t address(struct reader *r, json_t *value, const char *where)
+{
+    const char *s = json_string_value(value);
+    char *end;
+    errno = 0;
+    unsigned long long a = s ? strtoull(s, &end, 16) : 0;
+    if (s == NULL || strncmp(s, "0x", 2) != 0 || *end != '\0' || errno != 0) {
+        reader_fail(r, "%s holds '%s', not a \"0x...\" address", where, s ? s : "(not a string)");
+        return 0;
+    }
+    return a;
+}
+
+/* Module extents of this dump, sorted by start, for mapping frames to modules. */
+struct extent {
+    uint64_t start, end, base;
+    uint32_t module;
+};
+
+static int by_start(const void *a, const void *b)
+{
+    const struct extent *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void read_modules(struct reader *r, json_t *doc, struct report *out, struct extent **extents)
+{
+    json_t *modules = field(r, doc, "", "modules", JSON_ARRAY);
+    size_t i;
+    json_t *m;
+    *extents = calloc(json_array_size(modules) + 1, sizeof **extents);
+    json_array_foreach(modules, i, m)
+    {
+        struct report_module *mod = push_item(&out->modules, &out->module_count, sizeof *mod);
+        if (mod == NULL || *extents == NULL)
+            return;
+        mod->path = copy_string(text(r, m, "modules[]", "path"));
+        mod->build_id = copy_string(text(r, m, "modules[]", "build_id"));
+        (*extents)[i] =
+            (struct extent){address(r, json_object_get(m, "start"), "modules[].start"),
+                            address(r, json_object_get(m, "end"), "modules[].end"),
+                            address(r, json_object_get(m, "base"), "modules[].base"), (uint32_t)i};
+    }
+    qsort(*extents, out->module_count, sizeof **extents, by_start);
+}
+
+static void map_frame(const struct extent *extents, size_t n, uint64_t address,
+                      struct report_frame *frame)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (extents[mid].start <= address)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && address < extents[lo - 1].end) {
+        frame->module = extents[lo - 1].module;
+        frame->offset = address - extents[lo - 1].base;
+        return;
+    }
+    frame->module = REPORT_NO_MODULE;
+    frame->offset = address;
+}
+
+static struct report_stack read_stack(struct reader *r, json_t *object, const char *where,
+                                      const struct extent *extents, size_t n)
+{
+    struct report_stack stack = {0};
+    json_t *frames = field(r, object, where, "frames", JSON_ARRAY);
+    size_t count = json_array_size(frames);
+    stack.frames = count ? calloc(count, sizeof *stack.frames) : NULL;
+    if (count && stack.frames == NULL)
+        return stack;
+    for (size_t i = 0; i < count; i++)
+        map_frame(extents, n, address(r, json_array_get(frames, i), where), &stack.frames[i]);
+    stack.frame_count = count;
+    return stack;
+}
+
+static void read_process(struct reader *r, json_t *doc, struct report *out)
+{
+    json_t *p = field(r, doc, "", "process", JSON_OBJECT);
+    struct report_process *proc = push_item(&out->processes, &out->process_count, sizeof *proc);
+    if (p == NULL || proc == NULL)
+        return;
+    proc->pid = number(r, p, "process", "pid");
+    proc->ppid = json_is_integer(json_object_get(p, "ppid"))
+                     ? (uint64_t)json_integer_value(json_object_get(p, "ppid"))
+                     : 0;
+    proc->exe = copy_string(text(r, p, "process", "exe"));
+    proc->start_time_ns = number(r, p, "process", "start_time_ns");
+    proc->dump_time_ns = number(r, p, "process", "dump_time_ns");
+    proc->reason = copy_string(text(r, doc, "", "reason"));
+    proc->source = copy_string(r->path);
+    json_t *config = json_object_get(doc, "config");
+    proc->stacks_mode = copy_string(string_or(json_object_get(config, "stacks"), "?"));
+    json_t *argv = field(r, p, "process", "argv", JSON_ARRAY);
+    size_t length = 1, i;
+    json_t *arg;
+    json_array_foreach(argv, i, arg) length += strlen(string_or(arg, "")) + 1;
+    proc->argv = calloc(length, 1);
+    json_array_foreach(argv, i, arg)
+    {
+        if (proc->argv == NULL)
+            break;
+        if (i > 0)
+            strcat(proc->argv, " ");
+        strcat(proc->argv, string_or(arg, ""));
+    }
+}
+
+static void read_totals(struct reader *r, json_t *doc, struct report_totals *t)
+{
+    json_t *o = field(r, doc, "", "totals", JSON_OBJECT);
+    if (o == NULL)
+        return;
+    t->allocs = number(r, o, "totals", "allocs");
+    t->frees = number(r, o, "totals", "frees");
+    t->reallocs = number(r, o, "totals", "reallocs");
+    t->reallocs_in_place = number(r, o, "totals", "reallocs_in_place");
+    t->reallocs_moved = number(r, o, "totals", "reallocs_moved");
+    t->aligned_allocs = number(r, o, "totals", "aligned_allocs");
+    t->failed_allocs = number(r, o, "totals", "failed_allocs");
+    t->bytes_requested = number(r, o, "totals", "bytes_requested");
+    t->bytes_usable = number(r, o, "totals", "bytes_usable");
+    t->live_bytes = number(r, o, "totals", "live_bytes");
+    t->live_blocks = number(r, o, "totals", "live_blocks");
+    t->peak_live_bytes = number(r, o, "totals", "peak_live_bytes");
+    t->threads = number(r, o, "totals", "threads");
+    json_t *calls = field(r, o, "totals", "calls", JSON_OBJECT);
+    for (int c = 0; c < CALL_COUNT && calls; c++)
+        t->calls[c] = number(r, calls, "totals.calls", report_call_names[c]);
+}
+
+/* A list of {key_name, count_name} objects into counts. */
+static void read_counts(struct reader *r, json_t *list, const char *where, const char *key_name,
+                        const char *count_name, struct report_count **out, size_t *count)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach(list, i, item)
+    {
+        struct report_count *c = push_item(out, count, sizeof *c);
+        if (c == NULL)
+            return;
+        c->key = number(r, item, where, key_name);
+        c->count = number(r, item, where, count_name);
+    }
+}
+
+static void read_sizes(struct reader *r, json_t *doc, struct report *out)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach(field(r, doc, "", "requested_sizes", JSON_ARRAY), i, item)
+    {
+        struct report_bucket *b =
+            push_item(&out->requested_sizes, &out->requested_count, sizeof *b);
+        if (b == NULL)
+            return;
+        b->from = number(r, item, "requested_sizes[]", "from");
+        b->to = number(r, item, "requested_sizes[]", "to");
+        b->count = number(r, item, "requested_sizes[]", "count");
+    }
+    read_counts(r, field(r, doc, "", "usable_sizes", JSON_ARRAY), "usable_sizes[]", "usable",
+                "count", &out->usable_sizes, &out->usable_count);
+}
+
+static void read_sites(struct reader *r, json_t *doc, struct report *out,
+                       const struct extent *extents)
+{
+    size_t i;
+    json_t *s;
+    json_t *sites = field(r, doc, "", "sites", JSON_ARRAY);
+    out->sites = calloc(json_array_size(sites) + 1, sizeof *out->sites);
+    json_array_foreach(sites, i, s)
+    {
+        if (out->sites == NULL || r->failed)
+            return;
+        struct report_site *site = &out->sites[out->site_count++];
+        site->stack = read_stack(r, s, "sites[]", extents, out->module_count);
+        site->allocs = number(r, s, "sites[]", "allocs");
+        site->frees = number(r, s, "sites[]", "frees");
+        site->bytes = number(r, s, "sites[]", "bytes");
+        site->live_bytes = number(r, s, "sites[]", "live_bytes");
+        site->peak_live_bytes = number(r, s, "sites[]", "peak_live_bytes");
+        site->never_written_bytes = number(r, s, "sites[]", "never_written_bytes");
+        site->queue_allocs = number(r, s, "sites[]", "queue_allocs");
+    }
+}
+
+static void read_queues(struct reader *r, json_t *doc, struct report_queues *q)
+{
+    json_t *o = field(r, doc, "", "queues", JSON_OBJECT);
+    if (o == NULL)
+        return;
+    q->pushes = number(r, o, "queues", "pushes");
+    q->pops = number(r, o, "queues", "pops");
+    q->discarded = number(r, o, "queues", "discarded");
+    q->moved = number(r, o, "queues", "moved");
+    q->queued_now = number(r, o, "queues", "queued_now");
+    q->grows = number(r, o, "queues", "grows");
+    q->shrinks = number(r, o, "queues", "shrinks");
+    q->returns_to_inline = number(r, o, "queues", "returns_to_inline");
+    read_counts(r, field(r, o, "queues", "depth_histogram", JSON_ARRAY), "queues.depth_histogram[]",
+                "depth", "pushes", &q->depth_histogram, &q->depth_histogram_count);
+    read_counts(r, field(r, o, "queues", "allocs_by_depth", JSON_ARRAY), "queues.allocs_by_depth[]",
+                "depth", "allocs", &q->allocs_by_depth, &q->allocs_by_depth_count);
+    size_t i;
+    json_t *item;
+    json_array_foreach(field(r, o, "queues", "by_peak_depth", JSON_ARRAY), i, item)
+    {
+        struct report_peak *p = push_item(&q->by_peak_depth, &q->by_peak_depth_count, sizeof *p);
+        if (p == NULL)
+            return;
+        p->peak_depth = number(r, item, "queues.by_peak_depth[]", "peak_depth");
+        p->connections = number(r, item, "queues.by_peak_depth[]", "connections");
+        p->allocs = number(r, item, "queues.by_peak_depth[]", "allocs");
+        p->bytes = number(r, item, "queues.by_peak_depth[]", "bytes");
+    }
+    json_t *connections = field(r, o, "queues", "connections", JSON_OBJECT);
+    q->opened = number(r, connections, "queues.connections", "opened");
+    q->closed = number(r, connections, "queues.connections", "closed");
+    json_t *attribution = field(r, o, "queues", "attribution", JSON_OBJECT);
+    q->by_hooks = number(r, attribution, "queues.attribution", "by_hooks");
+    q->by_stack_patterns = number(r, attribution, "queues.attribution", "by_stack_patterns");
+    q->by_both = number(r, attribution, "queues.attribution", "by_both");
+    q->events_without_connection = number(r, o, "queues", "events_without_connection");
+    q->refused_events = number(r, o, "queues", "refused_events");
+    q->records_dropped = number(r, o, "queues", "records_dropped");
+}
+
+static void read_checks(struct reader *r, json_t *doc, struct report *out)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(field(r, doc, "", "checks", JSON_ARRAY), i, c)
+    {
+        struct report_check *check = push_item(&out->checks, &out->check_count, sizeof *check);
+        if (check == NULL)
+            return;
+        check->name = copy_string(text(r, c, "checks[]", "name"));
+        check->detail = copy_string(text(r, c, "checks[]", "detail"));
+        check->passed = flag(r, c, "checks[]", "passed");
+        check->dumps = 1;
+        check->failed = !check->passed;
+    }
+}
+
+static void read_events(struct reader *r, json_t *list, const char *where,
+                        const struct extent *extents, size_t modules, uint64_t pid,
+                        struct report_event **out, size_t *count)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        struct report_event *event = push_item(out, count, sizeof *event);
+        if (event == NULL || r->failed)
+            return;
+        event->pid = pid;
+        event->stack = read_stack(r, e, where, extents, modules);
+        event->size = number(r, e, where, "size");
+        if (json_object_get(e, "depth"))
+            event->depth = number(r, e, where, "depth");
+        if (json_object_get(e, "candidate"))
+            event->candidate = number(r, e, where, "candidate");
+    }
+}
+
+static void read_precision(struct reader *r, json_t *doc, struct report_precision *p)
+{
+    json_t *o = field(r, doc, "", "precision", JSON_OBJECT);
+    if (o == NULL)
+        return;
+    p->exact = flag(r, o, "precision", "exact");
+    p->peak_live_bytes_within = number(r, o, "precision", "peak_live_bytes_within");
+    p->blocks_untracked = number(r, o, "precision", "blocks_untracked");
+    p->sites_dropped = number(r, o, "precision", "sites_dropped");
+    p->stacks_truncated = number(r, o, "precision", "stacks_truncated");
+    p->usable_sizes_dropped = number(r, o, "precision", "usable_sizes_dropped");
+    p->modules_dropped = number(r, o, "precision", "modules_dropped");
+    p->never_written_unattributed = number(r, o, "precision", "never_written_unattributed");
+    size_t i;
+    json_t *lib;
+    json_array_foreach(field(r, o, "precision", "deepbind_libraries", JSON_ARRAY), i, lib)
+    {
+        char **slot = push_item(&p->deepbind_libraries, &p->deepbind_count, sizeof *slot);
+        if (slot)
+            *slot = copy_string(string_or(lib, "?"));
+    }
+}
+
+static void read_document(struct reader *r, json_t *doc, struct report *out)
+{
+    const char *format = json_string_value(json_object_get(doc, "format"));
+    if (format == NULL) {
+        reader_fail(r, "not a qaudit dump (no \"format\" field)");
+        return;
+    }
+    if (strcmp(format, "qaudit-alloc/1") != 0) {
+        reader_fail(r, "format is '%s'; this qaudit reads qaudit-alloc/1", format);
+        return;
+    }
+    struct extent *extents = NULL;
+    read_process(r, doc, out);
+    read_modules(r, doc, out, &extents);
+    read_totals(r, doc, &out->totals);
+    read_sizes(r, doc, out);
+    if (extents != NULL)
+        read_sites(r, doc, out, extents);
+    read_queues(r, doc, &out->queues);
+    read_checks(r, doc, out);
+    uint64_t pid = out->process_count ? out->processes[0].pid : 0;
+    if (extents != NULL)
+        read_events(r, field(r, doc, "", "depth_one_violations", JSON_ARRAY),
+                    "depth_one_violations[]", extents, out->module_count, pid, &out->violations,
+                    &out->violation_count);
+    json_t *failures = field(r, doc, "", "injected_failures", JSON_OBJECT);
+    if (failures != NULL && extents != NULL) {
+        out->failure_candidates = number(r, failures, "injected_failures", "candidates");
+        out->failures_injected = number(r, failures, "injected_failures", "injected");
+        read_events(r, field(r, failures, "injected_failures", "first", JSON_ARRAY),
+                    "injected_failures.first[]", extents, out->module_count, pid, &out->failures,
+                    &out->failure_count);
+    }
+    read_precision(r, doc, &out->precision);
+    free(extents);
+}
+
+enum report_status dump_read(const char *path, struct report *out, char *error, size_t size)
+{
+    struct reader r = {path, error, size, false};
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (doc == NULL) {
+        if (jerr.line < 0)
+            reader_fail(&r, "cannot read: %s", jerr.text);
+        else
+            reader_fail(&r, "line %d, column %d: %s (truncated or not JSON)", jerr.line,
+                        jerr.column, jerr.text);
+        return REPORT_INPUT_ERROR;
+    }
+    if (!json_is_object(doc))
+        reader_fail(&r, "not a qaudit dump (the top level is not an object)");
+    else
+        read_document(&r, doc, out);
+    json_decref(doc);
+    return r.failed ? REPORT_INPUT_ERROR : REPORT_OK;
+}

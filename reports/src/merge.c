@@ -1,0 +1,434 @@
+/* Merging dumps: threads are already merged by the interposer, so this adds processes (forked
+ * children, several hosts) and drops snapshots superseded by a later dump of the same process. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* At most this many violation or failure stacks are kept across all dumps. */
+#define EVENTS_KEPT 32
+
+const char *const report_call_names[CALL_COUNT] = {
+    "malloc",        "calloc",   "realloc", "reallocarray", "posix_memalign",
+    "aligned_alloc", "memalign", "valloc",  "pvalloc",      "free"};
+
+void *push_item(void *items, size_t *count, size_t size)
+{
+    void **array = items;
+    char *grown = realloc(*array, (*count + 1) * size);
+    if (grown == NULL)
+        return NULL;
+    *array = grown;
+    memset(grown + *count * size, 0, size);
+    return grown + (*count)++ * size;
+}
+
+char *copy_string(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+void locations_free(struct report_location *locations, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        free(locations[i].function);
+        free(locations[i].file);
+    }
+    free(locations);
+}
+
+void stack_free(struct report_stack *stack)
+{
+    for (size_t i = 0; i < stack->frame_count; i++)
+        locations_free(stack->frames[i].locations, stack->frames[i].location_count);
+    free(stack->frames);
+    *stack = (struct report_stack){0};
+}
+
+struct report_stack stack_copy(const struct report_stack *stack, const uint32_t *module_map)
+{
+    struct report_stack copy = {calloc(stack->frame_count + 1, sizeof *copy.frames), 0};
+    if (copy.frames == NULL)
+        return copy;
+    for (size_t i = 0; i < stack->frame_count; i++) {
+        struct report_frame f = stack->frames[i];
+        if (module_map && f.module != REPORT_NO_MODULE)
+            f.module = module_map[f.module];
+        f.locations = NULL;
+        f.location_count = 0;
+        copy.frames[copy.frame_count++] = f;
+    }
+    return copy;
+}
+
+static bool same_module(const struct report_module *a, const struct report_module *b)
+{
+    if (a->build_id[0] || b->build_id[0])
+        return strcmp(a->build_id, b->build_id) == 0 && strcmp(a->path, b->path) == 0;
+    return strcmp(a->path, b->path) == 0;
+}
+
+/* Index in into->modules of each of dump's modules, adding those not yet known. */
+static uint32_t *merge_modules(struct report *into, const struct report *dump)
+{
+    uint32_t *map = calloc(dump->module_count + 1, sizeof *map);
+    for (size_t i = 0; map && i < dump->module_count; i++) {
+        const struct report_module *m = &dump->modules[i];
+        size_t j = 0;
+        while (j < into->module_count && !same_module(&into->modules[j], m))
+            j++;
+        if (j == into->module_count) {
+            struct report_module *added =
+                push_item(&into->modules, &into->module_count, sizeof *added);
+            if (added == NULL)
+                break;
+            added->path = copy_string(m->path);
+            added->build_id = copy_string(m->build_id);
+            added->is_main = dump->process_count && strcmp(m->path, dump->processes[0].exe) == 0;
+        }
+        map[i] = (uint32_t)j;
+    }
+    return map;
+}
+
+static bool same_stack(const struct report_stack *a, const struct report_stack *b)
+{
+    if (a->frame_count != b->frame_count)
+        return false;
+    for (size_t i = 0; i < a->frame_count; i++)
+        if (a->frames[i].module != b->frames[i].module ||
+            a->frames[i].offset != b->frames[i].offset)
+            return false;
+    return true;
+}
+
+static uint64_t stack_hash(const struct report_stack *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < s->frame_count; i++) {
+        h = (h ^ s->frames[i].offset) * 1099511628211ull;
+        h = (h ^ s->frames[i].module) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* Sites are merged through an open-addressing index over into->sites, rebuilt per dump: merging
+ * tens of thousands of sites stays linear. */
+static void merge_sites(struct report *into, const struct report *dump, const uint32_t *map)
+{
+    size_t slots = 16;
+    while (slots < 2 * (into->site_count + dump->site_count))
+        slots *= 2;
+    size_t *index = malloc(slots * sizeof *index);
+    struct report_site *grown =
+        realloc(into->sites, (into->site_count + dump->site_count + 1) * sizeof *grown);
+    if (index == NULL || grown == NULL) {
+        free(index);
+        return;
+    }
+    into->sites = grown;
+    memset(index, 0xff, slots * sizeof *index);
+    for (size_t i = 0; i < into->site_count; i++) {
+        size_t s = stack_hash(&into->sites[i].stack) & (slots - 1);
+        while (index[s] != SIZE_MAX)
+            s = (s + 1) & (slots - 1);
+        index[s] = i;
+    }
+    for (size_t i = 0; i < dump->site_count; i++) {
+        const struct report_site *from = &dump->sites[i];
+        struct report_stack stack = stack_copy(&from->stack, map);
+        size_t s = stack_hash(&stack) & (slots - 1);
+        while (index[s] != SIZE_MAX && !same_stack(&into->sites[index[s]].stack, &stack))
+            s = (s + 1) & (slots - 1);
+        struct report_site *to;
+        if (index[s] == SIZE_MAX) {
+            index[s] = into->site_count;
+            to = &into->sites[into->site_count++];
+            *to = (struct report_site){.stack = stack};
+        } else {
+            to = &into->sites[index[s]];
+            stack_free(&stack);
+        }
+        to->allocs += from->allocs;
+        to->frees += from->frees;
+        to->bytes += from->bytes;
+        to->live_bytes += from->live_bytes;
+        to->peak_live_bytes += from->peak_live_bytes;
+        to->never_written_bytes += from->never_written_bytes;
+        to->queue_allocs += from->queue_allocs;
+    }
+    free(index);
+}
+
+/* Adds counts keyed by key into a list kept sorted by key. */
+static void merge_counts(struct report_count **into, size_t *count, const struct report_count *from,
+                         size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < *count && (*into)[j].key < from[i].key)
+            j++;
+        if (j < *count && (*into)[j].key == from[i].key) {
+            (*into)[j].count += from[i].count;
+            continue;
+        }
+        if (push_item(into, count, sizeof **into) == NULL)
+            return;
+        memmove(&(*into)[j + 1], &(*into)[j], (*count - 1 - j) * sizeof **into);
+        (*into)[j] = from[i];
+    }
+}
+
+static void merge_buckets(struct report *into, const struct report *dump)
+{
+    for (size_t i = 0; i < dump->requested_count; i++) {
+        const struct report_bucket *b = &dump->requested_sizes[i];
+        size_t j = 0;
+        while (j < into->requested_count && into->requested_sizes[j].from < b->from)
+            j++;
+        if (j < into->requested_count && into->requested_sizes[j].from == b->from) {
+            into->requested_sizes[j].count += b->count;
+            continue;
+        }
+        if (push_item(&into->requested_sizes, &into->requested_count, sizeof *b) == NULL)
+            return;
+        memmove(&into->requested_sizes[j + 1], &into->requested_sizes[j],
+                (into->requested_count - 1 - j) * sizeof *b);
+        into->requested_sizes[j] = *b;
+    }
+    merge_counts(&into->usable_sizes, &into->usable_count, dump->usable_sizes, dump->usable_count);
+}
+
+static void merge_totals(struct report_totals *t, const struct report_totals *d)
+{
+    t->allocs += d->allocs;
+    t->frees += d->frees;
+    t->reallocs += d->reallocs;
+    t->reallocs_in_place += d->reallocs_in_place;
+    t->reallocs_moved += d->reallocs_moved;
+    t->aligned_allocs += d->aligned_allocs;
+    t->failed_allocs += d->failed_allocs;
+    t->bytes_requested += d->bytes_requested;
+    t->bytes_usable += d->bytes_usable;
+    t->live_bytes += d->live_bytes;
+    t->live_blocks += d->live_blocks;
+    t->peak_live_bytes += d->peak_live_bytes;
+    t->threads += d->threads;
+    for (int c = 0; c < CALL_COUNT; c++)
+        t->calls[c] += d->calls[c];
+}
+
+static void merge_queues(struct report_queues *q, const struct report_queues *d)
+{
+    q->pushes += d->pushes;
+    q->pops += d->pops;
+    q->discarded += d->discarded;
+    q->moved += d->moved;
+    q->queued_now += d->queued_now;
+    q->grows += d->grows;
+    q->shrinks += d->shrinks;
+    q->returns_to_inline += d->returns_to_inline;
+    merge_counts(&q->depth_histogram, &q->depth_histogram_count, d->depth_histogram,
+                 d->depth_histogram_count);
+    merge_counts(&q->allocs_by_depth, &q->allocs_by_depth_count, d->allocs_by_depth,
+                 d->allocs_by_depth_count);
+    for (size_t i = 0; i < d->by_peak_depth_count; i++) {
+        const struct report_peak *p = &d->by_peak_depth[i];
+        size_t j = 0;
+        while (j < q->by_peak_depth_count && q->by_peak_depth[j].peak_depth != p->peak_depth)
+            j++;
+        if (j == q->by_peak_depth_count &&
+            push_item(&q->by_peak_depth, &q->by_peak_depth_count, sizeof *p) == NULL)
+            return;
+        struct report_peak *to = &q->by_peak_depth[j];
+        to->peak_depth = p->peak_depth;
+        to->connections += p->connections;
+        to->allocs += p->allocs;
+        to->bytes += p->bytes;
+    }
+    q->opened += d->opened;
+    q->closed += d->closed;
+    q->by_hooks += d->by_hooks;
+    q->by_stack_patterns += d->by_stack_patterns;
+    q->by_both += d->by_both;
+    q->events_without_connection += d->events_without_connection;
+    q->refused_events += d->refused_events;
+    q->records_dropped += d->records_dropped;
+}
+
+static void merge_checks(struct report *into, const struct report *dump)
+{
+    uint64_t pid = dump->process_count ? dump->processes[0].pid : 0;
+    for (size_t i = 0; i < dump->check_count; i++) {
+        const struct report_check *c = &dump->checks[i];
+        size_t j = 0;
+        while (j < into->check_count && strcmp(into->checks[j].name, c->name) != 0)
+            j++;
+        if (j == into->check_count) {
+            struct report_check *added = push_item(&into->checks, &into->check_count, sizeof *c);
+            if (added == NULL)
+                return;
+            added->name = copy_string(c->name);
+            added->passed = true;
+        }
+        struct report_check *to = &into->checks[j];
+        to->dumps++;
+        to->failed += !c->passed;
+        to->passed = to->passed && c->passed;
+        char detail[1024];
+        if (!c->passed && to->failed == 1) {
+            snprintf(detail, sizeof detail, "pid %llu: %s", (unsigned long long)pid, c->detail);
+            to->first_failure = strdup(detail);
+        }
+        if (to->dumps == 1)
+            snprintf(detail, sizeof detail, "%s", c->detail);
+        else if (to->failed == 0)
+            snprintf(detail, sizeof detail, "passed in all %u dumps", to->dumps);
+        else
+            snprintf(detail, sizeof detail, "failed in %u of %u dumps; the first: %s", to->failed,
+                     to->dumps, to->first_failure ? to->first_failure : "?");
+        free(to->detail);
+        to->detail = strdup(detail);
+    }
+}
+
+static void merge_events(struct report_event **into, size_t *count, const struct report_event *from,
+                         size_t n, const uint32_t *map)
+{
+    for (size_t i = 0; i < n && *count < EVENTS_KEPT; i++) {
+        struct report_event *e = push_item(into, count, sizeof *e);
+        if (e == NULL)
+            return;
+        *e = from[i];
+        e->stack = stack_copy(&from[i].stack, map);
+    }
+}
+
+static void merge_precision(struct report_precision *p, const struct report_precision *d,
+                            bool first)
+{
+    p->exact = first ? d->exact : p->exact && d->exact;
+    p->peak_live_bytes_within += d->peak_live_bytes_within;
+    p->blocks_untracked += d->blocks_untracked;
+    p->sites_dropped += d->sites_dropped;
+    p->stacks_truncated += d->stacks_truncated;
+    p->usable_sizes_dropped += d->usable_sizes_dropped;
+    p->modules_dropped += d->modules_dropped;
+    p->never_written_unattributed += d->never_written_unattributed;
+    for (size_t i = 0; i < d->deepbind_count; i++) {
+        bool known = false;
+        for (size_t j = 0; j < p->deepbind_count && !known; j++)
+            known = strcmp(p->deepbind_libraries[j], d->deepbind_libraries[i]) == 0;
+        char **slot =
+            known ? NULL : push_item(&p->deepbind_libraries, &p->deepbind_count, sizeof *slot);
+        if (slot)
+            *slot = copy_string(d->deepbind_libraries[i]);
+    }
+}
+
+void report_merge_one(struct report *into, const struct report *dump)
+{
+    bool first = into->process_count == 0;
+    for (size_t i = 0; i < dump->process_count; i++) {
+        struct report_process *p = push_item(&into->processes, &into->process_count, sizeof *p);
+        if (p == NULL)
+            return;
+        const struct report_process *d = &dump->processes[i];
+        *p = *d;
+        p->exe = copy_string(d->exe);
+        p->argv = copy_string(d->argv);
+        p->reason = copy_string(d->reason);
+        p->source = copy_string(d->source);
+        p->stacks_mode = copy_string(d->stacks_mode);
+    }
+    uint32_t *map = merge_modules(into, dump);
+    if (map == NULL)
+        return;
+    merge_totals(&into->totals, &dump->totals);
+    merge_buckets(into, dump);
+    merge_sites(into, dump, map);
+    merge_queues(&into->queues, &dump->queues);
+    merge_checks(into, dump);
+    merge_events(&into->violations, &into->violation_count, dump->violations, dump->violation_count,
+                 map);
+    into->failure_candidates += dump->failure_candidates;
+    into->failures_injected += dump->failures_injected;
+    merge_events(&into->failures, &into->failure_count, dump->failures, dump->failure_count, map);
+    merge_precision(&into->precision, &dump->precision, first);
+    free(map);
+}
+
+/* True when b is a later dump of the process a was taken from. */
+static bool supersedes(const struct report *b, const struct report *a)
+{
+    const struct report_process *pa = &a->processes[0], *pb = &b->processes[0];
+    return pa->pid == pb->pid && pa->start_time_ns == pb->start_time_ns &&
+           strcmp(pa->exe, pb->exe) == 0 && pb->dump_time_ns > pa->dump_time_ns;
+}
+
+enum report_status report_load(const char *const *paths, size_t count, struct report *report,
+                               char *error, size_t error_size)
+{
+    struct report *dumps = calloc(count + 1, sizeof *dumps);
+    enum report_status status = dumps ? REPORT_OK : REPORT_INPUT_ERROR;
+    if (dumps == NULL)
+        snprintf(error, error_size, "out of memory");
+    for (size_t i = 0; i < count && status == REPORT_OK; i++)
+        status = dump_read(paths[i], &dumps[i], error, error_size);
+    for (size_t i = 0; i < count && status == REPORT_OK; i++) {
+        bool superseded = false;
+        for (size_t j = 0; j < count && !superseded; j++)
+            superseded = j != i && supersedes(&dumps[j], &dumps[i]);
+        if (superseded)
+            report->superseded++;
+        else
+            report_merge_one(report, &dumps[i]);
+    }
+    for (size_t i = 0; dumps && i < count; i++)
+        report_free(&dumps[i]);
+    free(dumps);
+    return status;
+}
+
+void report_free(struct report *r)
+{
+    for (size_t i = 0; i < r->process_count; i++) {
+        struct report_process *p = &r->processes[i];
+        free(p->exe);
+        free(p->argv);
+        free(p->reason);
+        free(p->source);
+        free(p->stacks_mode);
+    }
+    for (size_t i = 0; i < r->module_count; i++) {
+        free(r->modules[i].path);
+        free(r->modules[i].build_id);
+        free(r->modules[i].file);
+    }
+    for (size_t i = 0; i < r->site_count; i++)
+        stack_free(&r->sites[i].stack);
+    for (size_t i = 0; i < r->check_count; i++) {
+        free(r->checks[i].name);
+        free(r->checks[i].detail);
+        free(r->checks[i].first_failure);
+    }
+    for (size_t i = 0; i < r->violation_count; i++)
+        stack_free(&r->violations[i].stack);
+    for (size_t i = 0; i < r->failure_count; i++)
+        stack_free(&r->failures[i].stack);
+    for (size_t i = 0; i < r->precision.deepbind_count; i++)
+        free(r->precision.deepbind_libraries[i]);
+    free(r->processes);
+    free(r->modules);
+    free(r->requested_sizes);
+    free(r->usable_sizes);
+    free(r->sites);
+    free(r->queues.depth_histogram);
+    free(r->queues.allocs_by_depth);
+    free(r->queues.by_peak_depth);
+    free(r->checks);
+    free(r->violations);
+    free(r->failures);
+    free(r->precision.deepbind_libraries);
+    *r = (struct report){0};
+}
