@@ -273,11 +273,9 @@ int command_run(int argc, char **argv)
                         "at " QAUDIT_INSTALLED_PRELOAD "); pass --preload PATH\n");
         return 2;
     }
-    if (preload[0] != '/') {
-        char absolute[PATH_MAX];
-        if (realpath(preload, absolute) != NULL)
-            snprintf(preload, sizeof preload, "%s", absolute);
-    }
+    char absolute[PATH_MAX];
+    if (realpath(preload, absolute) != NULL)
+        snprintf(preload, sizeof preload, "%s", absolute);
     export_settings(&s, preload);
     install_forwarding();
     fflush(NULL);

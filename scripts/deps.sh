@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages qaudit needs, when they are missing. As root it runs apt-get;
 # otherwise it prints the exact command to run and exits 2.
-# usage: deps.sh [bench]   (bench adds what bench/ compares against)
+# usage: deps.sh [bench|screenshot]   (bench adds what bench/ compares against; screenshot
+# adds the browser that renders docs/report-screenshot.png)
 set -euo pipefail
 
 packages=(
@@ -13,9 +14,13 @@ packages=(
   libdw-dev pahole                 # the layout reader, and pahole to compare it with
   redis-tools valgrind             # ringkv's integration and leak tests
   clang libclang-rt-14-dev         # libFuzzer for the parser fuzzer
+  python3-jsonschema               # the report tests check JSON against docs/report-schema.json
 )
 if [ "${1:-}" = bench ]; then
   packages+=(redis-server)
+fi
+if [ "${1:-}" = screenshot ]; then
+  packages+=(chromium) # docs/report-screenshot.png: the HTML report in headless Chromium
 fi
 
 missing=()

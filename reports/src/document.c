@@ -154,6 +154,16 @@ void doc_free(struct document *d)
     *d = (struct document){0};
 }
 
+bool table_numeric_column(const struct table *t, size_t column)
+{
+    for (size_t r = 1; r < t->rows; r++) {
+        const char *cell = t->cells[r * t->columns + column];
+        if (cell[0] != '\0' && (cell[0] < '0' || cell[0] > '9'))
+            return false;
+    }
+    return t->rows > 1;
+}
+
 const char *fmt_count(char *buf, size_t size, unsigned long long n)
 {
     char digits[32];

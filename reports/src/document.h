@@ -62,6 +62,9 @@ void doc_line(struct document *d, const char *fmt, ...) __attribute__((format(pr
 void doc_layout(struct document *d, const struct layout_type *layout);
 void doc_free(struct document *d);
 
+/* A column whose body cells all start with a digit: renderers align it right. */
+bool table_numeric_column(const struct table *t, size_t column);
+
 /* 1234567 -> "1,234,567" */
 const char *fmt_count(char *buf, size_t size, unsigned long long n);
 /* 1234567 -> "1.18 MiB"; below 10 KiB exact bytes "1,234 B". */

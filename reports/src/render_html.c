@@ -22,11 +22,6 @@ static const char style[] =
     ".padding{fill:#eaeef2;stroke:#8c959f}.line{fill:none;stroke:#d0d7de}"
     ".boundary{stroke:#8c959f;stroke-dasharray:4 3}";
 
-static bool numeric_cell(const char *cell)
-{
-    return cell[0] >= '0' && cell[0] <= '9';
-}
-
 static void print_table(FILE *out, const struct table *t)
 {
     fputs("<table>\n", out);
@@ -35,7 +30,8 @@ static void print_table(FILE *out, const struct table *t)
         for (size_t c = 0; c < t->columns; c++) {
             const char *cell = t->cells[r * t->columns + c];
             const char *tag = r == 0 ? "th" : "td";
-            fprintf(out, "<%s%s>", tag, r > 0 && numeric_cell(cell) ? " class=\"num\"" : "");
+            fprintf(out, "<%s%s>", tag,
+                    r > 0 && table_numeric_column(t, c) ? " class=\"num\"" : "");
             if (r > 0 && (strcmp(cell, "PASS") == 0 || strcmp(cell, "FAIL") == 0))
                 fprintf(out, "<span class=\"verdict %s\">%s</span>",
                         cell[0] == 'P' ? "pass" : "fail", cell);
@@ -46,6 +42,19 @@ static void print_table(FILE *out, const struct table *t)
         fputs("</tr>\n", out);
     }
     fputs("</table>\n", out);
+}
+
+/* "Struct layouts" -> "struct-layouts": a link target for each section. */
+static void print_anchor(FILE *out, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))
+            fputc(*p, out);
+        else if (*p >= 'A' && *p <= 'Z')
+            fputc(*p - 'A' + 'a', out);
+        else if (*p == ' ' || *p == '-')
+            fputc('-', out);
+    }
 }
 
 static void print_layout(FILE *out, const struct layout_type *t, unsigned cacheline)
@@ -74,7 +83,9 @@ static void print_block(FILE *out, const struct document *d, const struct block 
 {
     switch (b->kind) {
     case BLOCK_HEADING:
-        fprintf(out, "<h%d>", b->level);
+        fprintf(out, "<h%d id=\"", b->level);
+        print_anchor(out, b->text);
+        fputs("\">", out);
         html_escape(out, b->text);
         fprintf(out, "</h%d>\n", b->level);
         if (b->level == 1)

@@ -5,17 +5,6 @@
 #include "document.h"
 #include "probe/render.h"
 
-/* A column is numeric when every body cell starts with a digit: those align right. */
-static bool numeric_column(const struct table *t, size_t column)
-{
-    for (size_t r = 1; r < t->rows; r++) {
-        const char *cell = t->cells[r * t->columns + column];
-        if (cell[0] != '\0' && (cell[0] < '0' || cell[0] > '9'))
-            return false;
-    }
-    return t->rows > 1;
-}
-
 static void print_table(FILE *out, const struct table *t)
 {
     size_t width[16] = {0};
@@ -30,7 +19,7 @@ static void print_table(FILE *out, const struct table *t)
         for (size_t c = 0; c < columns; c++) {
             const char *cell = t->cells[r * t->columns + c];
             bool last = c + 1 == columns;
-            if (numeric_column(t, c))
+            if (table_numeric_column(t, c))
                 fprintf(out, "%*s%s", (int)width[c], cell, last ? "" : "  ");
             else
                 fprintf(out, "%-*s%s", last ? 0 : (int)width[c], cell, last ? "" : "  ");

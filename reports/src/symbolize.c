@@ -19,6 +19,7 @@ static const Dwfl_Callbacks offline_callbacks = {
 struct opened {
     Dwfl *dwfl;
     Dwfl_Module *module;
+    bool tried; /* opened on the first frame that needs it: unused modules say nothing */
 };
 
 /* A distinct (module, offset) and what it resolved to. */
@@ -47,7 +48,7 @@ static void hex_build_id(Dwfl_Module *module, char *out, size_t size)
 
 static struct opened open_module(struct report_module *m, FILE *warn)
 {
-    struct opened o = {dwfl_begin(&offline_callbacks), NULL};
+    struct opened o = {dwfl_begin(&offline_callbacks), NULL, true};
     if (o.dwfl == NULL)
         return o;
     if (m->file[0] != '/') { /* linux-vdso.so.1 and the like: no file to read, nothing to say */
@@ -196,16 +197,34 @@ static void copy_locations(struct report_frame *frame, const struct cached_frame
     frame->location_count = f->location_count;
 }
 
-static void symbolize_stack(struct report_stack *stack, struct cache *cache, struct opened *opened)
+struct symbolizer {
+    struct report *report;
+    struct opened *opened;
+    struct cache cache;
+    FILE *warn;
+};
+
+static Dwfl_Module *module_for(struct symbolizer *s, uint32_t index)
 {
+    struct opened *o = &s->opened[index];
+    if (!o->tried) {
+        *o = open_module(&s->report->modules[index], s->warn);
+        o->tried = true;
+    }
+    return o->module;
+}
+
+static void symbolize_stack(struct symbolizer *s, struct report_stack *stack)
+{
+    struct cache *cache = &s->cache;
     for (size_t i = 0; i < stack->frame_count; i++) {
         struct report_frame *frame = &stack->frames[i];
-        if (frame->module == REPORT_NO_MODULE || opened[frame->module].module == NULL)
+        if (frame->module == REPORT_NO_MODULE || module_for(s, frame->module) == NULL)
             continue;
         struct cached_frame *f = cache_slot(cache, frame->module, frame->offset);
         if (!f->used) {
             *f = (struct cached_frame){frame->module, frame->offset, NULL, 0, true};
-            resolve(opened[frame->module].module, f);
+            resolve(s->opened[frame->module].module, f);
             cache->used++;
         }
         copy_locations(frame, f);
@@ -239,38 +258,35 @@ enum report_status report_symbolize(struct report *r, const char *binary, FILE *
         snprintf(error, error_size, "--binary %s: cannot read it", binary);
         return REPORT_INPUT_ERROR;
     }
-    struct opened *opened = calloc(r->module_count + 1, sizeof *opened);
-    struct cache cache = {NULL, 64, 0};
-    while (cache.capacity < 2 * frames_in_report(r))
-        cache.capacity *= 2;
-    cache.slots = calloc(cache.capacity, sizeof *cache.slots);
-    if (opened == NULL || cache.slots == NULL) {
-        free(opened);
-        free(cache.slots);
+    struct symbolizer s = {r, calloc(r->module_count + 1, sizeof *s.opened), {NULL, 64, 0}, warn};
+    while (s.cache.capacity < 2 * frames_in_report(r))
+        s.cache.capacity *= 2;
+    s.cache.slots = calloc(s.cache.capacity, sizeof *s.cache.slots);
+    if (s.opened == NULL || s.cache.slots == NULL) {
+        free(s.opened);
+        free(s.cache.slots);
         snprintf(error, error_size, "out of memory");
         return REPORT_INPUT_ERROR;
     }
     size_t main = main_module(r);
     for (size_t i = 0; i < r->module_count; i++) {
-        struct report_module *m = &r->modules[i];
-        free(m->file);
-        m->file = strdup(binary != NULL && i == main ? binary : m->path);
-        if (m->file != NULL)
-            opened[i] = open_module(m, warn);
+        free(r->modules[i].file);
+        r->modules[i].file = strdup(binary != NULL && i == main ? binary : r->modules[i].path);
+        s.opened[i].tried = r->modules[i].file == NULL;
     }
     for (size_t i = 0; i < r->site_count; i++)
-        symbolize_stack(&r->sites[i].stack, &cache, opened);
+        symbolize_stack(&s, &r->sites[i].stack);
     for (size_t i = 0; i < r->violation_count; i++)
-        symbolize_stack(&r->violations[i].stack, &cache, opened);
+        symbolize_stack(&s, &r->violations[i].stack);
     for (size_t i = 0; i < r->failure_count; i++)
-        symbolize_stack(&r->failures[i].stack, &cache, opened);
-    for (size_t i = 0; i < cache.capacity; i++)
-        locations_free(cache.slots[i].locations, cache.slots[i].location_count);
-    free(cache.slots);
+        symbolize_stack(&s, &r->failures[i].stack);
+    for (size_t i = 0; i < s.cache.capacity; i++)
+        locations_free(s.cache.slots[i].locations, s.cache.slots[i].location_count);
+    free(s.cache.slots);
     for (size_t i = 0; i < r->module_count; i++)
-        if (opened[i].dwfl != NULL)
-            dwfl_end(opened[i].dwfl);
-    free(opened);
+        if (s.opened[i].dwfl != NULL)
+            dwfl_end(s.opened[i].dwfl);
+    free(s.opened);
     r->symbolized = true;
     return REPORT_OK;
 }
