@@ -21,7 +21,7 @@ build: configure
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The audit demo (scripts/demo.sh); it grows into qaudit run/report/compare with issue 6.
+# The audit demo (scripts/demo.sh): run, snapshot, report, HTML, gate and compare on ringkv.
 demo: build
 	scripts/demo.sh
 

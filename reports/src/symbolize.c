@@ -51,7 +51,7 @@ static struct opened open_module(struct report_module *m, FILE *warn)
     struct opened o = {dwfl_begin(&offline_callbacks), NULL, true};
     if (o.dwfl == NULL)
         return o;
-    if (m->file[0] != '/') { /* linux-vdso.so.1 and the like: no file to read, nothing to say */
+    if (m->path[0] != '/') { /* linux-vdso.so.1 and the like: no file to read, nothing to say */
         m->missing = true;
         return o;
     }

@@ -100,7 +100,9 @@ json_check "$work/fork.json" "len(d['dumps'])==2 and d['totals']['calls']['mallo
 
 # Symbolization against a fixture with known lines, one of them in an inlined function.
 "$qaudit" run --stacks always --out "$work/sym.json" -- "$bin/fixture_symbols" 2>/dev/null
-expect_status 0 "report with symbols" "$qaudit" report "$work/sym.json" --binary "$bin/fixture_symbols" --format json -o "$work/sym-report.json"
+# --binary relative to the current directory, as users type it.
+(cd "$bin" && "$qaudit" report "$work/sym.json" --binary fixture_symbols --format json -o "$work/sym-report.json") &&
+  pass "report with symbols" || fail "report with symbols"
 malloc_line=$(grep -n MARK_MALLOC "$src/reports/tests/fixtures/symbols.c" | cut -d: -f1)
 call_line=$(grep -n MARK_CALL "$src/reports/tests/fixtures/symbols.c" | cut -d: -f1)
 python3 - "$work/sym-report.json" "$malloc_line" "$call_line" <<'EOF' && pass "symbolized: make_block:$malloc_line inlined into outer_allocator:$call_line" || fail "symbolization"
