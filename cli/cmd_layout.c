@@ -5,18 +5,23 @@
 #include <string.h>
 
 #include "cli.h"
+#include "probe/functions.h"
 #include "probe/layout.h"
 #include "probe/render.h"
 
 static const char layout_usage[] =
     "usage: qaudit layout BINARY [--type NAME]... [--format text|json|md] [--cacheline N]\n"
     "                     [--min-holes N] [--debug-file FILE] [--expand]\n"
+    "       qaudit layout BINARY --functions PATTERN... [--format text|json|md]\n"
     "  --type NAME        a struct, class or union, exact or glob (repeatable); all by default\n"
     "  --format text|json|md  pahole-like text (default), qaudit-layout/1 JSON, or Markdown\n"
     "  --cacheline N      cache-line size for boundaries and straddles (default 64)\n"
     "  --min-holes N      only types with at least N holes\n"
     "  --debug-file FILE  read DWARF from FILE (default: BINARY, or its separate debug file)\n"
-    "  --expand           also list the members of struct and union members, at absolute offsets\n";
+    "  --expand           also list the members of struct and union members, at absolute offsets\n"
+    "  --functions PATTERN  instead: matching functions with their code size (ELF symbols, clones\n"
+    "                     such as .cold and .constprop.N included) and how often DWARF says they\n"
+    "                     were inlined (repeatable)\n";
 
 static bool selected(const struct layout_type *t, char **patterns, size_t n, long min_holes)
 {
@@ -30,6 +35,46 @@ static bool selected(const struct layout_type *t, char **patterns, size_t n, lon
     return false;
 }
 
+/* --functions: code sizes and inline counts instead of layouts. */
+static int print_functions(const char *binary, const char *debug_file, char **patterns, size_t n,
+                           const char *format)
+{
+    struct function_set set;
+    bool has_dwarf;
+    char error[512];
+    if (functions_read(binary, debug_file, (const char *const *)patterns, n, &set, &has_dwarf,
+                       error, sizeof error) != LAYOUT_OK) {
+        fprintf(stderr, "qaudit layout: %s\n", error);
+        return 2;
+    }
+    int status = 0;
+    for (size_t p = 0; p < n; p++) {
+        uint64_t size;
+        if (!functions_code_size(&set, patterns[p], &size)) {
+            fprintf(stderr, "qaudit layout: no function matches '%s' in %s\n", patterns[p], binary);
+            status = 2;
+        }
+    }
+    if (!has_dwarf)
+        fprintf(stderr,
+                "qaudit layout: %s has no DWARF: inline counts are 0 (rebuild with -g or "
+                "pass --debug-file)\n",
+                binary);
+    if (format[0] == 'j') {
+        json_t *doc = json_pack("{s:s, s:s, s:o}", "format", "qaudit-functions/1", "binary", binary,
+                                "functions", functions_json(&set));
+        json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else if (format[0] == 'm') {
+        functions_print_markdown(stdout, &set);
+    } else {
+        functions_print_text(stdout, &set);
+    }
+    functions_free(&set);
+    return status;
+}
+
 int command_layout(int argc, char **argv)
 {
     static const struct option options[] = {{"type", required_argument, NULL, 't'},
@@ -38,10 +83,12 @@ int command_layout(int argc, char **argv)
                                             {"min-holes", required_argument, NULL, 'm'},
                                             {"debug-file", required_argument, NULL, 'd'},
                                             {"expand", no_argument, NULL, 'e'},
+                                            {"functions", required_argument, NULL, 'F'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     char **patterns = calloc((size_t)argc, sizeof *patterns);
-    size_t pattern_count = 0;
+    char **functions = calloc((size_t)argc, sizeof *functions);
+    size_t pattern_count = 0, function_count = 0;
     const char *format = "text", *debug_file = NULL;
     bool expand = false;
     long cacheline = 64, min_holes = 0;
@@ -80,6 +127,9 @@ int command_layout(int argc, char **argv)
         case 'e':
             expand = true;
             break;
+        case 'F':
+            functions[function_count++] = optarg;
+            break;
         case 'h':
             fputs(layout_usage, stdout);
             goto done;
@@ -95,6 +145,10 @@ int command_layout(int argc, char **argv)
         goto done;
     }
     const char *binary = argv[optind];
+    if (function_count > 0) {
+        status = print_functions(binary, debug_file, functions, function_count, format);
+        goto done;
+    }
     char error[512];
     struct layout_options read_options = {debug_file, expand};
     if (layout_read(binary, &read_options, &set, error, sizeof error) != LAYOUT_OK) {
@@ -136,5 +190,6 @@ int command_layout(int argc, char **argv)
 done:
     layout_free(&set);
     free(patterns);
+    free(functions);
     return status;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "probe/classes.h"
+#include "probe/functions.h"
 
 static void fail(char *error, size_t size, const char *fmt, ...)
 {
@@ -34,21 +35,45 @@ static const struct layout_member *find_member(const struct layout_type *t, cons
     return NULL;
 }
 
-static void broken(struct gate_report *r, const struct layout_type *t, const char *rule,
-                   const char *fmt, ...)
+/* Records a broken rule about "kind name" (a struct, class, union or function). */
+static void vbroken(struct gate_report *r, const char *kind, const char *name, const char *rule,
+                    const char *fmt, va_list ap)
 {
     char message[512];
-    int n = snprintf(message, sizeof message, "%s %s: ", t->kind, t->name);
-    va_list ap;
-    va_start(ap, fmt);
+    int n = snprintf(message, sizeof message, "%s %s: ", kind, name);
     vsnprintf(message + n, sizeof message - (size_t)n, fmt, ap);
-    va_end(ap);
     struct gate_finding *grown = realloc(r->broken, (r->broken_count + 1) * sizeof *grown);
     if (grown == NULL)
         return;
     r->broken = grown;
     r->broken[r->broken_count++] =
-        (struct gate_finding){strdup(t->name), strdup(rule), strdup(message)};
+        (struct gate_finding){strdup(name), strdup(rule), strdup(message)};
+}
+
+static void broken(struct gate_report *r, const struct layout_type *t, const char *rule,
+                   const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vbroken(r, t->kind, t->name, rule, fmt, ap);
+    va_end(ap);
+}
+
+static void broken_function(struct gate_report *r, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vbroken(r, "function", name, "max_code_size", fmt, ap);
+    va_end(ap);
+}
+
+static void add_checked_name(struct gate_report *r, const char *name)
+{
+    char **grown = realloc(r->type_names, (r->type_count + 1) * sizeof *grown);
+    if (grown) {
+        r->type_names = grown;
+        r->type_names[r->type_count++] = strdup(name);
+    }
 }
 
 static bool integer(json_t *value, const char *what, const char *type, long long *out, char *error,
@@ -154,6 +179,51 @@ static bool check_type(const struct layout_type *t, json_t *rules, unsigned cach
     return true;
 }
 
+/* "functions": {"PATTERN": {"max_code_size": N}}: the code size of the functions matching
+ * PATTERN (with their compiler clones) must not exceed N bytes. */
+static enum gate_status check_functions(const char *binary, const char *baseline, json_t *functions,
+                                        struct gate_report *r, char *error, size_t size)
+{
+    const char **patterns = calloc(json_object_size(functions) + 1, sizeof *patterns);
+    size_t n = 0;
+    const char *pattern;
+    json_t *rules;
+    json_object_foreach(functions, pattern, rules) patterns[n++] = pattern;
+    struct function_set set;
+    bool has_dwarf;
+    enum gate_status status = GATE_PASSED;
+    if (functions_read(binary, NULL, patterns, n, &set, &has_dwarf, error, size) != LAYOUT_OK)
+        status = GATE_INPUT_ERROR;
+    json_object_foreach(functions, pattern, rules)
+    {
+        if (status != GATE_PASSED)
+            break;
+        json_t *limit = json_object_get(rules, "max_code_size");
+        uint64_t code_size;
+        if (!json_is_object(rules) || json_object_size(rules) != 1 || !json_is_integer(limit) ||
+            json_integer_value(limit) < 0) {
+            fail(error, size, "%s: the rules of function '%s' must be {\"max_code_size\": N}",
+                 baseline, pattern);
+            status = GATE_INPUT_ERROR;
+        } else if (!functions_code_size(&set, pattern, &code_size)) {
+            fail(error, size, "%s names function '%s', which %s does not define", baseline, pattern,
+                 binary);
+            status = GATE_INPUT_ERROR;
+        } else {
+            long long want = json_integer_value(limit);
+            r->rules_checked++;
+            if (code_size > (uint64_t)want)
+                broken_function(r, pattern, "code size %" PRIu64 " > %lld (%+lld B)", code_size,
+                                want, (long long)code_size - want);
+            add_checked_name(r, pattern);
+            r->functions_checked++;
+        }
+    }
+    functions_free(&set);
+    free(patterns);
+    return status;
+}
+
 enum gate_status gate_check(const struct layout_set *set, const char *baseline, unsigned cacheline,
                             struct gate_report *report, char *error, size_t error_size)
 {
@@ -165,9 +235,12 @@ enum gate_status gate_check(const struct layout_set *set, const char *baseline, 
         return GATE_INPUT_ERROR;
     }
     json_t *types = json_object_get(doc, "types");
+    json_t *functions = json_object_get(doc, "functions");
     const char *format = json_string_value(json_object_get(doc, "format"));
-    if (format == NULL || strcmp(format, "qaudit-baseline/1") != 0 || !json_is_object(types)) {
-        fail(error, error_size, "%s: not a qaudit-baseline/1 file (\"format\" and \"types\")",
+    if (format == NULL || strcmp(format, "qaudit-baseline/1") != 0 ||
+        (!json_is_object(types) && !json_is_object(functions))) {
+        fail(error, error_size,
+             "%s: not a qaudit-baseline/1 file (\"format\", and \"types\" or \"functions\")",
              baseline);
         json_decref(doc);
         return GATE_INPUT_ERROR;
@@ -191,12 +264,10 @@ enum gate_status gate_check(const struct layout_set *set, const char *baseline, 
             break;
         }
         report->types_checked++;
-        char **grown = realloc(report->type_names, (report->type_count + 1) * sizeof *grown);
-        if (grown) {
-            report->type_names = grown;
-            report->type_names[report->type_count++] = strdup(name);
-        }
+        add_checked_name(report, name);
     }
+    if (status == GATE_PASSED && json_is_object(functions))
+        status = check_functions(set->binary, baseline, functions, report, error, error_size);
     json_decref(doc);
     if (status == GATE_PASSED && report->broken_count > 0)
         status = GATE_BROKEN;
@@ -252,9 +323,13 @@ void gate_print_text(FILE *out, const struct gate_report *r)
 {
     for (size_t i = 0; i < r->broken_count; i++)
         fprintf(out, "%s\n", r->broken[i].message);
-    fprintf(out, "qaudit gate: %zu rule%s broken, %zu checked, %zu type%s\n", r->broken_count,
+    fprintf(out, "qaudit gate: %zu rule%s broken, %zu checked, %zu type%s", r->broken_count,
             r->broken_count == 1 ? "" : "s", r->rules_checked, r->types_checked,
             r->types_checked == 1 ? "" : "s");
+    if (r->functions_checked > 0)
+        fprintf(out, ", %zu function%s", r->functions_checked,
+                r->functions_checked == 1 ? "" : "s");
+    fputc('\n', out);
 }
 
 void gate_print_github(FILE *out, const struct gate_report *r)

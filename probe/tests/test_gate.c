@@ -101,6 +101,29 @@ static void expect_input_error(const char *baseline_text, const char *binary, co
     unlink(path);
 }
 
+/* max_code_size on rxq_grow_push (with its .constprop clone): broken below its size, kept above. */
+static void test_code_size_rule(void **state)
+{
+    (void)state;
+    const char *path = "/tmp/qaudit-gate-functions.json";
+    write_file(path, "{\"format\": \"qaudit-baseline/1\", \"functions\": "
+                     "{\"rxq_grow_push\": {\"max_code_size\": 16}}}");
+    assert_int_equal(run("%s gate --baseline %s %s/ringkv", QAUDIT, path, BIN), 1);
+    expect_line("function rxq_grow_push: code size ");
+    expect_line(" > 16 (+");
+    write_file(path, "{\"format\": \"qaudit-baseline/1\", \"functions\": "
+                     "{\"rxq_grow_push\": {\"max_code_size\": 100000}}}");
+    assert_int_equal(run("%s gate --baseline %s %s/ringkv", QAUDIT, path, BIN), 0);
+    expect_line("1 function");
+    expect_input_error("{\"format\": \"qaudit-baseline/1\", \"functions\": "
+                       "{\"no_such_function\": {\"max_code_size\": 1}}}",
+                       BIN "/ringkv", "does not define");
+    expect_input_error("{\"format\": \"qaudit-baseline/1\", \"functions\": "
+                       "{\"rxq_grow_push\": {\"max_size\": 1}}}",
+                       BIN "/ringkv", "max_code_size");
+    unlink(path);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -135,6 +158,7 @@ int main(void)
         cmocka_unit_test(test_ringkv_passes_and_the_others_fail),
         cmocka_unit_test(test_written_baseline_round_trip),
         cmocka_unit_test(test_output_formats),
+        cmocka_unit_test(test_code_size_rule),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests_name("gate", tests, NULL, NULL);

@@ -356,6 +356,60 @@ static void test_bad_input(void **state)
     cleanup_dir();
 }
 
+static json_t *function_named(json_t *doc, const char *name)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(doc, "functions"), i, f)
+    {
+        if (strcmp(json_string_value(json_object_get(f, "name")), name) == 0)
+            return f;
+    }
+    fail_msg("function %s not listed", name);
+    return NULL;
+}
+
+/* --functions: code sizes equal nm's symbol sizes; the inline count equals the call sites. */
+static void test_functions(void **state)
+{
+    (void)state;
+    setup_dir();
+    char binary[256];
+    snprintf(binary, sizeof binary, "%s/functions", dir);
+    /* -O0: always_inline still inlines, and no call site is folded away, so DWARF keeps all four
+     * (at -O2 GCC merges some and records fewer). */
+    assert_int_equal(sh("gcc -O0 -g -o %s %s/functions.c", binary, FIXTURES), 0);
+    char command[1024];
+    snprintf(command, sizeof command,
+             "%s layout --format json --functions 'use_*' --functions twice %s", QAUDIT, binary);
+    FILE *p = popen(command, "r");
+    json_error_t error;
+    json_t *doc = json_loadf(p, 0, &error);
+    assert_int_equal(pclose(p), 0);
+    assert_non_null(doc);
+    assert_string_equal(json_string_value(json_object_get(doc, "format")), "qaudit-functions/1");
+    json_t *twice = function_named(doc, "twice");
+    assert_int_equal(field(twice, "inlined"), 4);
+    assert_int_equal(field(twice, "code_size"), 0);
+    const char *names[] = {"use_a", "use_b", "use_c"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(command, sizeof command, "nm -S %s | awk '$4 == \"%s\" { print $2 }'", binary,
+                 names[i]);
+        p = popen(command, "r");
+        unsigned long long size = 0;
+        assert_int_equal(fscanf(p, "%llx", &size), 1);
+        pclose(p);
+        json_t *f = function_named(doc, names[i]);
+        assert_int_equal(field(f, "code_size"), size);
+        assert_int_equal(field(f, "symbols"), 1);
+        assert_int_equal(field(f, "inlined"), 0);
+    }
+    json_decref(doc);
+    assert_int_equal(
+        sh("%s layout --functions no_such_function %s >/dev/null 2>&1", QAUDIT, binary), 2);
+    cleanup_dir();
+}
+
 static void test_unknown_type_is_an_error(void **state)
 {
     (void)state;
@@ -373,7 +427,7 @@ int main(void)
         cmocka_unit_test(test_cplusplus_names), cmocka_unit_test(test_agrees_with_pahole),
         cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_unknown_type_is_an_error),
         cmocka_unit_test(test_odr_violation),   cmocka_unit_test(test_markdown),
-        cmocka_unit_test(test_expand),
+        cmocka_unit_test(test_expand),          cmocka_unit_test(test_functions),
     };
     return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
 }

@@ -15,8 +15,8 @@ struct gate_finding {
 struct gate_report {
     struct gate_finding *broken;
     size_t broken_count;
-    size_t types_checked, rules_checked;
-    char **type_names; /* every type the baseline names, in order */
+    size_t types_checked, functions_checked, rules_checked;
+    char **type_names; /* every type and function the baseline names, in order */
     size_t type_count;
 };
 
