@@ -66,8 +66,62 @@ static Dwarf_Die *type_of(Dwarf_Die *die, Dwarf_Die *out)
     return resolve_signature(out);
 }
 
+/* Alignments already derived, by DIE address (unique across the main file and split units): a
+ * struct's alignment is the largest of its members', and without this every use of a struct
+ * would walk its members again, nested structs included. */
+struct align_cache {
+    struct align_slot {
+        const void *die;
+        uint64_t align;
+    } * slots;
+    size_t capacity, used;
+};
+
+static struct align_slot *align_slot(struct align_cache *c, const void *die)
+{
+    size_t h = ((uintptr_t)die >> 3) * 0x9E3779B97F4A7C15ull >> 20;
+    for (size_t i = h & (c->capacity - 1);; i = (i + 1) & (c->capacity - 1))
+        if (c->slots[i].die == die || c->slots[i].die == NULL)
+            return &c->slots[i];
+}
+
+static bool align_cache_grow(struct align_cache *c)
+{
+    struct align_cache bigger = {calloc(c->capacity ? 2 * c->capacity : 4096, sizeof *c->slots),
+                                 c->capacity ? 2 * c->capacity : 4096, c->used};
+    if (bigger.slots == NULL)
+        return false;
+    for (size_t i = 0; i < c->capacity; i++)
+        if (c->slots[i].die != NULL)
+            *align_slot(&bigger, c->slots[i].die) = c->slots[i];
+    free(c->slots);
+    *c = bigger;
+    return true;
+}
+
+static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int depth);
+
 /* Alignment of a type: DW_AT_alignment when given, else what the x86-64 ABI derives. */
-static uint64_t type_align(Dwarf_Die *die, int depth)
+static uint64_t type_align(struct align_cache *cache, Dwarf_Die *die, int depth)
+{
+    if (2 * (cache->used + 1) > cache->capacity && !align_cache_grow(cache))
+        return derive_align(cache, die, depth);
+    struct align_slot *slot = align_slot(cache, die->addr);
+    if (slot->die != NULL)
+        return slot->align;
+    uint64_t align = derive_align(cache, die, depth);
+    /* The slot may have moved while deriving (the cache grows): look it up again. */
+    if (2 * (cache->used + 1) > cache->capacity && !align_cache_grow(cache))
+        return align;
+    slot = align_slot(cache, die->addr);
+    if (slot->die == NULL) {
+        *slot = (struct align_slot){die->addr, align};
+        cache->used++;
+    }
+    return align;
+}
+
+static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int depth)
 {
     Dwarf_Word align;
     if (udata(die, DW_AT_alignment, &align))
@@ -82,7 +136,7 @@ static uint64_t type_align(Dwarf_Die *die, int depth)
         return align;
     switch (dwarf_tag(&peeled)) {
     case DW_TAG_array_type:
-        return type_of(&peeled, &inner) ? type_align(&inner, depth + 1) : 1;
+        return type_of(&peeled, &inner) ? type_align(cache, &inner, depth + 1) : 1;
     case DW_TAG_structure_type:
     case DW_TAG_class_type:
     case DW_TAG_union_type: {
@@ -94,7 +148,7 @@ static uint64_t type_align(Dwarf_Die *die, int depth)
             int tag = dwarf_tag(&child);
             if ((tag == DW_TAG_member || tag == DW_TAG_inheritance) &&
                 !dwarf_hasattr(&child, DW_AT_external) && type_of(&child, &inner)) {
-                uint64_t a = type_align(&inner, depth + 1);
+                uint64_t a = type_align(cache, &inner, depth + 1);
                 max = a > max ? a : max;
             }
         } while (dwarf_siblingof(&child, &child) == 0);
@@ -160,6 +214,7 @@ struct member_scope {
     const char *prefix;
     uint8_t depth;
     bool expand;
+    struct align_cache *aligns;
 };
 
 static bool is_aggregate_type(Dwarf_Die *die)
@@ -193,9 +248,14 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
     }
     Dwarf_Word size = type_size(&type, 0), offset = 0, bits;
     m.size = size;
-    if (!member_location(child, &offset) && !in_union)
+    bool located = member_location(child, &offset);
+    if (!located && !in_union)
         offset = 0;
     m.offset = scope.base + offset;
+    /* A member at an offset its type's alignment forbids: the type is packed. */
+    if (scope.depth == 0 && located && offset != 0 && !m.is_base &&
+        !dwarf_hasattr(child, DW_AT_bit_size) && offset % type_align(scope.aligns, &type, 0) != 0)
+        t->packed = true;
     if (udata(child, DW_AT_bit_size, &bits)) {
         m.bit_size = (uint32_t)bits;
         Dwarf_Word data_bit, legacy;
@@ -223,7 +283,7 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
         dwarf_peel_type(&type, &inner) != 0 || !is_aggregate_type(resolve_signature(&inner)))
         return true;
     struct member_scope nested = {m.offset, t->members[t->member_count - 1].name,
-                                  (uint8_t)(scope.depth + 1), true};
+                                  (uint8_t)(scope.depth + 1), true, scope.aligns};
     /* The name lives in t->members, which read_members may move: pass a copy. */
     char *prefix = strdup(nested.prefix);
     if (prefix == NULL)
@@ -251,7 +311,8 @@ static bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct mem
 }
 
 /* A complete aggregate definition into a layout_type (members in DWARF order). */
-static bool read_aggregate(Dwarf_Die *die, const char *name, bool expand, struct layout_type *t)
+static bool read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char *name, bool expand,
+                           struct layout_type *t)
 {
     memset(t, 0, sizeof *t);
     int tag = dwarf_tag(die);
@@ -261,22 +322,10 @@ static bool read_aggregate(Dwarf_Die *die, const char *name, bool expand, struct
     if (dwarf_aggregate_size(die, &size) != 0)
         udata(die, DW_AT_byte_size, &size);
     t->size = size;
-    Dwarf_Die child;
-    if (!read_members(t, die, (struct member_scope){0, NULL, 0, expand}))
+    if (!read_members(t, die, (struct member_scope){0, NULL, 0, expand, cache}))
         return false;
     t->align_from_dwarf = udata(die, DW_AT_alignment, &align);
-    t->align = t->align_from_dwarf ? align : type_align(die, 0);
-    /* A member at an offset its type's alignment forbids: the type is packed. */
-    if (dwarf_child(die, &child) == 0) {
-        do {
-            Dwarf_Die type;
-            Dwarf_Word offset;
-            if (dwarf_tag(&child) == DW_TAG_member && !dwarf_hasattr(&child, DW_AT_bit_size) &&
-                member_location(&child, &offset) && type_of(&child, &type) &&
-                offset % type_align(&type, 0) != 0)
-                t->packed = true;
-        } while (dwarf_siblingof(&child, &child) == 0);
-    }
+    t->align = t->align_from_dwarf ? align : type_align(cache, die, 0);
     if (t->packed && !t->align_from_dwarf)
         t->align = 1;
     layout_find_holes(t);
@@ -375,6 +424,7 @@ struct walk {
     struct layout_set *set;
     bool expand;
     struct seen seen;
+    struct align_cache aligns;
     bool cplusplus;
     char scope[1024];
     bool failed;
@@ -407,7 +457,8 @@ static void walk_scope(struct walk *w, Dwarf_Die *die)
             snprintf(w->scope, sizeof w->scope, "%s", name);
         if (is_aggregate(tag) && name != NULL && !dwarf_hasattr(&child, DW_AT_declaration)) {
             struct layout_type t;
-            if (!read_aggregate(&child, w->scope, w->expand, &t) || !keep(w->set, &w->seen, &t))
+            if (!read_aggregate(&w->aligns, &child, w->scope, w->expand, &t) ||
+                !keep(w->set, &w->seen, &t))
                 w->failed = true;
         }
         if (name != NULL || tag == DW_TAG_namespace)
@@ -447,6 +498,7 @@ static enum layout_status read_units(Dwarf *dw, bool expand, struct layout_set *
             break;
     }
     free(w.seen.slots);
+    free(w.aligns.slots);
     if (rc < 0 || w.failed) {
         fail(error, size, "%s: cannot read its DWARF: %s", out->binary,
              w.failed ? "out of memory" : dwarf_errmsg(-1));
