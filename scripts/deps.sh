@@ -17,7 +17,7 @@ packages=(
   python3-jsonschema               # the report tests check JSON against docs/report-schema.json
 )
 if [ "${1:-}" = bench ]; then
-  packages+=(redis-server)
+  packages+=(redis-server time libc6-dbg python3.11-dbg valgrind-dbg) # bench/layout_bench.sh: large DWARF
 fi
 if [ "${1:-}" = screenshot ]; then
   packages+=(chromium) # docs/report-screenshot.png: the HTML report in headless Chromium
