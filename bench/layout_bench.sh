@@ -58,6 +58,26 @@ for i in "${!targets[@]}"; do
       n, i, s, qs, ps, ws, ps / qs, qs / ws, qm / 1024, pm / 1024, wm / 1024 }'
 done
 echo
+# One struct by name: with a .gdb_index (gdb-add-index on a copy) only the unit that defines it
+# is read; without, every unit is.
+cp /usr/bin/python3.11d "$work/python-indexed"
+gdb-add-index "$work/python-indexed" >/dev/null 2>&1
+lookup() {
+  : >"$work/times"
+  for _ in $(seq "$runs"); do
+    local start=$EPOCHREALTIME
+    "$bin/qaudit" layout --type _typeobject "$1" >/dev/null
+    local end=$EPOCHREALTIME
+    awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f\n", b - a }' >>"$work/times"
+  done
+  median <"$work/times"
+}
+echo "| one struct (--type _typeobject, i.e. PyTypeObject) on python3.11d | seconds | units read |"
+echo "| --- | --- | --- |"
+echo "| without an index | $(lookup /usr/bin/python3.11d) | $("$bin/qaudit" layout --stats --type _typeobject /usr/bin/python3.11d 2>&1 >/dev/null | sed 's/.*read \([0-9]* of [0-9]*\).*/\1/') |"
+echo "| with .gdb_index | $(lookup "$work/python-indexed") | $("$bin/qaudit" layout --stats --type _typeobject "$work/python-indexed" 2>&1 >/dev/null | sed 's/.*read \([0-9]* of [0-9]*\).*/\1/') |"
+echo
+
 for i in "${!targets[@]}"; do
   t=${targets[$i]}
   echo "agreement on ${labels[$i]}:"

@@ -84,7 +84,7 @@ int command_gate(int argc, char **argv)
         goto done;
     }
     char error[512];
-    struct layout_options read_options = {debug_file, false};
+    struct layout_options read_options = {debug_file, false, NULL, 0};
     if (layout_read(argv[optind], &read_options, &set, error, sizeof error) != LAYOUT_OK) {
         fprintf(stderr, "qaudit gate: %s\n", error);
         status = 2;

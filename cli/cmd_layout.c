@@ -11,7 +11,7 @@
 
 static const char layout_usage[] =
     "usage: qaudit layout BINARY [--type NAME]... [--format text|json|md] [--cacheline N]\n"
-    "                     [--min-holes N] [--debug-file FILE] [--expand]\n"
+    "                     [--min-holes N] [--debug-file FILE] [--expand] [--stats]\n"
     "       qaudit layout BINARY --functions PATTERN... [--format text|json|md]\n"
     "  --type NAME        a struct, class or union, exact or glob (repeatable); all by default\n"
     "  --format text|json|md  pahole-like text (default), qaudit-layout/1 JSON, or Markdown\n"
@@ -19,6 +19,8 @@ static const char layout_usage[] =
     "  --min-holes N      only types with at least N holes\n"
     "  --debug-file FILE  read DWARF from FILE (default: BINARY, or its separate debug file)\n"
     "  --expand           also list the members of struct and union members, at absolute offsets\n"
+    "  --stats            say on stderr how many DWARF units were read (exact --type names are\n"
+    "                     looked up in .gdb_index when the binary has one)\n"
     "  --functions PATTERN  instead: matching functions with their code size (ELF symbols, clones\n"
     "                     such as .cold and .constprop.N included) and how often DWARF says they\n"
     "                     were inlined (repeatable)\n";
@@ -84,13 +86,14 @@ int command_layout(int argc, char **argv)
                                             {"debug-file", required_argument, NULL, 'd'},
                                             {"expand", no_argument, NULL, 'e'},
                                             {"functions", required_argument, NULL, 'F'},
+                                            {"stats", no_argument, NULL, 's'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     char **patterns = calloc((size_t)argc, sizeof *patterns);
     char **functions = calloc((size_t)argc, sizeof *functions);
     size_t pattern_count = 0, function_count = 0;
     const char *format = "text", *debug_file = NULL;
-    bool expand = false;
+    bool expand = false, stats = false;
     long cacheline = 64, min_holes = 0;
     int opt, status = 0;
     struct layout_set set = {0};
@@ -130,6 +133,9 @@ int command_layout(int argc, char **argv)
         case 'F':
             functions[function_count++] = optarg;
             break;
+        case 's':
+            stats = true;
+            break;
         case 'h':
             fputs(layout_usage, stdout);
             goto done;
@@ -150,12 +156,16 @@ int command_layout(int argc, char **argv)
         goto done;
     }
     char error[512];
-    struct layout_options read_options = {debug_file, expand};
+    struct layout_options read_options = {debug_file, expand, (const char *const *)patterns,
+                                          pattern_count};
     if (layout_read(binary, &read_options, &set, error, sizeof error) != LAYOUT_OK) {
         fprintf(stderr, "qaudit layout: %s\n", error);
         status = 2;
         goto done;
     }
+    if (stats)
+        fprintf(stderr, "qaudit layout: read %zu of %zu units%s, %zu types\n", set.units_read,
+                set.units_total, set.used_index ? " (chosen by .gdb_index)" : "", set.count);
     json_t *types = json_array();
     for (size_t i = 0; i < set.count; i++) {
         const struct layout_type *t = &set.types[i];

@@ -107,7 +107,7 @@ static bool load_layouts(const struct report_request *q, struct layout_set *set,
     if (q->binary == NULL && q->layout_file == NULL)
         return true;
     if (q->binary) {
-        struct layout_options read = {NULL, false};
+        struct layout_options read = {NULL, false, (const char *const *)q->types, q->type_count};
         if (layout_read(q->binary, &read, set, error, size) != LAYOUT_OK)
             return false;
     } else if (layout_file_read(q->layout_file, set, error, size) != REPORT_OK) {

@@ -11,7 +11,7 @@ packages=(
   liburing-dev libxxhash-dev       # ringkv
   libunwind-dev libjansson-dev g++ # the interposer (stacks) and the tools that read JSON
   libjemalloc2 libmimalloc2.0 libtcmalloc-minimal4 # other allocators: forwarding, classes
-  libdw-dev pahole                 # the layout reader, and pahole to compare it with
+  libdw-dev pahole gdb             # the layout reader; pahole to compare it with; gdb-add-index
   redis-tools valgrind             # ringkv's integration and leak tests
   clang libclang-rt-14-dev         # libFuzzer for the parser fuzzer
   python3-jsonschema               # the report tests check JSON against docs/report-schema.json

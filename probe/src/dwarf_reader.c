@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "probe/layout.h"
+#include "gdb_index.h"
 #include "type_names.h"
 
 static void fail(char *error, size_t size, const char *fmt, ...)
@@ -476,9 +477,78 @@ static bool is_cplusplus(Dwarf_Die *cu)
            lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
 }
 
-static enum layout_status read_units(Dwarf *dw, bool expand, struct layout_set *out, char *error,
-                                     size_t size)
+/* The CU DIE offsets .gdb_index names for every wanted name, or 0 (read every unit) when there
+ * is no index, a name is a glob or missing from it, or it points into type units. */
+static size_t units_from_index(Dwarf *dw, const struct layout_options *o, uint64_t *dies,
+                               size_t max)
 {
+    struct gdb_index index;
+    if (o == NULL || o->name_count == 0 || !gdb_index_open(dw, &index))
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < o->name_count; i++) {
+        if (strpbrk(o->names[i], "*?[") != NULL || n >= max)
+            return 0;
+        int found = gdb_index_type_units(&index, o->names[i], dies + n, (int)(max - n));
+        if (found <= 0)
+            return 0;
+        n += (size_t)found;
+    }
+    for (size_t i = 0; i < n; i++) { /* unit header offsets -> their DIE offsets */
+        Dwarf_Off next;
+        size_t header;
+        if (dwarf_next_unit(dw, dies[i], &next, &header, NULL, NULL, NULL, NULL, NULL, NULL) != 0)
+            return 0;
+        dies[i] += header;
+    }
+    return n;
+}
+
+static bool among(uint64_t value, const uint64_t *values, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (values[i] == value)
+            return true;
+    return false;
+}
+
+static bool all_found(const struct layout_set *set, const struct layout_options *o)
+{
+    for (size_t n = 0; n < o->name_count; n++) {
+        bool found = false;
+        for (size_t i = 0; i < set->count && !found; i++)
+            found = strcmp(set->types[i].name, o->names[n]) == 0;
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+static enum layout_status read_units(Dwarf *dw, const struct layout_options *options,
+                                     struct layout_set *out, char *error, size_t size);
+
+/* The index named a unit that does not define the struct itself (a typedef of that name, or a
+ * declaration): read every unit after all. */
+static enum layout_status read_again_fully(Dwarf *dw, const struct layout_options *options,
+                                           struct layout_set *out, char *error, size_t size)
+{
+    struct layout_options everything = *options;
+    everything.names = NULL;
+    everything.name_count = 0;
+    char *binary = out->binary;
+    out->binary = NULL;
+    layout_free(out);
+    out->binary = binary;
+    return read_units(dw, &everything, out, error, size);
+}
+
+static enum layout_status read_units(Dwarf *dw, const struct layout_options *options,
+                                     struct layout_set *out, char *error, size_t size)
+{
+    bool expand = options && options->expand;
+    uint64_t chosen[64];
+    size_t chosen_count = units_from_index(dw, options, chosen, 64);
+    out->used_index = chosen_count > 0;
     struct walk w = {.set = out, .expand = expand};
     Dwarf_CU *cu = NULL;
     Dwarf_Half version;
@@ -488,6 +558,9 @@ static enum layout_status read_units(Dwarf *dw, bool expand, struct layout_set *
     int rc;
     while ((rc = dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, &subdie)) == 0) {
         units++;
+        if (out->used_index && !among(dwarf_dieoffset(&cudie), chosen, chosen_count))
+            continue;
+        out->units_read++;
         /* A skeleton's types are in its split unit (the .dwo); a type unit's under its DIE. */
         Dwarf_Die *root =
             unit_type == DW_UT_skeleton && dwarf_tag(&subdie) != DW_TAG_invalid ? &subdie : &cudie;
@@ -504,10 +577,13 @@ static enum layout_status read_units(Dwarf *dw, bool expand, struct layout_set *
              w.failed ? "out of memory" : dwarf_errmsg(-1));
         return LAYOUT_INPUT_ERROR;
     }
+    out->units_total = units;
     if (units == 0) {
         fail(error, size, "%s has no DWARF units", out->binary);
         return LAYOUT_INPUT_ERROR;
     }
+    if (out->used_index && !all_found(out, options))
+        return read_again_fully(dw, options, out, error, size);
     return LAYOUT_OK;
 }
 
@@ -523,7 +599,6 @@ enum layout_status layout_read(const char *path, const struct layout_options *op
                                struct layout_set *out, char *error, size_t error_size)
 {
     const char *debug_file = options ? options->debug_file : NULL;
-    bool expand = options && options->expand;
     memset(out, 0, sizeof *out);
     out->binary = strdup(path);
     if (access(path, R_OK) != 0) {
@@ -540,7 +615,7 @@ enum layout_status layout_read(const char *path, const struct layout_options *op
                 close(fd);
             return LAYOUT_INPUT_ERROR;
         }
-        enum layout_status status = read_units(dw, expand, out, error, error_size);
+        enum layout_status status = read_units(dw, options, out, error, error_size);
         dwarf_end(dw);
         close(fd);
         return status;
@@ -564,7 +639,7 @@ enum layout_status layout_read(const char *path, const struct layout_options *op
         dwfl_end(dwfl);
         return LAYOUT_INPUT_ERROR;
     }
-    enum layout_status status = read_units(dw, expand, out, error, error_size);
+    enum layout_status status = read_units(dw, options, out, error, error_size);
     dwfl_end(dwfl);
     return status;
 }

@@ -410,6 +410,48 @@ static void test_functions(void **state)
     cleanup_dir();
 }
 
+/* Runs qaudit layout --stats and keeps its stderr line in line. */
+static void layout_stats(const char *binary, const char *types, char *line, size_t size)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "%s layout --stats %s %s 2>&1 >/dev/null", QAUDIT, types,
+             binary);
+    FILE *p = popen(command, "r");
+    assert_non_null(fgets(line, (int)size, p));
+    assert_int_equal(pclose(p), 0);
+}
+
+/* With a .gdb_index (gdb-add-index), an exact --type reads only the unit the index names, and
+ * shows the same layout as a full read; a glob still reads every unit. */
+static void test_index_lookup(void **state)
+{
+    (void)state;
+    setup_dir();
+    char binary[256], line[256];
+    snprintf(binary, sizeof binary, "%s/indexed", dir);
+    assert_int_equal(sh("cd %s && printf 'struct elsewhere { long a; char b; } e;\\n' > other.c && "
+                        "gcc -std=c11 -g -o %s %s/shapes.c other.c",
+                        dir, binary, FIXTURES),
+                     0);
+    json_t *full_doc = layout_json(binary, "--type holes");
+    json_t *full = find_type(full_doc, "holes");
+    layout_stats(binary, "--type holes", line, sizeof line);
+    assert_null(strstr(line, ".gdb_index"));
+    assert_non_null(strstr(line, "read 2 of 2 units"));
+    assert_int_equal(sh("gdb-add-index %s >/dev/null 2>&1", binary), 0);
+    layout_stats(binary, "--type holes", line, sizeof line);
+    assert_non_null(strstr(line, "read 1 of 2 units (chosen by .gdb_index)"));
+    json_t *indexed_doc = layout_json(binary, "--type holes");
+    assert_true(json_equal(full, find_type(indexed_doc, "holes")));
+    json_decref(full_doc);
+    json_decref(indexed_doc);
+    layout_stats(binary, "--type elsewhere", line, sizeof line);
+    assert_non_null(strstr(line, "read 1 of 2 units (chosen by .gdb_index)"));
+    layout_stats(binary, "--type 'hol*'", line, sizeof line);
+    assert_non_null(strstr(line, "read 2 of 2 units"));
+    cleanup_dir();
+}
+
 static void test_unknown_type_is_an_error(void **state)
 {
     (void)state;
@@ -428,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_unknown_type_is_an_error),
         cmocka_unit_test(test_odr_violation),   cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_expand),          cmocka_unit_test(test_functions),
+        cmocka_unit_test(test_index_lookup),
     };
     return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
 }

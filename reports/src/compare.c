@@ -24,10 +24,10 @@ static enum report_status layout_row(const char *binary, const struct compare_op
                                      struct compare_row *row, char *error, size_t size)
 {
     struct layout_set set = {0};
-    struct layout_options read = {NULL, false};
+    const char *connection = option_or(o->connection_type, "connection");
+    struct layout_options read = {NULL, false, &connection, 1};
     if (layout_read(binary, &read, &set, error, size) != LAYOUT_OK)
         return REPORT_INPUT_ERROR;
-    const char *connection = option_or(o->connection_type, "connection");
     const char *queue = option_or(o->queue_member, "queue");
     const struct layout_type *t = NULL;
     for (size_t i = 0; i < set.count && t == NULL; i++)

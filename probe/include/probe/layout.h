@@ -47,6 +47,8 @@ struct layout_set {
     char *binary;
     struct layout_type *types;
     size_t count, capacity;
+    size_t units_read, units_total; /* compilation and type units walked, and present */
+    bool used_index;                /* .gdb_index chose the units (layout_options.names) */
 };
 
 enum layout_status { LAYOUT_OK = 0, LAYOUT_INPUT_ERROR = 2 };
@@ -59,6 +61,12 @@ enum layout_status { LAYOUT_OK = 0, LAYOUT_INPUT_ERROR = 2 };
 struct layout_options {
     const char *debug_file; /* read DWARF from here instead of from path (may be NULL) */
     bool expand;            /* also list the members of struct/union members, nested */
+    /* The types wanted, by exact name (may be NULL): with a .gdb_index that names all of them,
+     * only the units it names are read (other types of those units come along). Without an
+     * index, or for a name it lacks, every unit is read. The index names one unit per type, so
+     * ODR conflicts between units are only found by a full read. */
+    const char *const *names;
+    size_t name_count;
 };
 
 enum layout_status layout_read(const char *path, const struct layout_options *options,
