@@ -216,6 +216,7 @@ struct member_scope {
     uint8_t depth;
     bool expand;
     struct align_cache *aligns;
+    bool light; /* only what same_definition compares: no type names, no alignment */
 };
 
 static bool is_aggregate_type(Dwarf_Die *die)
@@ -235,7 +236,7 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
         return true; /* no type: nothing to lay out */
     struct layout_member m = {.bit_offset = -1, .depth = scope.depth};
     m.is_base = dwarf_tag(child) == DW_TAG_inheritance;
-    m.type = probe_type_name(&type);
+    m.type = scope.light && !m.is_base ? NULL : probe_type_name(&type);
     const char *name = dwarf_diename(child);
     const char *own = m.is_base ? (m.type ? m.type : "") : name ? name : "";
     /* Members of an anonymous struct or union are named as C names them: without a prefix. */
@@ -254,7 +255,7 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
         offset = 0;
     m.offset = scope.base + offset;
     /* A member at an offset its type's alignment forbids: the type is packed. */
-    if (scope.depth == 0 && located && offset != 0 && !m.is_base &&
+    if (!scope.light && scope.depth == 0 && located && offset != 0 && !m.is_base &&
         !dwarf_hasattr(child, DW_AT_bit_size) && offset % type_align(scope.aligns, &type, 0) != 0)
         t->packed = true;
     if (udata(child, DW_AT_bit_size, &bits)) {
@@ -274,7 +275,7 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
         if (size > 0)
             m.offset = (uint64_t)m.bit_offset / 8 / size * size;
     }
-    if (m.name == NULL || m.type == NULL || !add_member(t, m)) {
+    if (m.name == NULL || (m.type == NULL && !scope.light) || !add_member(t, m)) {
         free(m.name);
         free(m.type);
         return false;
@@ -283,8 +284,12 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
     if (!scope.expand || scope.depth >= 8 || m.bit_offset >= 0 ||
         dwarf_peel_type(&type, &inner) != 0 || !is_aggregate_type(resolve_signature(&inner)))
         return true;
-    struct member_scope nested = {m.offset, t->members[t->member_count - 1].name,
-                                  (uint8_t)(scope.depth + 1), true, scope.aligns};
+    struct member_scope nested = {m.offset,
+                                  t->members[t->member_count - 1].name,
+                                  (uint8_t)(scope.depth + 1),
+                                  true,
+                                  scope.aligns,
+                                  scope.light};
     /* The name lives in t->members, which read_members may move: pass a copy. */
     char *prefix = strdup(nested.prefix);
     if (prefix == NULL)
@@ -311,9 +316,11 @@ static bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct mem
     return true;
 }
 
-/* A complete aggregate definition into a layout_type (members in DWARF order). */
+/* An aggregate definition into a layout_type (members in DWARF order). A light read fills only
+ * what same_definition compares (size, member names, offsets, bit positions): enough to tell a
+ * definition met again in another unit, which is most of them, at a fraction of the cost. */
 static bool read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char *name, bool expand,
-                           struct layout_type *t)
+                           bool light, struct layout_type *t)
 {
     memset(t, 0, sizeof *t);
     int tag = dwarf_tag(die);
@@ -323,8 +330,10 @@ static bool read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char
     if (dwarf_aggregate_size(die, &size) != 0)
         udata(die, DW_AT_byte_size, &size);
     t->size = size;
-    if (!read_members(t, die, (struct member_scope){0, NULL, 0, expand, cache}))
+    if (!read_members(t, die, (struct member_scope){0, NULL, 0, expand, cache, light}))
         return false;
+    if (light)
+        return t->name != NULL;
     t->align_from_dwarf = udata(die, DW_AT_alignment, &align);
     t->align = t->align_from_dwarf ? align : type_align(cache, die, 0);
     if (t->packed && !t->align_from_dwarf)
@@ -392,6 +401,21 @@ static bool seen_grow(struct seen *seen, const struct layout_set *set)
 }
 
 /* Adds t unless an identical definition is known; keeps a different one, flagging both. */
+/* A kept definition of t's name equal to t. */
+static bool already_kept(const struct layout_set *set, const struct seen *seen,
+                         const struct layout_type *t)
+{
+    if (seen->capacity == 0)
+        return false;
+    size_t mask = seen->capacity - 1;
+    for (size_t h = hash_name(t->name) & mask; seen->slots[h]; h = (h + 1) & mask) {
+        const struct layout_type *known = &set->types[seen->slots[h] - 1];
+        if (strcmp(known->name, t->name) == 0 && same_definition(known, t))
+            return true;
+    }
+    return false;
+}
+
 static bool keep(struct layout_set *set, struct seen *seen, struct layout_type *t)
 {
     if ((set->count + 1) * 2 > seen->capacity && !seen_grow(seen, set))
@@ -436,6 +460,23 @@ static bool is_aggregate(int tag)
     return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
 }
 
+/* Reads one definition, unless a light read shows it is one already kept. */
+static void read_definition(struct walk *w, Dwarf_Die *die)
+{
+    struct layout_type t;
+    if (!read_aggregate(&w->aligns, die, w->scope, w->expand, true, &t)) {
+        w->failed = true;
+        return;
+    }
+    bool known = already_kept(w->set, &w->seen, &t);
+    free_type(&t);
+    if (known)
+        return;
+    if (!read_aggregate(&w->aligns, die, w->scope, w->expand, false, &t) ||
+        !keep(w->set, &w->seen, &t))
+        w->failed = true;
+}
+
 /* Visits the children of die: aggregates are read, namespaces and aggregates are entered (their
  * name extends the scope of what they contain, in C++). */
 static void walk_scope(struct walk *w, Dwarf_Die *die)
@@ -457,10 +498,7 @@ static void walk_scope(struct walk *w, Dwarf_Die *die)
         else if (name != NULL)
             snprintf(w->scope, sizeof w->scope, "%s", name);
         if (is_aggregate(tag) && name != NULL && !dwarf_hasattr(&child, DW_AT_declaration)) {
-            struct layout_type t;
-            if (!read_aggregate(&w->aligns, &child, w->scope, w->expand, &t) ||
-                !keep(w->set, &w->seen, &t))
-                w->failed = true;
+            read_definition(w, &child);
         }
         if (name != NULL || tag == DW_TAG_namespace)
             walk_scope(w, &child);
