@@ -154,6 +154,9 @@ int command_report(int argc, char **argv)
         out = stdout;
         goto done;
     }
+    /* A report of tens of thousands of sites is written in many small pieces: buffer them. */
+    static char buffer[1 << 20];
+    setvbuf(out, buffer, _IOFBF, sizeof buffer);
     struct report_options options = {(unsigned)q.top, (unsigned)q.cacheline, layouts, layout_count,
                                      q.binary ? q.binary : q.layout_file};
     report_render(out, &r, q.format, &options);

@@ -138,7 +138,8 @@ enum layout_status functions_read(const char *path, const char *debug_file,
         close(fd);
     }
     dwfl_end(dwfl);
-    qsort(out->items, out->count, sizeof *out->items, by_name);
+    if (out->count > 1)
+        qsort(out->items, out->count, sizeof *out->items, by_name);
     return LAYOUT_OK;
 }
 

@@ -136,6 +136,15 @@ assert "http://" not in text.replace("http://www.w3.org/2000/svg", ""), "externa
 assert "<script" not in text and "https://" not in text
 EOF
 
+# Layouts from a qaudit-layout/1 file instead of the binary; a bad file is an input error.
+"$qaudit" layout --format json "$bin/fixture_queue_ring" >"$work/layout.json"
+expect_status 1 "report with --layout FILE" "$qaudit" report "$work/q.json" --layout "$work/layout.json" --format json -o "$work/ql.json"
+json_check "$work/ql.json" "[(t['name'], t['size']) for t in d['layouts']] == [('connection', 32), ('rxq', 24)]" &&
+  pass "--layout FILE gives the connection and rxq layouts" || fail "--layout: $(head -c 300 "$work/ql.json")"
+echo '{"format": "qaudit-layout/9", "types": []}' >"$work/bad-layout.json"
+expect_status 2 "a layout file of another format" "$qaudit" report "$work/q.json" --layout "$work/bad-layout.json"
+one_line_error "a layout file of another format"
+
 # Markdown golden test: a committed dump, frames left raw so the output is the same everywhere.
 (cd "$src" && "$qaudit" report docs/examples/dump-ring-depth9.json --no-symbols --format md) >"$work/golden.md"
 diff -u "$src/reports/tests/golden/dump-ring-depth9.md" "$work/golden.md" >"$work/golden.diff" &&

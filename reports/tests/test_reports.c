@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "reports/render.h"
 #include "reports/report.h"
 
 static char scratch[] = "/tmp/qaudit-test-reports-XXXXXX";
@@ -206,6 +207,54 @@ static void a_missing_file_or_non_object_is_an_error(void **state)
     json_decref(array);
 }
 
+/* Renders report in format into a string (the caller frees it). */
+static char *render(const struct report *r, enum report_format format)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    struct report_options options = {10, 64, NULL, 0, NULL};
+    report_render(out, r, format, &options);
+    fclose(out);
+    return text;
+}
+
+/* Every format of the example (symbolized against nothing: its modules are gone) holds the
+ * checks, the queue figures and the violation; the sanitizer build runs this too. */
+static void renders_every_format(void **state)
+{
+    (void)state;
+    const char *path = EXAMPLE_DUMP;
+    struct report r;
+    char error[512];
+    assert_int_equal(load(&path, 1, &r, error), REPORT_OK);
+    FILE *quiet = fopen("/dev/null", "w");
+    assert_int_equal(report_symbolize(&r, NULL, quiet, error, sizeof error), REPORT_OK);
+    fclose(quiet);
+    char *text = render(&r, REPORT_TEXT);
+    assert_non_null(strstr(text, "depth_one_no_alloc  FAIL"));
+    assert_non_null(strstr(text, "9 pushes, 9 pops"));
+    free(text);
+    char *md = render(&r, REPORT_MARKDOWN);
+    assert_non_null(strstr(md, "| depth_one_no_alloc | FAIL |"));
+    assert_non_null(strstr(md, "| 9 | 1 | 2 | 288 | 2.00 | 288.0 |"));
+    free(md);
+    char *html = render(&r, REPORT_HTML);
+    assert_non_null(strstr(html, "<svg class=\"chart\""));
+    assert_non_null(strstr(html, "</html>"));
+    free(html);
+    char *json = render(&r, REPORT_JSON);
+    json_error_t e;
+    json_t *doc = json_loads(json, 0, &e);
+    assert_non_null(doc);
+    assert_string_equal(json_string_value(json_object_get(doc, "format")), "qaudit-report/1");
+    assert_false(json_is_true(json_object_get(doc, "passed")));
+    assert_int_equal(json_array_size(json_object_get(doc, "depth_one_violations")), 1);
+    json_decref(doc);
+    free(json);
+    report_free(&r);
+}
+
 static int make_scratch(void **state)
 {
     (void)state;
@@ -230,6 +279,7 @@ int main(void)
         cmocka_unit_test(another_format_version_is_refused),
         cmocka_unit_test(a_missing_or_mistyped_field_is_named),
         cmocka_unit_test(a_missing_file_or_non_object_is_an_error),
+        cmocka_unit_test(renders_every_format),
     };
     return cmocka_run_group_tests(tests, make_scratch, remove_scratch);
 }
