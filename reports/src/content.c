@@ -279,11 +279,11 @@ static uint64_t rank_key(const struct report_site *s, enum ranking k)
     }
 }
 
-static enum ranking sort_ranking;
-static int by_rank(const void *a, const void *b)
+static int by_rank(const void *a, const void *b, void *ranking)
 {
-    uint64_t x = rank_key(*(const struct report_site *const *)a, sort_ranking);
-    uint64_t y = rank_key(*(const struct report_site *const *)b, sort_ranking);
+    enum ranking k = *(const enum ranking *)ranking;
+    uint64_t x = rank_key(*(const struct report_site *const *)a, k);
+    uint64_t y = rank_key(*(const struct report_site *const *)b, k);
     return x > y ? -1 : x < y;
 }
 
@@ -294,8 +294,7 @@ static size_t ranked_sites(const struct report *r, enum ranking k, const struct 
     for (size_t i = 0; i < r->site_count; i++)
         if (rank_key(&r->sites[i], k) > 0)
             out[n++] = &r->sites[i];
-    sort_ranking = k;
-    qsort(out, n, sizeof *out, by_rank);
+    qsort_r(out, n, sizeof *out, by_rank, &k);
     return n;
 }
 
