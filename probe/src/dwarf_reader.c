@@ -15,6 +15,7 @@
 
 #include "probe/layout.h"
 #include "gdb_index.h"
+#include "lean_dwarf.h"
 #include "type_names.h"
 
 static void fail(char *error, size_t size, const char *fmt, ...)
@@ -656,6 +657,12 @@ enum layout_status layout_read(const char *path, const struct layout_options *op
         enum layout_status status = read_units(dw, options, out, error, error_size);
         dwarf_end(dw);
         close(fd);
+        return status;
+    }
+    struct lean_dwarf lean;
+    if (lean_dwarf_open(path, &lean)) {
+        enum layout_status status = read_units(lean.dwarf, options, out, error, error_size);
+        lean_dwarf_close(&lean);
         return status;
     }
     Dwfl *dwfl = dwfl_begin(&offline_callbacks);
