@@ -1,7 +1,9 @@
 /* The live-block table: pointer -> requested size, site and flags, for what free() must know
  * (per-site frees and live bytes, poison checks). 256 shards, each an open-addressing table in
  * mmap'd memory behind its own spinlock, so two threads rarely meet; deletion shifts entries
- * back instead of leaving tombstones. Enabled only when stacks or poison need it. */
+ * back instead of leaving tombstones. Enabled only when stacks or poison need it.
+ * qa_blocks_tracked counts the shards that hold blocks, not the blocks: free() only asks whether
+ * it is zero, and a shard empties or fills rarely, so two threads seldom touch that shared line. */
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -80,10 +82,8 @@ bool qa_blocks_insert(const struct qa_block *b)
         size_t i = (h >> 8) & (s->capacity - 1);
         while (s->slots[i].ptr != 0 && s->slots[i].ptr != b->ptr)
             i = (i + 1) & (s->capacity - 1);
-        if (s->slots[i].ptr == 0) {
-            s->used++;
+        if (s->slots[i].ptr == 0 && s->used++ == 0)
             atomic_fetch_add_explicit(&qa_blocks_tracked, 1, memory_order_relaxed);
-        }
         s->slots[i] = *b;
     } else {
         atomic_fetch_add_explicit(&qa_blocks_dropped, 1, memory_order_relaxed);
@@ -117,8 +117,8 @@ bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out)
                 }
             }
             s->slots[hole].ptr = 0;
-            s->used--;
-            atomic_fetch_sub_explicit(&qa_blocks_tracked, 1, memory_order_relaxed);
+            if (--s->used == 0)
+                atomic_fetch_sub_explicit(&qa_blocks_tracked, 1, memory_order_relaxed);
         }
     }
     unlock(s);

@@ -174,7 +174,7 @@ bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out);
 void qa_blocks_lock_all(void);
 void qa_blocks_unlock_all(void);
 extern atomic_uint_fast64_t qa_blocks_dropped;
-extern atomic_int_fast64_t qa_blocks_tracked; /* live blocks in the table */
+extern atomic_int_fast64_t qa_blocks_tracked; /* shards holding live blocks: 0 when none is held */
 
 /* sites.c: call stacks and the sites they identify */
 int qa_capture(void **frames, unsigned max, bool frame_pointers);
