@@ -12,6 +12,7 @@ packages=(
   libunwind-dev libjansson-dev g++ # the interposer (stacks) and the tools that read JSON
   libjemalloc2 libmimalloc2.0 libtcmalloc-minimal4 # other allocators: forwarding, classes
   libdw-dev pahole gdb             # the layout reader; pahole to compare it with; gdb-add-index
+  libiberty-dev                    # demangling C++ names in reports
   redis-tools valgrind             # ringkv's integration and leak tests
   clang libclang-rt-14-dev         # libFuzzer for the parser fuzzer
   python3-jsonschema               # the report tests check JSON against docs/report-schema.json

@@ -4,6 +4,7 @@
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <inttypes.h>
+#include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -114,13 +115,26 @@ static unsigned call_line(Dwarf_Die *inlined)
                                                                                     : 0;
 }
 
-/* "__libc_start_main@@GLIBC_2.34" -> "__libc_start_main": the version says nothing here. */
-static const char *without_version(const char *name, char *buf, size_t size)
+/* A symbol as people read it: "__libc_start_main@@GLIBC_2.34" without its version, and a C++
+ * name demangled without its parameter list ("std::deque<int, std::allocator<int> >::
+ * _M_push_back_aux<int const&>"), as libiberty spells it. */
+static const char *readable_name(const char *name, char *buf, size_t size)
 {
-    const char *at = name ? strchr(name, '@') : NULL;
-    if (at == NULL)
-        return name;
-    snprintf(buf, size, "%.*s", (int)(at - name), name);
+    if (name == NULL)
+        return NULL;
+    const char *at = strchr(name, '@');
+    const char *plain = name;
+    if (at != NULL) {
+        snprintf(buf, size, "%.*s", (int)(at - name), name);
+        plain = buf;
+    }
+    if (strncmp(plain, "_Z", 2) != 0)
+        return plain;
+    char *demangled = cplus_demangle(plain, DMGL_ANSI);
+    if (demangled == NULL)
+        return plain;
+    snprintf(buf, size, "%s", demangled);
+    free(demangled);
     return buf;
 }
 
@@ -139,7 +153,7 @@ static void resolve(Dwfl_Module *module, struct cached_frame *f)
     if (source != NULL)
         file = dwfl_lineinfo(source, NULL, &line, NULL, NULL, NULL);
 
-    char unversioned[256];
+    char unversioned[1024];
     Dwarf_Addr bias;
     Dwarf_Die *cu = dwfl_module_addrdie(module, address, &bias);
     Dwarf_Die *scopes = NULL;
@@ -159,7 +173,7 @@ static void resolve(Dwfl_Module *module, struct cached_frame *f)
         const char *name = inlined ? dwarf_diename(&scopes[i]) : symbol_name;
         if (name == NULL)
             name = dwarf_diename(&scopes[i]);
-        name = without_version(name, unversioned, sizeof unversioned);
+        name = readable_name(name, unversioned, sizeof unversioned);
         if (!add_location(f, name, file, (unsigned)line, inlined) || !inlined)
             break;
         file = call_file(cu, &scopes[i]);
@@ -167,7 +181,7 @@ static void resolve(Dwfl_Module *module, struct cached_frame *f)
     }
     free(scopes);
     if (f->location_count == 0 && (symbol_name != NULL || file != NULL))
-        add_location(f, without_version(symbol_name, unversioned, sizeof unversioned), file,
+        add_location(f, readable_name(symbol_name, unversioned, sizeof unversioned), file,
                      (unsigned)line, false);
 }
 

@@ -117,6 +117,12 @@ assert locs[1]["line"] == call_line, locs
 assert site["frames"][1]["locations"][0]["function"] == "main", site["frames"][1]
 EOF
 
+# C++ names come out demangled (libstdc++'s operator new is _Znwm in its symbol table).
+"$qaudit" run --stacks always --out "$work/cpp.json" -- "$bin/fixture_cpp_new" 2>/dev/null
+"$qaudit" report "$work/cpp.json" --format json -o "$work/cpp-report.json" 2>/dev/null
+json_check "$work/cpp-report.json" "any(l['function'] == 'operator new' for s in d['sites'] for f in s['frames'] for l in f['locations'])" &&
+  pass "C++ symbols are demangled (operator new)" || fail "demangling"
+
 # JSON against its schema; the HTML well-formed and holding its charts.
 "$qaudit" run --out "$work/q.json" -- "$bin/fixture_queue_ring" depth9 2>/dev/null
 "$qaudit" report "$work/q.json" --binary "$bin/fixture_queue_ring" --format json -o "$work/q-report.json"
