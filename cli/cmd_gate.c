@@ -11,7 +11,7 @@
 static const char gate_usage[] =
     "usage: qaudit gate --baseline FILE [--format text|github] [--junit FILE] [--cacheline N]\n"
     "                   [--debug-file FILE] BINARY\n"
-    "       qaudit gate --write-baseline FILE --type NAME... BINARY\n"
+    "       qaudit gate --write-baseline FILE [--type NAME]... [--functions PATTERN]... BINARY\n"
     "  Checks each rule of the baseline (size, max_size, max_class, offsets, within, max_holes)\n"
     "  against BINARY's DWARF; prints every broken rule on one line. Exit 0: all hold, 1: some\n"
     "  rule broke, 2: bad usage or input (a type BINARY lacks, a malformed baseline, no DWARF).\n";
@@ -25,12 +25,14 @@ int command_gate(int argc, char **argv)
                                             {"junit", required_argument, NULL, 'j'},
                                             {"cacheline", required_argument, NULL, 'c'},
                                             {"debug-file", required_argument, NULL, 'd'},
+                                            {"functions", required_argument, NULL, 'F'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     const char *baseline = NULL, *write_to = NULL, *format = "text", *junit = NULL;
     const char *debug_file = NULL;
     char **patterns = calloc((size_t)argc, sizeof *patterns);
-    size_t pattern_count = 0;
+    char **functions = calloc((size_t)argc, sizeof *functions);
+    size_t pattern_count = 0, function_count = 0;
     long cacheline = 64;
     int opt, status = 0;
     struct layout_set set = {0};
@@ -60,6 +62,9 @@ int command_gate(int argc, char **argv)
         case 'd':
             debug_file = optarg;
             break;
+        case 'F':
+            functions[function_count++] = optarg;
+            break;
         case 'h':
             fputs(gate_usage, stdout);
             goto done;
@@ -74,8 +79,10 @@ int command_gate(int argc, char **argv)
         problem = "expected one BINARY";
     else if ((baseline == NULL) == (write_to == NULL))
         problem = "give either --baseline FILE or --write-baseline FILE";
-    else if (write_to != NULL && pattern_count == 0)
-        problem = "--write-baseline needs at least one --type NAME";
+    else if (write_to != NULL && pattern_count == 0 && function_count == 0)
+        problem = "--write-baseline needs at least one --type NAME or --functions PATTERN";
+    else if (write_to == NULL && function_count > 0)
+        problem = "--functions goes with --write-baseline (a baseline's \"functions\" are checked)";
     else if (strcmp(format, "text") != 0 && strcmp(format, "github") != 0)
         problem = "--format wants text or github";
     if (problem != NULL) {
@@ -91,7 +98,8 @@ int command_gate(int argc, char **argv)
         goto done;
     }
     if (write_to != NULL) {
-        status = gate_write_baseline(&set, patterns, pattern_count, write_to, error, sizeof error);
+        status = gate_write_baseline(&set, patterns, pattern_count, functions, function_count,
+                                     write_to, error, sizeof error);
         if (status != GATE_PASSED)
             fprintf(stderr, "qaudit gate: %s\n", error);
         else
@@ -116,5 +124,6 @@ int command_gate(int argc, char **argv)
 done:
     layout_free(&set);
     free(patterns);
+    free(functions);
     return status;
 }

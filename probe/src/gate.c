@@ -274,8 +274,35 @@ enum gate_status gate_check(const struct layout_set *set, const char *baseline, 
     return status;
 }
 
+/* {"PATTERN": {"max_code_size": today's size}} for each pattern; NULL (error set) when one
+ * matches no function. */
+static json_t *code_size_rules(const char *binary, char **patterns, size_t n, char *error,
+                               size_t size)
+{
+    struct function_set set;
+    bool has_dwarf;
+    if (functions_read(binary, NULL, (const char *const *)patterns, n, &set, &has_dwarf, error,
+                       size) != LAYOUT_OK)
+        return NULL;
+    json_t *rules = json_object();
+    for (size_t i = 0; i < n && rules != NULL; i++) {
+        uint64_t code_size;
+        if (!functions_code_size(&set, patterns[i], &code_size)) {
+            fail(error, size, "no function of %s matches '%s'", binary, patterns[i]);
+            json_decref(rules);
+            rules = NULL;
+            break;
+        }
+        json_object_set_new(rules, patterns[i],
+                            json_pack("{s:I}", "max_code_size", (json_int_t)code_size));
+    }
+    functions_free(&set);
+    return rules;
+}
+
 enum gate_status gate_write_baseline(const struct layout_set *set, char **patterns, size_t n,
-                                     const char *path, char *error, size_t error_size)
+                                     char **functions, size_t function_count, const char *path,
+                                     char *error, size_t error_size)
 {
     json_t *types = json_object();
     size_t written = 0;
@@ -303,13 +330,21 @@ enum gate_status gate_write_baseline(const struct layout_set *set, char **patter
                                       (json_int_t)t->byte_holes));
         written++;
     }
-    if (written == 0) {
+    if (written == 0 && n > 0) {
         fail(error, error_size, "no type of %s matches the --type patterns", set->binary);
         json_decref(types);
         return GATE_INPUT_ERROR;
     }
     json_t *doc = json_pack("{s:s, s:s, s:o}", "format", "qaudit-baseline/1", "binary", set->binary,
                             "types", types);
+    if (function_count > 0) {
+        json_t *rules = code_size_rules(set->binary, functions, function_count, error, error_size);
+        if (rules == NULL) {
+            json_decref(doc);
+            return GATE_INPUT_ERROR;
+        }
+        json_object_set_new(doc, "functions", rules);
+    }
     int rc = json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(doc);
     if (rc != 0) {

@@ -115,12 +115,25 @@ static void test_code_size_rule(void **state)
                      "{\"rxq_grow_push\": {\"max_code_size\": 100000}}}");
     assert_int_equal(run("%s gate --baseline %s %s/ringkv", QAUDIT, path, BIN), 0);
     expect_line("1 function");
+    /* --write-baseline --functions pins today's size, which the same binary then passes. */
+    assert_int_equal(
+        run("%s gate --write-baseline %s --functions rxq_grow_push %s/ringkv", QAUDIT, path, BIN),
+        0);
+    assert_int_equal(run("%s gate --baseline %s %s/ringkv", QAUDIT, path, BIN), 0);
+    assert_int_equal(
+        run("%s layout --format json --functions rxq_grow_push %s/ringkv | grep -o "
+            "'\"code_size\": [0-9]*' | grep -o '[0-9]*' > %s.size && test -s %s.size && grep -q "
+            "\"\\\"max_code_size\\\": $(cat %s.size)\" %s",
+            QAUDIT, BIN, path, path, path, path),
+        0);
     expect_input_error("{\"format\": \"qaudit-baseline/1\", \"functions\": "
                        "{\"no_such_function\": {\"max_code_size\": 1}}}",
                        BIN "/ringkv", "does not define");
     expect_input_error("{\"format\": \"qaudit-baseline/1\", \"functions\": "
                        "{\"rxq_grow_push\": {\"max_size\": 1}}}",
                        BIN "/ringkv", "max_code_size");
+    assert_int_equal(run("%s gate --baseline %s --functions x %s/ringkv", QAUDIT, BASELINE, BIN),
+                     2);
     unlink(path);
 }
 

@@ -29,9 +29,10 @@ enum gate_status gate_check(const struct layout_set *set, const char *baseline, 
                             struct gate_report *report, char *error, size_t error_size);
 
 /* Writes exact rules (size, every allocator's class, every member offset, holes) for the types
- * matching the patterns. */
+ * matching the patterns, and today's code size as max_code_size for each function pattern. */
 enum gate_status gate_write_baseline(const struct layout_set *set, char **patterns, size_t n,
-                                     const char *path, char *error, size_t error_size);
+                                     char **functions, size_t function_count, const char *path,
+                                     char *error, size_t error_size);
 
 void gate_print_text(FILE *out, const struct gate_report *report);
 void gate_print_github(FILE *out, const struct gate_report *report);
