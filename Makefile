@@ -37,6 +37,7 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	server/fuzz/run.sh $(FUZZ_SECONDS)
 	probe/fuzz/run.sh $(FUZZ_SECONDS)
+	reports/fuzz/run.sh $(FUZZ_SECONDS)
 
 format:
 	git ls-files '*.c' '*.h' | xargs clang-format -i

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "probe/layout.h"
@@ -640,8 +641,13 @@ enum layout_status layout_read(const char *path, const struct layout_options *op
     const char *debug_file = options ? options->debug_file : NULL;
     memset(out, 0, sizeof *out);
     out->binary = strdup(path);
-    if (access(path, R_OK) != 0) {
+    struct stat st;
+    if (access(path, R_OK) != 0 || stat(path, &st) != 0) {
         fail(error, error_size, "%s: %s", path, strerror(errno));
+        return LAYOUT_INPUT_ERROR;
+    }
+    if (!S_ISREG(st.st_mode)) { /* a FIFO or a device would block or never end */
+        fail(error, error_size, "%s: not a regular file", path);
         return LAYOUT_INPUT_ERROR;
     }
     if (debug_file != NULL) {

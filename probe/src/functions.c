@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -114,6 +115,11 @@ enum layout_status functions_read(const char *path, const char *debug_file,
     memset(out, 0, sizeof *out);
     out->binary = strdup(path);
     *has_dwarf = false;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a FIFO would block */
+        snprintf(error, error_size, "%s: not a regular file", path);
+        return LAYOUT_INPUT_ERROR;
+    }
     Dwfl *dwfl = dwfl_begin(&offline_callbacks);
     Dwfl_Module *module = dwfl ? dwfl_report_offline(dwfl, "", path, -1) : NULL;
     if (module == NULL) {

@@ -52,7 +52,7 @@ static bool hide_unread_sections(struct lean_dwarf *d)
 bool lean_dwarf_open(const char *path, struct lean_dwarf *out)
 {
     *out = (struct lean_dwarf){0};
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
     if (fd < 0)
         return false;

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -410,6 +411,11 @@ static void read_document(struct reader *r, json_t *doc, struct report *out)
 enum report_status dump_read(const char *path, struct report *out, char *error, size_t size)
 {
     struct reader r = {path, error, size, false};
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a FIFO would block the read */
+        reader_fail(&r, "not a regular file");
+        return REPORT_INPUT_ERROR;
+    }
     json_error_t jerr;
     json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     if (doc == NULL) {

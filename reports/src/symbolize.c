@@ -7,6 +7,7 @@
 #include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -54,6 +55,15 @@ static struct opened open_module(struct report_module *m, FILE *warn)
         return o;
     if (m->path[0] != '/') { /* linux-vdso.so.1 and the like: no file to read, nothing to say */
         m->missing = true;
+        return o;
+    }
+    struct stat st;
+    if (stat(m->file, &st) != 0 || !S_ISREG(st.st_mode)) { /* a FIFO or device would block */
+        m->missing = true;
+        fprintf(warn,
+                "qaudit report: warning: %s is not a regular file; its frames stay as "
+                "addresses\n",
+                m->file);
         return o;
     }
     dwfl_report_begin(o.dwfl);
@@ -268,8 +278,10 @@ static size_t main_module(const struct report *r)
 enum report_status report_symbolize(struct report *r, const char *binary, FILE *warn, char *error,
                                     size_t error_size)
 {
-    if (binary != NULL && access(binary, R_OK) != 0) {
-        snprintf(error, error_size, "--binary %s: cannot read it", binary);
+    struct stat st;
+    if (binary != NULL &&
+        (access(binary, R_OK) != 0 || stat(binary, &st) != 0 || !S_ISREG(st.st_mode))) {
+        snprintf(error, error_size, "--binary %s: cannot read it as a file", binary);
         return REPORT_INPUT_ERROR;
     }
     struct symbolizer s = {r, calloc(r->module_count + 1, sizeof *s.opened), {NULL, 64, 0}, warn};

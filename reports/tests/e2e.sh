@@ -165,6 +165,10 @@ expect_status 2 "another format version" "$qaudit" report "$work/v9.json"
 grep -q "qaudit-alloc/9" "$work/err" || fail "the version is named"
 expect_status 2 "a missing binary" "$qaudit" report "$work/q.json" --binary /nonexistent/ringkv
 one_line_error "a missing binary"
+mkfifo "$work/fifo"
+expect_status 2 "a FIFO as the dump (no hang)" timeout 10 "$qaudit" report "$work/fifo"
+expect_status 2 "a FIFO as --binary (no hang)" timeout 10 "$qaudit" report "$work/q.json" --binary "$work/fifo"
+expect_status 2 "a FIFO as the layout binary (no hang)" timeout 10 "$qaudit" layout "$work/fifo"
 expect_status 2 "a missing dump" "$qaudit" report "$work/none.json"
 expect_status 2 "a bad --format" "$qaudit" report "$work/q.json" --format pdf
 "$qaudit" report "$work/q.json" --binary "$bin/fixture_queue_inline" >/dev/null 2>"$work/err"
