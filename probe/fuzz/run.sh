@@ -10,7 +10,7 @@ mkdir -p "$out/new"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE \
   -I "$top/probe/include" -I "$top/probe/src" \
   "$top/probe/fuzz/fuzz_layout.c" "$top/probe/src/dwarf_reader.c" "$top/probe/src/type_names.c" \
-  "$top/probe/src/holes.c" "$top/probe/src/gdb_index.c" "$top/probe/src/lean_dwarf.c" -ldw -lelf \
+  "$top/probe/src/holes.c" "$top/probe/src/gdb_index.c" "$top/probe/src/lean_dwarf.c" "$top/probe/src/input.c" -ldw -lelf \
   -o "$out/fuzz_layout"
 # New inputs go to build/fuzz-layout/new; merge them into the corpus by hand with -merge=1.
 "$out/fuzz_layout" -max_total_time="$seconds" -max_len=8192 -timeout=10 -print_final_stats=1 \

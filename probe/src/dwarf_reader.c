@@ -16,6 +16,7 @@
 
 #include "probe/layout.h"
 #include "gdb_index.h"
+#include "input.h"
 #include "lean_dwarf.h"
 #include "type_names.h"
 
@@ -627,29 +628,14 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
     return LAYOUT_OK;
 }
 
-static char *debuginfo_path;
-static const Dwfl_Callbacks offline_callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &debuginfo_path,
-};
-
 enum layout_status layout_read(const char *path, const struct layout_options *options,
                                struct layout_set *out, char *error, size_t error_size)
 {
     const char *debug_file = options ? options->debug_file : NULL;
     memset(out, 0, sizeof *out);
     out->binary = strdup(path);
-    struct stat st;
-    if (access(path, R_OK) != 0 || stat(path, &st) != 0) {
-        fail(error, error_size, "%s: %s", path, strerror(errno));
+    if (!probe_check_file(path, error, error_size))
         return LAYOUT_INPUT_ERROR;
-    }
-    if (!S_ISREG(st.st_mode)) { /* a FIFO or a device would block or never end */
-        fail(error, error_size, "%s: not a regular file", path);
-        return LAYOUT_INPUT_ERROR;
-    }
     if (debug_file != NULL) {
         int fd = open(debug_file, O_RDONLY | O_CLOEXEC);
         Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
@@ -671,15 +657,10 @@ enum layout_status layout_read(const char *path, const struct layout_options *op
         lean_dwarf_close(&lean);
         return status;
     }
-    Dwfl *dwfl = dwfl_begin(&offline_callbacks);
-    Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, "", path, -1) : NULL;
-    if (mod == NULL) {
-        fail(error, error_size, "%s: not an ELF file libdwfl can read (%s)", path, dwfl_errmsg(-1));
-        if (dwfl)
-            dwfl_end(dwfl);
+    Dwfl *dwfl;
+    Dwfl_Module *mod = probe_report_offline(path, &dwfl, error, error_size);
+    if (mod == NULL)
         return LAYOUT_INPUT_ERROR;
-    }
-    dwfl_report_end(dwfl, NULL, NULL);
     Dwarf_Addr bias;
     Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
     if (dw == NULL) {

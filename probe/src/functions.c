@@ -2,6 +2,8 @@
  * DW_TAG_inlined_subroutine is one place a function was inlined. One pass over each. */
 #include "probe/functions.h"
 
+#include "input.h"
+
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <errno.h>
@@ -10,14 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-static const Dwfl_Callbacks offline_callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-};
 
 static bool wanted(const char *name, const char *const *patterns, size_t n)
 {
@@ -115,21 +110,12 @@ enum layout_status functions_read(const char *path, const char *debug_file,
     memset(out, 0, sizeof *out);
     out->binary = strdup(path);
     *has_dwarf = false;
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a FIFO would block */
-        snprintf(error, error_size, "%s: not a regular file", path);
+    Dwfl *dwfl;
+    Dwfl_Module *module = probe_check_file(path, error, error_size)
+                              ? probe_report_offline(path, &dwfl, error, error_size)
+                              : NULL;
+    if (module == NULL)
         return LAYOUT_INPUT_ERROR;
-    }
-    Dwfl *dwfl = dwfl_begin(&offline_callbacks);
-    Dwfl_Module *module = dwfl ? dwfl_report_offline(dwfl, "", path, -1) : NULL;
-    if (module == NULL) {
-        snprintf(error, error_size, "%s: not an ELF file libdwfl can read (%s)", path,
-                 access(path, R_OK) != 0 ? strerror(errno) : dwfl_errmsg(-1));
-        if (dwfl)
-            dwfl_end(dwfl);
-        return LAYOUT_INPUT_ERROR;
-    }
-    dwfl_report_end(dwfl, NULL, NULL);
     read_symbols(module, patterns, pattern_count, out);
     int fd = debug_file ? open(debug_file, O_RDONLY | O_CLOEXEC) : -1;
     Dwarf_Addr bias;

@@ -1,0 +1,17 @@
+/* Opening what the probe reads: a readable regular file (a FIFO or a device would block or never
+ * end), reported to an offline libdwfl session that finds separate debug files. */
+#ifndef PROBE_INPUT_H
+#define PROBE_INPUT_H
+
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* False, with "path: why" in error, unless path is a readable regular file. */
+bool probe_check_file(const char *path, char *error, size_t error_size);
+
+/* path as the one module of a new offline Dwfl (*dwfl, to dwfl_end), or NULL with one line in
+ * error when libdwfl cannot read it. */
+Dwfl_Module *probe_report_offline(const char *path, Dwfl **dwfl, char *error, size_t error_size);
+
+#endif
