@@ -6,7 +6,6 @@
 
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>

@@ -10,6 +10,7 @@
 
 #include "probe/classes.h"
 #include "probe/functions.h"
+#include "probe/render.h"
 
 static void fail(char *error, size_t size, const char *fmt, ...)
 {
@@ -374,28 +375,6 @@ void gate_print_github(FILE *out, const struct gate_report *r)
                 r->broken[i].message);
 }
 
-static void xml_text(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            fputc(*s, out);
-        }
-    }
-}
-
 /* One testcase per type, one failure element per broken rule. */
 bool gate_write_junit(const char *path, const struct gate_report *r)
 {
@@ -407,15 +386,15 @@ bool gate_write_junit(const char *path, const struct gate_report *r)
             r->broken_count);
     for (size_t t = 0; t < r->type_count; t++) {
         fprintf(out, "  <testcase classname=\"qaudit.gate\" name=\"");
-        xml_text(out, r->type_names[t]);
+        xml_escape(out, r->type_names[t]);
         fprintf(out, "\">\n");
         for (size_t i = 0; i < r->broken_count; i++) {
             if (strcmp(r->broken[i].type, r->type_names[t]) != 0)
                 continue;
             fprintf(out, "    <failure type=\"");
-            xml_text(out, r->broken[i].rule);
+            xml_escape(out, r->broken[i].rule);
             fprintf(out, "\" message=\"");
-            xml_text(out, r->broken[i].message);
+            xml_escape(out, r->broken[i].message);
             fprintf(out, "\"/>\n");
         }
         fprintf(out, "  </testcase>\n");

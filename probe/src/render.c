@@ -27,6 +27,28 @@ static void print_hole(FILE *out, uint64_t bits)
         fprintf(out, "\n\t/* XXX %" PRIu64 " bit%s hole */\n\n", bits, bits == 1 ? "" : "s");
 }
 
+void xml_escape(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        default:
+            fputc(*s, out);
+        }
+    }
+}
+
 void layout_print_text(FILE *out, const struct layout_type *t, unsigned cacheline)
 {
     fprintf(out, "%s %s {", t->kind, t->name);

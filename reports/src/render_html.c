@@ -36,7 +36,7 @@ static void print_table(FILE *out, const struct table *t)
                 fprintf(out, "<span class=\"verdict %s\">%s</span>",
                         cell[0] == 'P' ? "pass" : "fail", cell);
             else
-                html_escape(out, cell);
+                xml_escape(out, cell);
             fprintf(out, "</%s>", tag);
         }
         fputs("</tr>\n", out);
@@ -68,7 +68,7 @@ static void print_layout(FILE *out, const struct layout_type *t, unsigned cachel
     layout_print_text(memory, t, cacheline);
     fclose(memory);
     fputs("<details><summary>as text</summary><pre>", out);
-    html_escape(out, text);
+    xml_escape(out, text);
     fputs("</pre></details>\n", out);
     free(text);
 }
@@ -86,14 +86,14 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         fprintf(out, "<h%d id=\"", b->level);
         print_anchor(out, b->text);
         fputs("\">", out);
-        html_escape(out, b->text);
+        xml_escape(out, b->text);
         fprintf(out, "</h%d>\n", b->level);
         if (b->level == 1)
             print_verdict(out, d);
         break;
     case BLOCK_PARAGRAPH:
         fputs("<p>", out);
-        html_escape(out, b->text);
+        xml_escape(out, b->text);
         fputs("</p>\n", out);
         break;
     case BLOCK_TABLE:
@@ -103,14 +103,14 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         if (b->chart.count == 0)
             break;
         fputs("<h3>", out);
-        html_escape(out, b->text);
+        xml_escape(out, b->text);
         fputs("</h3>\n", out);
         svg_bar_chart(out, &b->chart);
         break;
     case BLOCK_LINES:
         fputs("<pre>", out);
         for (size_t l = 0; l < b->line_count; l++) {
-            html_escape(out, b->lines[l]);
+            xml_escape(out, b->lines[l]);
             fputc('\n', out);
         }
         fputs("</pre>\n", out);

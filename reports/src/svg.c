@@ -2,6 +2,8 @@
  * the page can be read by hovering, and the numbers are the ones the tables show. */
 #include "svg.h"
 
+#include "probe/render.h"
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -11,28 +13,6 @@
 #define ROW_HEIGHT 34
 #define ROW_GAP 10
 #define LEFT 64
-
-void html_escape(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            fputc(*s, out);
-        }
-    }
-}
 
 void svg_bar_chart(FILE *out, const struct chart *c)
 {
@@ -57,12 +37,12 @@ void svg_bar_chart(FILE *out, const struct chart *c)
             w = 1;
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"label\">",
                 label_width - 6, y + 13);
-        html_escape(out, c->labels[i]);
+        xml_escape(out, c->labels[i]);
         fprintf(out,
                 "</text><rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\">"
                 "<title>",
                 label_width, y, w, BAR_HEIGHT - 4);
-        html_escape(out, c->labels[i]);
+        xml_escape(out, c->labels[i]);
         fprintf(out, ": %g %s</title></rect>", c->values[i], c->unit);
         fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"value\">%g</text>\n", label_width + w + 4,
                 y + 13, c->values[i]);
@@ -85,7 +65,7 @@ static void draw_span(FILE *out, uint64_t from, uint64_t to, unsigned cacheline,
                 "<g><rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"/>"
                 "<title>",
                 cls, x, y, w, ROW_HEIGHT);
-        html_escape(out, tooltip);
+        xml_escape(out, tooltip);
         fputs("</title>", out);
         size_t fits = w > 8 ? (size_t)((w - 4) / 6.6) : 0;
         if (label != NULL && fits > 0) {
@@ -93,7 +73,7 @@ static void draw_span(FILE *out, uint64_t from, uint64_t to, unsigned cacheline,
             char cut[128];
             snprintf(cut, sizeof cut, "%.*s", (int)(fits < sizeof cut - 1 ? fits : sizeof cut - 1),
                      label);
-            html_escape(out, cut);
+            xml_escape(out, cut);
             fputs("</text>", out);
         }
         fputs("</g>\n", out);

@@ -6,9 +6,6 @@
 
 #include "document.h"
 
-/* Writes s with &, <, > and " escaped. */
-void html_escape(FILE *out, const char *s);
-
 void svg_bar_chart(FILE *out, const struct chart *c);
 
 /* One row per cache line, one 12-pixel column per byte: members as boxes, holes hatched red,
