@@ -160,10 +160,7 @@ int command_report(int argc, char **argv)
     struct report_options options = {(unsigned)q.top, (unsigned)q.cacheline, layouts, layout_count,
                                      q.binary ? q.binary : q.layout_file};
     report_render(out, &r, q.format, &options);
-    status = 0;
-    for (size_t i = 0; i < r.check_count; i++)
-        if (!r.checks[i].passed)
-            status = 1;
+    status = report_passed(&r) ? REPORT_OK : REPORT_CHECK_FAILED;
     if (out != stdout && fclose(out) != 0) {
         fprintf(stderr, "qaudit report: cannot write %s\n", q.output);
         status = 2;

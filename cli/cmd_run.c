@@ -162,7 +162,7 @@ static const char *check_word(const struct report *r, const char *name)
 {
     for (size_t i = 0; i < r->check_count; i++)
         if (strcmp(r->checks[i].name, name) == 0)
-            return r->checks[i].passed ? "PASS" : "FAIL";
+            return report_check_passed(&r->checks[i]) ? "PASS" : "FAIL";
     return "-";
 }
 

@@ -9,7 +9,7 @@ mkdir -p "$out/new"
 src=$top/reports/src
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE \
   -I "$top/reports/include" -I "$src" -I "$top/probe/include" -I "$top/probe/src" \
-  "$top/reports/fuzz/fuzz_dump.c" "$src/dump_reader.c" "$src/merge.c" "$src/symbolize.c" \
+  "$top/reports/fuzz/fuzz_dump.c" "$src/dump_reader.c" "$src/model.c" "$src/merge.c" "$src/symbolize.c" \
   "$src/document.c" "$src/content.c" "$src/render_text.c" "$src/render_markdown.c" \
   "$src/render_html.c" "$src/svg.c" "$src/render_json.c" "$top/probe/src/render.c" \
   "$top/probe/src/classes.c" -ljansson -ldw -lelf -liberty -lm -o "$out/fuzz_dump"

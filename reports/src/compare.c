@@ -64,13 +64,11 @@ static enum report_status dump_row(const char *dump, struct compare_row *row, ch
     enum report_status status = report_load(&dump, 1, &r, error, size);
     if (status == REPORT_OK) {
         row->has_dump = true;
-        for (size_t i = 0; i < r.queues.by_peak_depth_count; i++) {
-            const struct report_peak *p = &r.queues.by_peak_depth[i];
-            if (p->peak_depth != 1 || p->connections == 0)
-                continue;
-            row->depth_one_connections = p->connections;
-            row->allocs_per_connection = (double)p->allocs / (double)p->connections;
-            row->bytes_per_connection = (double)p->bytes / (double)p->connections;
+        const struct report_peak *one = report_peak_at(&r.queues, 1);
+        if (one != NULL && one->connections > 0) {
+            row->depth_one_connections = one->connections;
+            row->allocs_per_connection = report_per_connection(one, one->allocs);
+            row->bytes_per_connection = report_per_connection(one, one->bytes);
         }
     }
     report_free(&r);

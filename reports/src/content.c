@@ -44,8 +44,8 @@ static void section_checks(struct document *d, const struct report *r)
     doc_table(d, (const char *const[]){"check", "result", "detail", NULL});
     for (size_t i = 0; i < r->check_count; i++) {
         const struct report_check *c = &r->checks[i];
-        doc_row(d, (const char *const[]){c->name, c->passed ? "PASS" : "FAIL", c->detail});
-        d->passed = d->passed && c->passed;
+        doc_row(
+            d, (const char *const[]){c->name, report_check_passed(c) ? "PASS" : "FAIL", c->detail});
     }
 }
 
@@ -99,14 +99,6 @@ static void section_totals(struct document *d, const struct report *r)
     doc_paragraph(d, "Calls: %s.", used ? calls : "none");
 }
 
-static const struct report_peak *peak_at(const struct report_queues *q, uint64_t depth)
-{
-    for (size_t i = 0; i < q->by_peak_depth_count; i++)
-        if (q->by_peak_depth[i].peak_depth == depth)
-            return &q->by_peak_depth[i];
-    return NULL;
-}
-
 static int by_peak(const void *a, const void *b)
 {
     const struct report_peak *x = a, *y = b;
@@ -156,9 +148,8 @@ static void section_per_connection(struct document *d, const struct report_queue
         const struct report_peak *p = &peaks[i];
         char depth[CELL], conns[CELL], allocs[CELL], bytes[CELL], apc[CELL], bpc[CELL];
         snprintf(depth, sizeof depth, "%" PRIu64, p->peak_depth);
-        double n = p->connections ? (double)p->connections : 1;
-        snprintf(apc, sizeof apc, "%.2f", (double)p->allocs / n);
-        snprintf(bpc, sizeof bpc, "%.1f", (double)p->bytes / n);
+        snprintf(apc, sizeof apc, "%.2f", report_per_connection(p, p->allocs));
+        snprintf(bpc, sizeof bpc, "%.1f", report_per_connection(p, p->bytes));
         doc_row(d, (const char *const[]){depth, count_cell(conns, p->connections),
                                          count_cell(allocs, p->allocs), count_cell(bytes, p->bytes),
                                          apc, bpc});
@@ -167,18 +158,17 @@ static void section_per_connection(struct document *d, const struct report_queue
     for (size_t i = 0; i < q->by_peak_depth_count; i++) {
         char label[CELL];
         snprintf(label, sizeof label, "peak %" PRIu64, peaks[i].peak_depth);
-        double n = peaks[i].connections ? (double)peaks[i].connections : 1;
-        doc_bar(d, label, (double)peaks[i].allocs / n);
+        doc_bar(d, label, report_per_connection(&peaks[i], peaks[i].allocs));
     }
     free(peaks);
-    const struct report_peak *one = peak_at(q, 1);
+    const struct report_peak *one = report_peak_at(q, 1);
     if (one != NULL && one->connections > 0)
         doc_paragraph(d,
                       "At depth one (%s connections whose queue never held more than one value): "
                       "%.2f allocations and %.1f extra heap bytes per connection.",
                       fmt_count((char[CELL]){0}, CELL, one->connections),
-                      (double)one->allocs / (double)one->connections,
-                      (double)one->bytes / (double)one->connections);
+                      report_per_connection(one, one->allocs),
+                      report_per_connection(one, one->bytes));
     else
         doc_paragraph(d, "No connection peaked at depth one.");
 }
@@ -522,7 +512,7 @@ void report_build_document(struct document *d, const struct report *r,
 {
     unsigned top = o->top ? o->top : 10;
     d->cacheline = o->cacheline ? o->cacheline : 64;
-    d->passed = true;
+    d->passed = report_passed(r);
     section_dumps(d, r);
     section_checks(d, r);
     section_totals(d, r);

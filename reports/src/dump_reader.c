@@ -321,9 +321,8 @@ static void read_checks(struct reader *r, json_t *doc, struct report *out)
             return;
         check->name = copy_string(text(r, c, "checks[]", "name"));
         check->detail = copy_string(text(r, c, "checks[]", "detail"));
-        check->passed = flag(r, c, "checks[]", "passed");
         check->dumps = 1;
-        check->failed = !check->passed;
+        check->failed = !flag(r, c, "checks[]", "passed");
     }
 }
 

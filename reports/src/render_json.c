@@ -104,31 +104,21 @@ static json_t *counts_json(const struct report_count *c, size_t n, const char *k
     return list;
 }
 
-static json_t *peaks_json(const struct report_queues *q, json_t **depth_one)
+static json_t *peak_json(const struct report_peak *p)
 {
-    json_t *list = json_array();
-    *depth_one = json_null();
-    for (size_t i = 0; i < q->by_peak_depth_count; i++) {
-        const struct report_peak *p = &q->by_peak_depth[i];
-        double n = p->connections ? (double)p->connections : 1;
-        json_t *row =
-            json_pack("{s:I, s:I, s:I, s:I, s:f, s:f}", "peak_depth", (json_int_t)p->peak_depth,
-                      "connections", (json_int_t)p->connections, "allocs", (json_int_t)p->allocs,
-                      "bytes", (json_int_t)p->bytes, "allocs_per_connection", (double)p->allocs / n,
-                      "bytes_per_connection", (double)p->bytes / n);
-        if (p->peak_depth == 1) {
-            json_decref(*depth_one);
-            *depth_one = json_deep_copy(row);
-        }
-        json_array_append_new(list, row);
-    }
-    return list;
+    return json_pack("{s:I, s:I, s:I, s:I, s:f, s:f}", "peak_depth", (json_int_t)p->peak_depth,
+                     "connections", (json_int_t)p->connections, "allocs", (json_int_t)p->allocs,
+                     "bytes", (json_int_t)p->bytes, "allocs_per_connection",
+                     report_per_connection(p, p->allocs), "bytes_per_connection",
+                     report_per_connection(p, p->bytes));
 }
 
 static json_t *queues_json(const struct report_queues *q)
 {
-    json_t *depth_one;
-    json_t *peaks = peaks_json(q, &depth_one);
+    json_t *peaks = json_array();
+    for (size_t i = 0; i < q->by_peak_depth_count; i++)
+        json_array_append_new(peaks, peak_json(&q->by_peak_depth[i]));
+    const struct report_peak *one = report_peak_at(q, 1);
     json_t *o = json_object();
     json_object_set_new(o, "pushes", u64(q->pushes));
     json_object_set_new(o, "pops", u64(q->pops));
@@ -145,7 +135,7 @@ static json_t *queues_json(const struct report_queues *q)
         o, "allocs_by_depth",
         counts_json(q->allocs_by_depth, q->allocs_by_depth_count, "depth", "allocs"));
     json_object_set_new(o, "by_peak_depth", peaks);
-    json_object_set_new(o, "depth_one", depth_one);
+    json_object_set_new(o, "depth_one", one ? peak_json(one) : json_null());
     json_object_set_new(
         o, "connections",
         json_pack("{s:I, s:I}", "opened", (json_int_t)q->opened, "closed", (json_int_t)q->closed));
@@ -194,8 +184,8 @@ static json_t *checks_json(const struct report *r)
     for (size_t i = 0; i < r->check_count; i++) {
         const struct report_check *c = &r->checks[i];
         json_array_append_new(list, json_pack("{s:s, s:b, s:s, s:i, s:i}", "name", c->name,
-                                              "passed", c->passed, "detail", c->detail, "dumps",
-                                              (int)c->dumps, "failed", (int)c->failed));
+                                              "passed", report_check_passed(c), "detail", c->detail,
+                                              "dumps", (int)c->dumps, "failed", (int)c->failed));
     }
     return list;
 }
@@ -241,9 +231,6 @@ static json_t *precision_json(const struct report_precision *p)
 
 json_t *report_json(const struct report *r, const struct report_options *o)
 {
-    bool passed = true;
-    for (size_t i = 0; i < r->check_count; i++)
-        passed = passed && r->checks[i].passed;
     json_t *layouts = json_array();
     for (size_t i = 0; i < o->layout_count; i++)
         json_array_append_new(layouts, layout_type_json(o->layouts[i]));
@@ -251,7 +238,7 @@ json_t *report_json(const struct report *r, const struct report_options *o)
     json_object_set_new(doc, "format", json_string("qaudit-report/1"));
     json_object_set_new(doc, "dumps", dumps_json(r));
     json_object_set_new(doc, "superseded", u64(r->superseded));
-    json_object_set_new(doc, "passed", json_boolean(passed));
+    json_object_set_new(doc, "passed", json_boolean(report_passed(r)));
     json_object_set_new(doc, "checks", checks_json(r));
     json_object_set_new(doc, "totals", totals_json(&r->totals));
     json_object_set_new(doc, "requested_sizes", sizes_json(r));

@@ -66,10 +66,9 @@ struct report_peak {
 
 struct report_check {
     char *name;
-    bool passed;
-    char *detail;        /* the dump's detail, or with several dumps how many failed */
-    char *first_failure; /* "pid P: detail" of the first dump where it failed, or NULL */
-    unsigned dumps, failed;
+    char *detail;           /* the dump's detail, or with several dumps how many failed */
+    char *first_failure;    /* "pid P: detail" of the first dump where it failed, or NULL */
+    unsigned dumps, failed; /* dumps that hold the check, and those where it failed */
 };
 
 struct report_process {
@@ -162,6 +161,15 @@ enum report_status report_symbolize(struct report *report, const char *binary, F
                                     char *error, size_t error_size);
 
 void report_free(struct report *report);
+
+/* A check passed when it failed in no dump; the report passed when every check did. */
+bool report_check_passed(const struct report_check *check);
+bool report_passed(const struct report *report);
+
+/* The by_peak_depth row of connections whose queue peaked at depth, or NULL. */
+const struct report_peak *report_peak_at(const struct report_queues *queues, uint64_t depth);
+/* value (the row's allocs or bytes) per connection of the row; 0 for a row without any. */
+double report_per_connection(const struct report_peak *peak, uint64_t value);
 
 /* A frame as one line: "function (file:line)" or "module+0xoffset"; inlined levels joined. */
 void report_frame_describe(const struct report *report, const struct report_frame *frame, char *out,
