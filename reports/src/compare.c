@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "document.h"
 #include "probe/layout.h"
 
 static const char *option_or(const char *value, const char *fallback)
@@ -154,45 +155,26 @@ void compare_render(FILE *out, const struct compare_row *rows, size_t count,
         json_decref(doc);
         return;
     }
-    bool md = format == REPORT_MARKDOWN;
-    static const char *const header[] = {"version",
-                                         "queue object",
-                                         "connection object",
-                                         "allocation class (per allocator)",
-                                         "allocations per connection at depth one",
-                                         "extra heap bytes at depth one"};
-    char cells[6][160];
-    int width[6] = {0};
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i <= count; i++) {
-            if (i == 0) {
-                for (int c = 0; c < 6; c++)
-                    snprintf(cells[c], sizeof cells[c], "%s", header[c]);
-            } else {
-                const struct compare_row *r = &rows[i - 1];
-                snprintf(cells[0], sizeof cells[0], "%s", r->label);
-                snprintf(cells[1], sizeof cells[1], "%" PRIu64 " B", r->queue_size);
-                snprintf(cells[2], sizeof cells[2], "%" PRIu64 " B", r->connection_size);
-                classes_cell(r, cells[3], sizeof cells[3]);
-                depth_one_cells(r, cells[4], cells[5], sizeof cells[4]);
-            }
-            for (int c = 0; c < 6; c++) {
-                int n = (int)strlen(cells[c]);
-                if (pass == 0) {
-                    width[c] = n > width[c] ? n : width[c];
-                    continue;
-                }
-                if (md)
-                    fprintf(out, "%s %s%s", c ? "" : "|", cells[c], " |");
-                else
-                    fprintf(out, "%-*s%s", c == 5 ? 0 : width[c], cells[c], c == 5 ? "" : "  ");
-            }
-            if (pass == 1)
-                fputc('\n', out);
-            if (pass == 1 && i == 0 && md)
-                fputs("| --- | --- | --- | --- | --- | --- |\n", out);
-        }
+    /* The same table machinery as the reports: aligned text, or Markdown for a pull request. */
+    struct document d = {0};
+    doc_table(&d, (const char *const[]){"version", "queue object", "connection object",
+                                        "allocation class (per allocator)",
+                                        "allocations per connection at depth one",
+                                        "extra heap bytes at depth one", NULL});
+    for (size_t i = 0; i < count; i++) {
+        const struct compare_row *r = &rows[i];
+        char queue[32], connection[32], classes[160], allocs[64], bytes[64];
+        snprintf(queue, sizeof queue, "%" PRIu64 " B", r->queue_size);
+        snprintf(connection, sizeof connection, "%" PRIu64 " B", r->connection_size);
+        classes_cell(r, classes, sizeof classes);
+        depth_one_cells(r, allocs, bytes, sizeof allocs);
+        doc_row(&d, (const char *const[]){r->label, queue, connection, classes, allocs, bytes});
     }
+    if (format == REPORT_MARKDOWN)
+        render_markdown(out, &d);
+    else
+        render_text(out, &d);
+    doc_free(&d);
 }
 
 void compare_rows_free(struct compare_row *rows, size_t count)
