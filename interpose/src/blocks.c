@@ -2,8 +2,8 @@
  * (per-site frees and live bytes, poison checks). 256 shards, each an open-addressing table in
  * mmap'd memory behind its own spinlock, so two threads rarely meet; deletion shifts entries
  * back instead of leaving tombstones. Enabled only when stacks or poison need it.
- * qa_blocks_tracked counts the shards that hold blocks, not the blocks: free() only asks whether
- * it is zero, and a shard empties or fills rarely, so two threads seldom touch that shared line. */
+ * free() first asks the block's shard, without its lock, whether it holds anything: most frees
+ * in `queue` mode are of blocks never tracked, and asking touches no line shared by all threads. */
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,19 +16,43 @@
 struct shard {
     atomic_flag lock;
     struct qa_block *slots;
-    size_t capacity, used; /* capacity: a power of two */
-    char pad[64 - sizeof(atomic_flag) - sizeof(void *) - 2 * sizeof(size_t)];
+    size_t capacity; /* a power of two */
+    /* Changed under the lock, read without it by qa_blocks_may_hold. */
+    atomic_size_t used;
+    char pad[64 - sizeof(atomic_flag) - sizeof(void *) - sizeof(size_t) - sizeof(atomic_size_t)];
 };
 
 bool qa_blocks_enabled;
 atomic_uint_fast64_t qa_blocks_dropped;
-atomic_int_fast64_t qa_blocks_tracked;
 static struct shard shards[SHARDS];
 
 static uint64_t mix(uintptr_t p)
 {
     uint64_t h = (uint64_t)p * 0x9e3779b97f4a7c15ull;
     return h ^ (h >> 29);
+}
+
+static struct shard *shard_of(uint64_t hash)
+{
+    return &shards[hash & (SHARDS - 1)];
+}
+
+/* False is certain: the insert of a block happened before any free of it (the program passed
+ * the pointer on), so the relaxed load sees that insert or a later change. */
+bool qa_blocks_may_hold(uintptr_t ptr)
+{
+    return qa_blocks_enabled &&
+           atomic_load_explicit(&shard_of(mix(ptr))->used, memory_order_relaxed) != 0;
+}
+
+static size_t used(const struct shard *s)
+{
+    return atomic_load_explicit(&s->used, memory_order_relaxed);
+}
+
+static void set_used(struct shard *s, size_t n)
+{
+    atomic_store_explicit(&s->used, n, memory_order_relaxed);
 }
 
 static void lock(struct shard *s)
@@ -75,15 +99,15 @@ static bool grow(struct shard *s)
 bool qa_blocks_insert(const struct qa_block *b)
 {
     uint64_t h = mix(b->ptr);
-    struct shard *s = &shards[h & (SHARDS - 1)];
+    struct shard *s = shard_of(h);
     lock(s);
-    bool ok = (s->used + 1) * 4 <= s->capacity * 3 || grow(s);
+    bool ok = (used(s) + 1) * 4 <= s->capacity * 3 || grow(s);
     if (ok) {
         size_t i = (h >> 8) & (s->capacity - 1);
         while (s->slots[i].ptr != 0 && s->slots[i].ptr != b->ptr)
             i = (i + 1) & (s->capacity - 1);
-        if (s->slots[i].ptr == 0 && s->used++ == 0)
-            atomic_fetch_add_explicit(&qa_blocks_tracked, 1, memory_order_relaxed);
+        if (s->slots[i].ptr == 0)
+            set_used(s, used(s) + 1);
         s->slots[i] = *b;
     } else {
         atomic_fetch_add_explicit(&qa_blocks_dropped, 1, memory_order_relaxed);
@@ -95,7 +119,9 @@ bool qa_blocks_insert(const struct qa_block *b)
 bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out)
 {
     uint64_t h = mix(ptr);
-    struct shard *s = &shards[h & (SHARDS - 1)];
+    struct shard *s = shard_of(h);
+    if (used(s) == 0)
+        return false; /* as in qa_blocks_may_hold */
     lock(s);
     bool found = false;
     if (s->capacity > 0) {
@@ -117,8 +143,7 @@ bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out)
                 }
             }
             s->slots[hole].ptr = 0;
-            if (--s->used == 0)
-                atomic_fetch_sub_explicit(&qa_blocks_tracked, 1, memory_order_relaxed);
+            set_used(s, used(s) - 1);
         }
     }
     unlock(s);

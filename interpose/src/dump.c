@@ -191,8 +191,8 @@ static void write_totals(struct qa_json *j)
     qa_sum_counters(&c, &threads);
     qa_json_key(j, "totals");
     qa_json_begin_object(j);
-    qa_json_key(j, "allocs"), qa_json_u64(j, c.allocs);
-    qa_json_key(j, "frees"), qa_json_u64(j, c.frees);
+    qa_json_key(j, "allocs"), qa_json_u64(j, qa_counters_allocs(&c));
+    qa_json_key(j, "frees"), qa_json_u64(j, c.by_call[QA_FREE]);
     qa_json_key(j, "reallocs"), qa_json_u64(j, c.reallocs);
     qa_json_key(j, "reallocs_in_place"), qa_json_u64(j, c.realloc_in_place);
     qa_json_key(j, "reallocs_moved"), qa_json_u64(j, c.realloc_moved);
@@ -200,8 +200,8 @@ static void write_totals(struct qa_json *j)
     qa_json_key(j, "failed_allocs"), qa_json_u64(j, c.failed);
     qa_json_key(j, "bytes_requested"), qa_json_u64(j, c.bytes_requested);
     qa_json_key(j, "bytes_usable"), qa_json_u64(j, c.bytes_usable);
-    qa_json_key(j, "live_bytes"), qa_json_i64(j, c.live_usable);
-    qa_json_key(j, "live_blocks"), qa_json_i64(j, c.live_blocks);
+    qa_json_key(j, "live_bytes"), qa_json_i64(j, qa_counters_live_bytes(&c));
+    qa_json_key(j, "live_blocks"), qa_json_i64(j, qa_counters_live_blocks(&c));
     qa_json_key(j, "peak_live_bytes"), qa_json_i64(j, qa_peak_live());
     qa_json_key(j, "threads"), qa_json_u64(j, threads);
     qa_json_key(j, "calls");

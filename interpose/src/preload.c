@@ -192,7 +192,7 @@ static bool wants_stack(struct qa_thread *t, size_t size, bool in_queue)
             t->c.sampled_bytes -= qa_cfg.sample_every;
             return true;
         }
-        return t->c.allocs % qa_cfg.sample_every == 0;
+        return qa_counters_allocs(&t->c) % qa_cfg.sample_every == 0;
     default:
         return false;
     }
@@ -204,25 +204,20 @@ static inline void count_new_block(struct qa_thread *t, void *p, size_t size, en
 {
     size_t usable = qa_real_usable_size(p);
     struct qa_counters *c = &t->c;
-    c->allocs++;
     c->by_call[call]++;
     c->bytes_requested += size;
     c->bytes_usable += usable;
-    c->live_blocks++;
     c->size_hist[qa_size_bucket(size)]++;
     qa_usable_hist_add(t, usable);
-    qa_live_add(t, (int64_t)usable);
+    qa_live_grew(t);
 }
 
 /* The totals of a block about to be freed (the same guarantee as above). */
 static inline void count_freed_block(struct qa_thread *t, void *p)
 {
-    size_t usable = qa_real_usable_size(p);
-    t->c.frees++;
     t->c.by_call[QA_FREE]++;
-    t->c.bytes_freed_usable += usable;
-    t->c.live_blocks--;
-    qa_live_add(t, -(int64_t)usable);
+    t->c.bytes_freed_usable += qa_real_usable_size(p);
+    qa_live_shrank(t);
 }
 
 /* Counts a new block p of size bytes; frames/depth hold a stack already captured (depth >= 0). */
@@ -265,8 +260,7 @@ static void record_free(struct qa_thread *t, void *p)
 {
     count_freed_block(t, p);
     struct qa_block b;
-    if (qa_blocks_enabled && atomic_load_explicit(&qa_blocks_tracked, memory_order_relaxed) > 0 &&
-        qa_blocks_remove((uintptr_t)p, &b)) {
+    if (qa_blocks_enabled && qa_blocks_remove((uintptr_t)p, &b)) {
         uint64_t never = (b.flags & QA_BLOCK_POISONED) ? qa_poison_count(p, b.size) : 0;
         qa_site_free(t, b.site, b.size, never);
     }
@@ -340,7 +334,7 @@ QA_EXPORT void free(void *p)
     if (!ready())
         return; /* cannot happen with a real block: it came from the allocator we resolve */
     struct qa_thread *t = fast_thread();
-    if (t == NULL || atomic_load_explicit(&qa_blocks_tracked, memory_order_relaxed) != 0) {
+    if (t == NULL || qa_blocks_may_hold((uintptr_t)p)) {
         free_slow(p);
         return;
     }
@@ -384,9 +378,7 @@ static void *counted_realloc(struct qa_thread *t, void *old, size_t size, enum q
     }
     size_t old_usable = qa_real_usable_size(old);
     struct qa_block before = {0};
-    bool known = qa_blocks_enabled &&
-                 atomic_load_explicit(&qa_blocks_tracked, memory_order_relaxed) > 0 &&
-                 qa_blocks_remove((uintptr_t)old, &before);
+    bool known = qa_blocks_enabled && qa_blocks_remove((uintptr_t)old, &before);
     void *p = real.realloc(old, size);
     if (p == NULL) {
         if (known)
@@ -406,7 +398,7 @@ static void *counted_realloc(struct qa_thread *t, void *old, size_t size, enum q
     c->bytes_freed_usable += old_usable;
     c->size_hist[qa_size_bucket(size)]++;
     qa_usable_hist_add(t, usable);
-    qa_live_add(t, (int64_t)usable - (int64_t)old_usable);
+    qa_live_grew(t);
     if (known) {
         qa_site_free(t, before.site, before.size, 0);
         before.ptr = (uintptr_t)p;

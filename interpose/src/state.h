@@ -57,10 +57,11 @@ extern struct qa_config qa_cfg;
 /* Per-thread counters, in one mmap'd block per thread linked into a global list; summed when a
  * dump is written, so the hot path touches only its own cache lines. */
 struct qa_counters {
-    uint64_t allocs, frees, reallocs, realloc_in_place, realloc_moved, aligned, failed;
-    uint64_t bytes_requested, bytes_usable, bytes_freed_usable;
-    int64_t live_usable, live_blocks;
+    /* Allocations, frees and live blocks and bytes are derived from these (qa_counters_*), so
+     * that a malloc/free pair updates as few of them as possible. */
     uint64_t by_call[12];
+    uint64_t bytes_requested, bytes_usable, bytes_freed_usable;
+    uint64_t reallocs, realloc_in_place, realloc_moved, aligned, failed;
     uint64_t size_hist[QA_SIZE_BUCKETS];
     uint64_t sampled_bytes; /* bytes since the last sampled stack */
     uint64_t fail_index;
@@ -88,17 +89,18 @@ struct qa_site_delta {
 #define QA_DIRECT_USABLE 4096
 
 struct qa_thread {
-    struct qa_thread *next;
-    struct qa_counters c;
-    uint64_t usable_direct[QA_DIRECT_USABLE / 8 + 1];
-    int64_t peak_usable; /* this thread's own highest live_usable */
-    struct qa_usable_local usable[QA_LOCAL_USABLE];
-    struct qa_site_delta site_deltas[QA_LOCAL_SITES];
-    int busy;             /* re-entrancy guard: while set, allocations are forwarded uncounted */
-    bool counted;         /* has made a counted allocation: part of peak_live_bytes' precision */
-    int64_t live_pending; /* live bytes not yet published to the shared total */
+    /* What every counted call reads first, in the line the counters start in. */
+    int busy;     /* re-entrancy guard: while set, allocations are forwarded uncounted */
+    bool counted; /* has made a counted allocation: part of peak_live_bytes' precision */
     /* The queue operation under way on this thread (between QUEUE_ENTER and QUEUE_LEAVE). */
     const void *queue_op;
+    int64_t live_published; /* this thread's live bytes when it last published them */
+    int64_t peak_usable;    /* this thread's own highest live bytes */
+    struct qa_counters c;
+    uint64_t usable_direct[QA_DIRECT_USABLE / 8 + 1];
+    struct qa_usable_local usable[QA_LOCAL_USABLE];
+    struct qa_site_delta site_deltas[QA_LOCAL_SITES];
+    struct qa_thread *next;
     uint64_t queue_op_depth;
     /* The record of the last queue this thread sent an event for: a queue's events come from the
      * thread that owns it, so consecutive push/pop events skip the shared index. */
@@ -135,28 +137,81 @@ uint64_t qa_now_ns(void);
 /* stats.c */
 struct qa_thread *qa_thread_register(void);
 void qa_sum_counters(struct qa_counters *out, uint64_t *threads);
-void qa_usable_hist_add(struct qa_thread *t, size_t usable);
+void qa_usable_hist_add_slow(struct qa_thread *t, size_t usable);
 struct qa_thread *qa_threads_head(void);
 size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max);
-void qa_live_publish(struct qa_thread *t);
+void qa_live_publish(struct qa_thread *t, int64_t live);
 
-/* Each thread tracks its own live bytes and peak without atomics; the shared total is updated in
- * batches of QA_LIVE_BATCH (and on a thread's first allocation, to count the thread). */
-#define QA_LIVE_BATCH (64 * 1024)
-static inline void qa_live_add(struct qa_thread *t, int64_t delta)
+static inline uint64_t qa_counters_allocs(const struct qa_counters *c)
 {
-    t->c.live_usable += delta;
-    if (t->c.live_usable > t->peak_usable)
-        t->peak_usable = t->c.live_usable;
-    t->live_pending += delta;
-    if (__builtin_expect(t->live_pending >= QA_LIVE_BATCH || t->live_pending <= -QA_LIVE_BATCH ||
-                             !t->counted,
-                         0))
-        qa_live_publish(t);
+    return c->by_call[QA_MALLOC] + c->by_call[QA_CALLOC] + c->by_call[QA_POSIX_MEMALIGN] +
+           c->by_call[QA_ALIGNED_ALLOC] + c->by_call[QA_MEMALIGN] + c->by_call[QA_VALLOC] +
+           c->by_call[QA_PVALLOC];
+}
+
+static inline int64_t qa_counters_live_bytes(const struct qa_counters *c)
+{
+    return (int64_t)(c->bytes_usable - c->bytes_freed_usable);
+}
+
+/* realloc neither adds nor removes a block. */
+static inline int64_t qa_counters_live_blocks(const struct qa_counters *c)
+{
+    return (int64_t)(qa_counters_allocs(c) - c->by_call[QA_FREE]);
+}
+
+/* Each thread tracks its own live bytes and peak without atomics; the shared total is updated
+ * when the thread's live bytes have moved QA_LIVE_BATCH since it last published them (and on its
+ * first allocation, to count the thread: live_published starts far out of range). */
+#define QA_LIVE_BATCH (64 * 1024)
+#define QA_LIVE_NEVER_PUBLISHED (INT64_MIN / 4)
+static inline void qa_live_check(struct qa_thread *t, int64_t live)
+{
+    uint64_t moved = (uint64_t)(live - t->live_published) + (QA_LIVE_BATCH - 1);
+    if (__builtin_expect(moved > 2 * (QA_LIVE_BATCH - 1), 0))
+        qa_live_publish(t, live);
+}
+
+/* After an allocation: the peak can only rise then. */
+static inline void qa_live_grew(struct qa_thread *t)
+{
+    int64_t live = qa_counters_live_bytes(&t->c);
+    if (live > t->peak_usable)
+        t->peak_usable = live;
+    qa_live_check(t, live);
+}
+
+static inline void qa_live_shrank(struct qa_thread *t)
+{
+    qa_live_check(t, qa_counters_live_bytes(&t->c));
 }
 int64_t qa_peak_live(void);
 void qa_stats_reset_after_fork(void);
-unsigned qa_size_bucket(size_t size);
+
+/* 16-byte steps up to 512 (32 buckets), then one bucket per power of two. Branch-free: requested
+ * sizes are as random as the program's, and a mispredicted branch here costs more than the rest
+ * of the counting. */
+static inline unsigned qa_size_bucket(size_t size)
+{
+    size_t below = size - (size != 0); /* sizes 0 and 1 both land in bucket 0 */
+    unsigned linear = (unsigned)(below >> 4);
+    /* 513..1024 is bucket 32: floor(log2(size - 1)) is 9 there. */
+    unsigned power = 23 + (unsigned)(63 - __builtin_clzll(below | 1));
+    power = power < QA_SIZE_BUCKETS ? power : QA_SIZE_BUCKETS - 1;
+    unsigned small = 0u - (unsigned)(below < 512); /* a mask, so that GCC cannot branch */
+    return (linear & small) | (power & ~small);
+}
+
+/* Usable sizes are the allocator's size classes, a small set; the common ones are counted in a
+ * table indexed by size. */
+static inline void qa_usable_hist_add(struct qa_thread *t, size_t usable)
+{
+    if (__builtin_expect(usable <= QA_DIRECT_USABLE && (usable & 7) == 0, 1)) {
+        t->usable_direct[usable / 8]++;
+        return;
+    }
+    qa_usable_hist_add_slow(t, usable);
+}
 size_t qa_size_bucket_floor(unsigned bucket);
 
 /* blocks.c: what is known of each live block (only when stacks or poison need it) */
@@ -174,14 +229,13 @@ bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out);
 void qa_blocks_lock_all(void);
 void qa_blocks_unlock_all(void);
 extern atomic_uint_fast64_t qa_blocks_dropped;
-extern atomic_int_fast64_t qa_blocks_tracked; /* shards holding live blocks: 0 when none is held */
+bool qa_blocks_may_hold(uintptr_t ptr);
 
 /* sites.c: call stacks and the sites they identify */
 int qa_capture(void **frames, unsigned max, bool frame_pointers);
 uint32_t qa_site_for(void *const *frames, int depth);
 void qa_site_alloc(struct qa_thread *t, uint32_t site, uint64_t size, bool queue);
 void qa_site_free(struct qa_thread *t, uint32_t site, uint64_t size, uint64_t never_written);
-void qa_sites_flush_all(void);
 enum { QA_PATTERNS_QUEUE = 1, QA_PATTERNS_FAIL = 2 };
 bool qa_frames_match(void *const *frames, int depth, unsigned set);
 bool qa_frames_match_patterns(void *const *frames, int depth);
@@ -194,6 +248,7 @@ struct qa_site_view {
     uint64_t allocs, frees, bytes, live_bytes, peak_live_bytes, never_written, queue_allocs;
 };
 uint32_t qa_site_count(void);
+void qa_sites_flush_all(void);
 bool qa_site_get(uint32_t id, struct qa_site_view *out);
 extern atomic_uint_fast64_t qa_sites_dropped, qa_stacks_truncated;
 

@@ -24,6 +24,7 @@ struct qa_thread *qa_thread_register(void)
     struct qa_thread *t = qa_mmap(sizeof *t);
     if (t == NULL)
         return NULL;
+    t->live_published = QA_LIVE_NEVER_PUBLISHED;
     t->c.rng = 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&thread_count, 1) + 1);
     struct qa_thread *head = atomic_load(&threads);
     do
@@ -39,8 +40,6 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
     for (struct qa_thread *t = atomic_load(&threads); t != NULL; t = t->next) {
         const struct qa_counters *c = &t->c;
         n += t->counted;
-        out->allocs += c->allocs;
-        out->frees += c->frees;
         out->reallocs += c->reallocs;
         out->realloc_in_place += c->realloc_in_place;
         out->realloc_moved += c->realloc_moved;
@@ -49,8 +48,6 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
         out->bytes_requested += c->bytes_requested;
         out->bytes_usable += c->bytes_usable;
         out->bytes_freed_usable += c->bytes_freed_usable;
-        out->live_usable += c->live_usable;
-        out->live_blocks += c->live_blocks;
         for (int i = 0; i < QA_CALL_COUNT; i++)
             out->by_call[i] += c->by_call[i];
         for (int i = 0; i < QA_SIZE_BUCKETS; i++)
@@ -60,19 +57,20 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
         *count = n;
 }
 
-void qa_live_publish(struct qa_thread *t)
+void qa_live_publish(struct qa_thread *t, int64_t live)
 {
+    int64_t delta = live - t->live_published;
     if (!t->counted) {
         t->counted = true;
         atomic_fetch_add(&counting_threads, 1);
+        delta = live;
     }
-    int64_t live =
-        atomic_fetch_add_explicit(&live_published, t->live_pending, memory_order_relaxed) +
-        t->live_pending;
-    t->live_pending = 0;
+    t->live_published = live;
+    int64_t total =
+        atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
     int64_t peak = atomic_load_explicit(&peak_published, memory_order_relaxed);
-    while (live > peak &&
-           !atomic_compare_exchange_weak_explicit(&peak_published, &peak, live,
+    while (total > peak &&
+           !atomic_compare_exchange_weak_explicit(&peak_published, &peak, total,
                                                   memory_order_relaxed, memory_order_relaxed))
         ;
 }
@@ -96,16 +94,6 @@ uint64_t qa_thread_total(void);
 uint64_t qa_thread_total(void)
 {
     return atomic_load(&counting_threads);
-}
-
-/* 16-byte steps up to 512 (32 buckets), then one bucket per power of two. */
-unsigned qa_size_bucket(size_t size)
-{
-    if (size <= 512)
-        return size == 0 ? 0 : (unsigned)((size - 1) / 16);
-    /* 513..1024 is bucket 32: floor(log2(size - 1)) is 9 there. */
-    unsigned bucket = 32 + (unsigned)(63 - __builtin_clzll(size - 1)) - 9;
-    return bucket < QA_SIZE_BUCKETS ? bucket : QA_SIZE_BUCKETS - 1;
 }
 
 /* The smallest size that falls in bucket (1 for the first). */
@@ -139,14 +127,10 @@ static void usable_global_add(size_t usable, uint64_t count)
     atomic_fetch_add_explicit(&usable_overflow, count, memory_order_relaxed);
 }
 
-/* Usable sizes are the allocator's size classes: a small set. Each thread counts them in its own
- * small table; a size that finds no room there goes to the shared table directly. */
-void qa_usable_hist_add(struct qa_thread *t, size_t usable)
+/* Usable sizes past the direct table: each thread counts them in its own small table; a size that
+ * finds no room there goes to the shared table directly. */
+void qa_usable_hist_add_slow(struct qa_thread *t, size_t usable)
 {
-    if (usable <= QA_DIRECT_USABLE && (usable & 7) == 0) {
-        t->usable_direct[usable / 8]++;
-        return;
-    }
     size_t h = (usable >> 4) * 0x9e3779b97f4a7c15ull >> 58; /* 6 bits: QA_LOCAL_USABLE */
     for (size_t i = 0; i < 4; i++) {
         struct qa_usable_local *slot = &t->usable[(h + i) & (QA_LOCAL_USABLE - 1)];
@@ -231,7 +215,7 @@ void qa_stats_reset_after_fork(void)
     atomic_store(&live_published, 0);
     atomic_store(&peak_published, 0);
     if (self != NULL)
-        self->live_pending = 0;
+        self->live_published = QA_LIVE_NEVER_PUBLISHED;
     for (size_t i = 0; i < QA_USABLE_SLOTS; i++) {
         atomic_store(&usable_slots[i].size, 0);
         atomic_store(&usable_slots[i].count, 0);
