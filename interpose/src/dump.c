@@ -240,7 +240,6 @@ static void write_totals(struct qa_json *j)
 
 static void write_sites(struct qa_json *j)
 {
-    qa_sites_flush_all();
     qa_json_key(j, "sites");
     qa_json_begin_array(j);
     uint32_t n = qa_site_count();

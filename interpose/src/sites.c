@@ -188,9 +188,16 @@ static void flush_delta(struct qa_site_delta *d)
     memset(d, 0, sizeof *d);
 }
 
+/* A site's pending counts on a thread always sit in the same slot, so a dump finds them there
+ * without taking them from their thread. */
+static struct qa_site_delta *delta_slot(struct qa_thread *t, uint32_t id)
+{
+    return &t->site_deltas[(id * 2654435761u) >> 24];
+}
+
 static struct qa_site_delta *delta_for(struct qa_thread *t, uint32_t id)
 {
-    struct qa_site_delta *d = &t->site_deltas[(id * 2654435761u) >> 24];
+    struct qa_site_delta *d = delta_slot(t, id);
     if (d->id != id) {
         flush_delta(d);
         d->id = id;
@@ -225,16 +232,6 @@ void qa_site_free(struct qa_thread *t, uint32_t id, uint64_t size, uint64_t neve
     d->never_written += never_written;
 }
 
-/* Before a dump: every thread's pending counts into the shared records. Other threads may be
- * adding to their deltas meanwhile; what they add after this point shows in the next dump. */
-void qa_sites_flush_all(void)
-{
-    for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next)
-        for (size_t i = 0; i < QA_LOCAL_SITES; i++)
-            if (t->site_deltas[i].id != 0)
-                flush_delta(&t->site_deltas[i]);
-}
-
 uint64_t qa_never_written_unattributed(void);
 uint64_t qa_never_written_unattributed(void)
 {
@@ -264,6 +261,10 @@ uint32_t qa_site_count(void)
     return n < MAX_SITES ? n : MAX_SITES;
 }
 
+/* A site's shared record plus what each thread still holds for it. The threads' figures are
+ * read, never moved: a thread may be adding to them meanwhile, and a dump that took them would
+ * lose that addition for good. A dump written while threads allocate is therefore a moment's
+ * reading that may be off by the calls in flight; the counts themselves are never lost. */
 bool qa_site_get(uint32_t id, struct qa_site_view *out)
 {
     if (sites == NULL || id < 1 || id >= qa_site_count() || sites[id].depth < 0)
@@ -271,16 +272,32 @@ bool qa_site_get(uint32_t id, struct qa_site_view *out)
     struct site *s = &sites[id];
     if (id > 1 && s->hash == 0)
         return false; /* being written */
-    *out = (struct qa_site_view){id,
-                                 s->depth,
-                                 s->frames,
-                                 atomic_load(&s->allocs),
-                                 atomic_load(&s->frees),
-                                 atomic_load(&s->bytes),
-                                 (uint64_t)atomic_load(&s->live_bytes),
-                                 (uint64_t)atomic_load(&s->peak_live_bytes),
-                                 atomic_load(&s->never_written),
-                                 atomic_load(&s->queue_allocs)};
+    int64_t live = atomic_load(&s->live_bytes);
+    int64_t peak = atomic_load(&s->peak_live_bytes);
+    *out = (struct qa_site_view){.id = id,
+                                 .depth = s->depth,
+                                 .frames = s->frames,
+                                 .allocs = atomic_load(&s->allocs),
+                                 .frees = atomic_load(&s->frees),
+                                 .bytes = atomic_load(&s->bytes),
+                                 .never_written = atomic_load(&s->never_written),
+                                 .queue_allocs = atomic_load(&s->queue_allocs)};
+    int64_t pending_live = 0;
+    for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next) {
+        const struct qa_site_delta *d = delta_slot(t, id);
+        if (d->id != id)
+            continue;
+        out->allocs += d->allocs;
+        out->frees += d->frees;
+        out->bytes += d->bytes;
+        out->never_written += d->never_written;
+        out->queue_allocs += d->queue_allocs;
+        pending_live += d->live_bytes;
+        if (live + d->live_peak > peak)
+            peak = live + d->live_peak; /* as a flush would record it */
+    }
+    out->live_bytes = (uint64_t)(live + pending_live);
+    out->peak_live_bytes = (uint64_t)(peak > live + pending_live ? peak : live + pending_live);
     return out->allocs > 0 || out->frees > 0;
 }
 

@@ -248,7 +248,6 @@ struct qa_site_view {
     uint64_t allocs, frees, bytes, live_bytes, peak_live_bytes, never_written, queue_allocs;
 };
 uint32_t qa_site_count(void);
-void qa_sites_flush_all(void);
 bool qa_site_get(uint32_t id, struct qa_site_view *out);
 extern atomic_uint_fast64_t qa_sites_dropped, qa_stacks_truncated;
 

@@ -676,6 +676,45 @@ static void test_snapshot_while_running(void **state)
     remove_dir();
 }
 
+static long long sum_over_sites(json_t *d, const char *field)
+{
+    long long sum = 0;
+    size_t i;
+    json_t *site;
+    json_array_foreach(json_object_get(d, "sites"), i, site)
+    {
+        sum += json_integer_value(json_object_get(site, field));
+    }
+    return sum;
+}
+
+/* Snapshots taken while a thread counts into its pending per-site figures must not lose any:
+ * the final dump's sites add up to its totals. */
+static void test_snapshots_lose_no_site_counts(void **state)
+{
+    (void)state;
+    fresh_dir();
+    char stop[400];
+    snprintf(stop, sizeof stop, "%s/stop", dump_dir);
+    const char *argv[] = {FIXTURE("fixture_long_running"), stop, "busy", NULL};
+    const char *env[] = {"QAUDIT_STACKS=fp", NULL};
+    pid_t pid = start(argv, env);
+    usleep(200000);
+    for (int i = 0; i < 30; i++) {
+        kill(pid, SIGUSR2);
+        usleep(30000);
+    }
+    close(open(stop, O_CREAT | O_WRONLY, 0600));
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    assert_string_equal(json_string_value(json_object_get(d, "reason")), "exit");
+    assert_true(num(d, "totals.allocs") > 100000);
+    assert_int_equal(sum_over_sites(d, "allocs"), num(d, "totals.allocs"));
+    assert_int_equal(sum_over_sites(d, "frees"), num(d, "totals.frees"));
+    json_decref(d);
+    remove_dir();
+}
+
 static void test_poison_half_written(void **state)
 {
     (void)state;
@@ -732,6 +771,7 @@ int main(void)
         cmocka_unit_test(test_queue_depth_one_and_nine),
         cmocka_unit_test(test_injected_growth_and_shrink_failures),
         cmocka_unit_test(test_snapshot_while_running),
+        cmocka_unit_test(test_snapshots_lose_no_site_counts),
         cmocka_unit_test(test_poison_half_written),
         cmocka_unit_test(test_cpp_new_and_delete),
         cmocka_unit_test(test_foreign_abi_and_deepbind_are_reported),
