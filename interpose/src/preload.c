@@ -220,9 +220,10 @@ static inline void count_freed_block(struct qa_thread *t, void *p)
     qa_live_shrank(t);
 }
 
-/* Counts a new block p of size bytes; frames/depth hold a stack already captured (depth >= 0). */
-static void record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call call,
-                         void **frames, int depth)
+/* Counts a new block p of size bytes; frames/depth hold a stack already captured (depth >= 0).
+ * Inlined into each entry point for the reason given at qa_capture. */
+__attribute__((always_inline)) static inline void
+record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call call, void **frames, int depth)
 {
     count_new_block(t, p, size, call);
     if (call == QA_POSIX_MEMALIGN || call == QA_ALIGNED_ALLOC || call == QA_MEMALIGN ||

@@ -66,8 +66,7 @@ void qa_live_publish(struct qa_thread *t, int64_t live)
         delta = live;
     }
     t->live_published = live;
-    int64_t total =
-        atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
+    int64_t total = atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
     int64_t peak = atomic_load_explicit(&peak_published, memory_order_relaxed);
     while (total > peak &&
            !atomic_compare_exchange_weak_explicit(&peak_published, &peak, total,
