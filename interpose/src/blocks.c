@@ -10,7 +10,8 @@
 
 #include "state.h"
 
-#define SHARDS 256
+#define SHARD_BITS 8
+#define SHARDS (1 << SHARD_BITS)
 #define INITIAL_SLOTS 1024
 
 struct shard {
@@ -32,9 +33,12 @@ static uint64_t mix(uintptr_t p)
     return h ^ (h >> 29);
 }
 
-static struct shard *shard_of(uint64_t hash)
+/* A shard per 64 KiB region of addresses, hashed: allocators hand each thread blocks from
+ * regions of its own (glibc's arenas, the others' per-thread caches), so two threads' blocks
+ * seldom share a shard and its lock's cache line. */
+static struct shard *shard_of(uintptr_t ptr)
 {
-    return &shards[hash & (SHARDS - 1)];
+    return &shards[mix(ptr >> 16) >> (64 - SHARD_BITS)];
 }
 
 /* False is certain: the insert of a block happened before any free of it (the program passed
@@ -42,7 +46,7 @@ static struct shard *shard_of(uint64_t hash)
 bool qa_blocks_may_hold(uintptr_t ptr)
 {
     return qa_blocks_enabled &&
-           atomic_load_explicit(&shard_of(mix(ptr))->used, memory_order_relaxed) != 0;
+           atomic_load_explicit(&shard_of(ptr)->used, memory_order_relaxed) != 0;
 }
 
 static size_t used(const struct shard *s)
@@ -99,7 +103,7 @@ static bool grow(struct shard *s)
 bool qa_blocks_insert(const struct qa_block *b)
 {
     uint64_t h = mix(b->ptr);
-    struct shard *s = shard_of(h);
+    struct shard *s = shard_of(b->ptr);
     lock(s);
     bool ok = (used(s) + 1) * 4 <= s->capacity * 3 || grow(s);
     if (ok) {
@@ -119,7 +123,7 @@ bool qa_blocks_insert(const struct qa_block *b)
 bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out)
 {
     uint64_t h = mix(ptr);
-    struct shard *s = shard_of(h);
+    struct shard *s = shard_of(ptr);
     if (used(s) == 0)
         return false; /* as in qa_blocks_may_hold */
     lock(s);
