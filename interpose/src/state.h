@@ -94,8 +94,8 @@ struct qa_thread {
     bool counted; /* has made a counted allocation: part of peak_live_bytes' precision */
     /* The queue operation under way on this thread (between QUEUE_ENTER and QUEUE_LEAVE). */
     const void *queue_op;
-    int64_t live_published; /* this thread's live bytes when it last published them */
-    int64_t peak_usable;    /* this thread's own highest live bytes */
+    int64_t live_at_publish; /* this thread's live bytes when it last published them */
+    int64_t peak_usable;     /* this thread's own highest live bytes */
     struct qa_counters c;
     uint64_t usable_direct[QA_DIRECT_USABLE / 8 + 1];
     struct qa_usable_local usable[QA_LOCAL_USABLE];
@@ -162,12 +162,12 @@ static inline int64_t qa_counters_live_blocks(const struct qa_counters *c)
 
 /* Each thread tracks its own live bytes and peak without atomics; the shared total is updated
  * when the thread's live bytes have moved QA_LIVE_BATCH since it last published them (and on its
- * first allocation, to count the thread: live_published starts far out of range). */
+ * first allocation, to count the thread: live_at_publish starts far out of range). */
 #define QA_LIVE_BATCH (64 * 1024)
 #define QA_LIVE_NEVER_PUBLISHED (INT64_MIN / 4)
 static inline void qa_live_check(struct qa_thread *t, int64_t live)
 {
-    uint64_t moved = (uint64_t)(live - t->live_published) + (QA_LIVE_BATCH - 1);
+    uint64_t moved = (uint64_t)(live - t->live_at_publish) + (QA_LIVE_BATCH - 1);
     if (__builtin_expect(moved > 2 * (QA_LIVE_BATCH - 1), 0))
         qa_live_publish(t, live);
 }

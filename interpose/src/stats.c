@@ -24,7 +24,7 @@ struct qa_thread *qa_thread_register(void)
     struct qa_thread *t = qa_mmap(sizeof *t);
     if (t == NULL)
         return NULL;
-    t->live_published = QA_LIVE_NEVER_PUBLISHED;
+    t->live_at_publish = QA_LIVE_NEVER_PUBLISHED;
     t->c.rng = 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&thread_count, 1) + 1);
     struct qa_thread *head = atomic_load(&threads);
     do
@@ -59,13 +59,13 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
 
 void qa_live_publish(struct qa_thread *t, int64_t live)
 {
-    int64_t delta = live - t->live_published;
+    int64_t delta = live - t->live_at_publish;
     if (!t->counted) {
         t->counted = true;
         atomic_fetch_add(&counting_threads, 1);
         delta = live;
     }
-    t->live_published = live;
+    t->live_at_publish = live;
     int64_t total = atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
     int64_t peak = atomic_load_explicit(&peak_published, memory_order_relaxed);
     while (total > peak &&
@@ -214,7 +214,7 @@ void qa_stats_reset_after_fork(void)
     atomic_store(&live_published, 0);
     atomic_store(&peak_published, 0);
     if (self != NULL)
-        self->live_published = QA_LIVE_NEVER_PUBLISHED;
+        self->live_at_publish = QA_LIVE_NEVER_PUBLISHED;
     for (size_t i = 0; i < QA_USABLE_SLOTS; i++) {
         atomic_store(&usable_slots[i].size, 0);
         atomic_store(&usable_slots[i].count, 0);

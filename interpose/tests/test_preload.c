@@ -223,6 +223,39 @@ static void test_threads_exact_without_deadlock(void **state)
     remove_dir();
 }
 
+static long long sum_over_sites(json_t *d, const char *field);
+
+/* Blocks allocated on one thread and freed on another are credited back to their site: free()
+ * skips the block table only when the block's shard is empty, which a block handed over through
+ * the program's own synchronisation never finds. */
+static void test_frees_on_another_thread_reach_their_site(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_threads"), "2", "200000", "handoff", NULL};
+    const char *env[] = {"QAUDIT_STACKS=fp", NULL};
+    pid_t pid = start(argv, env);
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    assert_true(num(d, "totals.calls.malloc") >= 200000);
+    assert_int_equal(sum_over_sites(d, "allocs"), num(d, "totals.allocs"));
+    assert_int_equal(sum_over_sites(d, "frees"), num(d, "totals.frees"));
+    assert_int_equal(num(d, "precision.blocks_untracked"), 0);
+    /* The producer's one call site: every block it made came back. */
+    size_t i;
+    json_t *site, *producer = NULL;
+    json_array_foreach(json_object_get(d, "sites"), i, site)
+    {
+        if (json_integer_value(json_object_get(site, "allocs")) == 200000)
+            producer = site;
+    }
+    assert_non_null(producer);
+    assert_int_equal(json_integer_value(json_object_get(producer, "frees")), 200000);
+    assert_int_equal(json_integer_value(json_object_get(producer, "live_bytes")), 0);
+    json_decref(d);
+    remove_dir();
+}
+
 static void test_fork_and_exec(void **state)
 {
     (void)state;
@@ -772,6 +805,7 @@ int main(void)
         cmocka_unit_test(test_injected_growth_and_shrink_failures),
         cmocka_unit_test(test_snapshot_while_running),
         cmocka_unit_test(test_snapshots_lose_no_site_counts),
+        cmocka_unit_test(test_frees_on_another_thread_reach_their_site),
         cmocka_unit_test(test_poison_half_written),
         cmocka_unit_test(test_cpp_new_and_delete),
         cmocka_unit_test(test_foreign_abi_and_deepbind_are_reported),
