@@ -21,6 +21,8 @@ run_tool() {
   local name=$1 workload=$2 threads=$3
   case $name in
     native) "$bin/malloc_bench" "$workload" "$threads" "$ops" ;;
+    floor-*) LD_PRELOAD=$top/build/lib/libqaudit-$name.so \
+               "$bin/malloc_bench" "$workload" "$threads" "$ops" ;;
     qaudit-*) QAUDIT_STACKS=${name#qaudit-} QAUDIT_OUT=$work/dump.json LD_PRELOAD=$preload \
                 "$bin/malloc_bench" "$workload" "$threads" "$ops" ;;
     heaptrack) heaptrack -o "$work/heaptrack" "$bin/malloc_bench" "$workload" "$threads" "$ops" \
@@ -33,12 +35,20 @@ run_tool() {
 # This VM's speed drifts by tens of percent within a minute, so every round runs every tool
 # once, and a ratio is the median of the rounds' own ratios, not a ratio of medians taken at
 # different times.
-tools="native qaudit-off qaudit-queue qaudit-sampled:64 qaudit-fp qaudit-always heaptrack dhat"
+# floor-count and floor-usable (bench/floor_preload.c) are what any interposer pays here: one
+# thread-local counter per call, and that plus the two malloc_usable_size calls exact usable and
+# live bytes need.
+tools="native floor-count floor-usable qaudit-off qaudit-queue qaudit-sampled:64 qaudit-fp qaudit-always heaptrack dhat"
 cells="churn:1 churn:2 live10k:1"
 for cell in $cells; do
   for _ in $(seq "$runs"); do
     for t in $tools; do
-      printf '%s ' "$(run_tool "$t" "${cell%:*}" "${cell#*:}")"
+      value=$(run_tool "$t" "${cell%:*}" "${cell#*:}" || true)
+      if [ -z "$value" ]; then
+        echo "preload_bench: $t printed no time for $cell (it failed)" >&2
+        exit 1
+      fi
+      printf '%s ' "$value"
     done
     printf '\n'
   done >"$work/rounds-$cell"
