@@ -120,6 +120,31 @@ static bool passed(json_t *root, const char *name)
     return json_is_true(json_object_get(check_named(root, name), "passed"));
 }
 
+static long long sum_over_sites(json_t *root, const char *field)
+{
+    long long sum = 0;
+    size_t i;
+    json_t *site;
+    json_array_foreach(json_object_get(root, "sites"), i, site)
+    {
+        sum += json_integer_value(json_object_get(site, field));
+    }
+    return sum;
+}
+
+/* The first site whose field holds value, or NULL. */
+static json_t *site_with(json_t *root, const char *field, long long value)
+{
+    size_t i;
+    json_t *site;
+    json_array_foreach(json_object_get(root, "sites"), i, site)
+    {
+        if (json_integer_value(json_object_get(site, field)) == value)
+            return site;
+    }
+    return NULL;
+}
+
 #define FIXTURE(name) FIXTURE_DIR "/" name
 
 static void test_exact_counts(void **state)
@@ -223,8 +248,6 @@ static void test_threads_exact_without_deadlock(void **state)
     remove_dir();
 }
 
-static long long sum_over_sites(json_t *d, const char *field);
-
 /* Blocks allocated on one thread and freed on another are credited back to their site: free()
  * skips the block table only when the block's shard is empty, which a block handed over through
  * the program's own synchronisation never finds. */
@@ -242,13 +265,7 @@ static void test_frees_on_another_thread_reach_their_site(void **state)
     assert_int_equal(sum_over_sites(d, "frees"), num(d, "totals.frees"));
     assert_int_equal(num(d, "precision.blocks_untracked"), 0);
     /* The producer's one call site: every block it made came back. */
-    size_t i;
-    json_t *site, *producer = NULL;
-    json_array_foreach(json_object_get(d, "sites"), i, site)
-    {
-        if (json_integer_value(json_object_get(site, "allocs")) == 200000)
-            producer = site;
-    }
+    json_t *producer = site_with(d, "allocs", 200000);
     assert_non_null(producer);
     assert_int_equal(json_integer_value(json_object_get(producer, "frees")), 200000);
     assert_int_equal(json_integer_value(json_object_get(producer, "live_bytes")), 0);
@@ -528,13 +545,7 @@ static void test_stack_modes(void **state)
         assert_int_equal(wait_exit(pid), 0);
         json_t *d = load_pid(pid);
         assert_int_equal(num(d, "totals.calls.malloc"), 40000);
-        long long in_sites = 0;
-        size_t i;
-        json_t *site;
-        json_array_foreach(json_object_get(d, "sites"), i, site)
-        {
-            in_sites += json_integer_value(json_object_get(site, "allocs"));
-        }
+        long long in_sites = sum_over_sites(d, "allocs");
         if (m == 0)
             assert_int_equal(in_sites, 0);
         else if (m <= 2)
@@ -709,18 +720,6 @@ static void test_snapshot_while_running(void **state)
     remove_dir();
 }
 
-static long long sum_over_sites(json_t *d, const char *field)
-{
-    long long sum = 0;
-    size_t i;
-    json_t *site;
-    json_array_foreach(json_object_get(d, "sites"), i, site)
-    {
-        sum += json_integer_value(json_object_get(site, field));
-    }
-    return sum;
-}
-
 /* Snapshots taken while a thread counts into its pending per-site figures must not lose any:
  * the final dump's sites add up to its totals. */
 static void test_snapshots_lose_no_site_counts(void **state)
@@ -757,15 +756,9 @@ static void test_poison_half_written(void **state)
     pid_t pid = start(argv, env);
     assert_int_equal(wait_exit(pid), 0);
     json_t *d = load_pid(pid);
-    size_t i;
-    json_t *site;
-    long long found = -1;
-    json_array_foreach(json_object_get(d, "sites"), i, site)
-    {
-        if (json_integer_value(json_object_get(site, "bytes")) == 1000)
-            found = json_integer_value(json_object_get(site, "never_written_bytes"));
-    }
-    assert_int_equal(found, 500);
+    json_t *site = site_with(d, "bytes", 1000);
+    assert_non_null(site);
+    assert_int_equal(json_integer_value(json_object_get(site, "never_written_bytes")), 500);
     json_decref(d);
     remove_dir();
 }
