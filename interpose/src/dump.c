@@ -196,7 +196,7 @@ static void write_totals(struct qa_json *j)
     qa_json_key(j, "reallocs"), qa_json_u64(j, c.reallocs);
     qa_json_key(j, "reallocs_in_place"), qa_json_u64(j, c.realloc_in_place);
     qa_json_key(j, "reallocs_moved"), qa_json_u64(j, c.realloc_moved);
-    qa_json_key(j, "aligned_allocs"), qa_json_u64(j, c.aligned);
+    qa_json_key(j, "aligned_allocs"), qa_json_u64(j, qa_counters_aligned(&c));
     qa_json_key(j, "failed_allocs"), qa_json_u64(j, c.failed);
     qa_json_key(j, "bytes_requested"), qa_json_u64(j, c.bytes_requested);
     qa_json_key(j, "bytes_usable"), qa_json_u64(j, c.bytes_usable);

@@ -226,10 +226,6 @@ __attribute__((always_inline)) static inline void
 record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call call, void **frames, int depth)
 {
     count_new_block(t, p, size, call);
-    if (call == QA_POSIX_MEMALIGN || call == QA_ALIGNED_ALLOC || call == QA_MEMALIGN ||
-        call == QA_VALLOC || call == QA_PVALLOC)
-        t->c.aligned++;
-
     bool in_queue = qa_queue_in_op(t);
     uint32_t site = 0;
     if (wants_stack(t, size, in_queue)) {

@@ -61,7 +61,7 @@ struct qa_counters {
      * that a malloc/free pair updates as few of them as possible. */
     uint64_t by_call[12];
     uint64_t bytes_requested, bytes_usable, bytes_freed_usable;
-    uint64_t reallocs, realloc_in_place, realloc_moved, aligned, failed;
+    uint64_t reallocs, realloc_in_place, realloc_moved, failed;
     uint64_t size_hist[QA_SIZE_BUCKETS];
     uint64_t sampled_bytes; /* bytes since the last sampled stack */
     uint64_t fail_index;
@@ -90,8 +90,7 @@ struct qa_site_delta {
 
 struct qa_thread {
     /* What every counted call reads first, in the line the counters start in. */
-    int busy;     /* re-entrancy guard: while set, allocations are forwarded uncounted */
-    bool counted; /* has made a counted allocation: part of peak_live_bytes' precision */
+    int busy; /* re-entrancy guard: while set, allocations are forwarded uncounted */
     /* The queue operation under way on this thread (between QUEUE_ENTER and QUEUE_LEAVE). */
     const void *queue_op;
     int64_t live_at_publish; /* this thread's live bytes when it last published them */
@@ -142,11 +141,15 @@ struct qa_thread *qa_threads_head(void);
 size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max);
 void qa_live_publish(struct qa_thread *t, int64_t live);
 
+static inline uint64_t qa_counters_aligned(const struct qa_counters *c)
+{
+    return c->by_call[QA_POSIX_MEMALIGN] + c->by_call[QA_ALIGNED_ALLOC] + c->by_call[QA_MEMALIGN] +
+           c->by_call[QA_VALLOC] + c->by_call[QA_PVALLOC];
+}
+
 static inline uint64_t qa_counters_allocs(const struct qa_counters *c)
 {
-    return c->by_call[QA_MALLOC] + c->by_call[QA_CALLOC] + c->by_call[QA_POSIX_MEMALIGN] +
-           c->by_call[QA_ALIGNED_ALLOC] + c->by_call[QA_MEMALIGN] + c->by_call[QA_VALLOC] +
-           c->by_call[QA_PVALLOC];
+    return c->by_call[QA_MALLOC] + c->by_call[QA_CALLOC] + qa_counters_aligned(c);
 }
 
 static inline int64_t qa_counters_live_bytes(const struct qa_counters *c)

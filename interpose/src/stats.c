@@ -33,17 +33,22 @@ struct qa_thread *qa_thread_register(void)
     return t;
 }
 
+/* A thread has counted once it has published its live bytes: its first allocation does. */
+static bool has_counted(const struct qa_thread *t)
+{
+    return t->live_at_publish != QA_LIVE_NEVER_PUBLISHED;
+}
+
 void qa_sum_counters(struct qa_counters *out, uint64_t *count)
 {
     memset(out, 0, sizeof *out);
     uint64_t n = 0;
     for (struct qa_thread *t = atomic_load(&threads); t != NULL; t = t->next) {
         const struct qa_counters *c = &t->c;
-        n += t->counted;
+        n += has_counted(t);
         out->reallocs += c->reallocs;
         out->realloc_in_place += c->realloc_in_place;
         out->realloc_moved += c->realloc_moved;
-        out->aligned += c->aligned;
         out->failed += c->failed;
         out->bytes_requested += c->bytes_requested;
         out->bytes_usable += c->bytes_usable;
@@ -60,8 +65,7 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
 void qa_live_publish(struct qa_thread *t, int64_t live)
 {
     int64_t delta = live - t->live_at_publish;
-    if (!t->counted) {
-        t->counted = true;
+    if (!has_counted(t)) {
         atomic_fetch_add(&counting_threads, 1);
         delta = live;
     }
@@ -206,15 +210,13 @@ void qa_stats_reset_after_fork(void)
         memset(self->site_deltas, 0, sizeof self->site_deltas);
         self->peak_usable = 0;
         self->next = NULL;
-        self->counted = false;
+        self->live_at_publish = QA_LIVE_NEVER_PUBLISHED;
     }
     atomic_store(&threads, self);
     atomic_store(&thread_count, 1);
     atomic_store(&counting_threads, 0);
     atomic_store(&live_published, 0);
     atomic_store(&peak_published, 0);
-    if (self != NULL)
-        self->live_at_publish = QA_LIVE_NEVER_PUBLISHED;
     for (size_t i = 0; i < QA_USABLE_SLOTS; i++) {
         atomic_store(&usable_slots[i].size, 0);
         atomic_store(&usable_slots[i].count, 0);
