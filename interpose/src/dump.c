@@ -278,6 +278,7 @@ static void write_precision(struct qa_json *j, const struct module_list *modules
     qa_json_key(j, "sites_dropped"), qa_json_u64(j, sites);
     qa_json_key(j, "stacks_truncated"), qa_json_u64(j, truncated);
     qa_json_key(j, "usable_sizes_dropped"), qa_json_u64(j, usable);
+    qa_json_key(j, "usable_sizes_from"), qa_json_str(j, qa_usable_source());
     qa_json_key(j, "modules_dropped"), qa_json_u64(j, modules->dropped);
     qa_json_key(j, "never_written_unattributed"), qa_json_u64(j, qa_never_written_unattributed());
     qa_json_key(j, "site_pattern_ranges"), qa_json_u64(j, qa_pattern_ranges());
@@ -336,9 +337,7 @@ void qa_dump(enum qa_dump_reason reason)
 {
     static const char *const reasons[] = {"exit", "signal", "interval", "request"};
     struct qa_thread *t = qa_self();
-    int was_busy = t ? t->busy : 0;
-    if (t)
-        t->busy = 1;
+    bool was_busy = t ? qa_guard(t) : true;
     /* On this thread's stack (about 36 KB) and before the dump lock: dl_iterate_phdr takes the
      * loader lock, which must never be waited for while a qaudit lock is held. */
     struct module_list modules;
@@ -369,7 +368,7 @@ void qa_dump(enum qa_dump_reason reason)
     }
     pthread_mutex_unlock(&dump_lock);
     if (t)
-        t->busy = was_busy;
+        qa_guard_restore(t, was_busy);
 }
 
 void qa_dump_started(void);

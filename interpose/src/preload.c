@@ -38,7 +38,8 @@ static atomic_size_t bootstrap_used;
 
 static bool in_bootstrap(const void *p)
 {
-    return (const char *)p >= bootstrap && (const char *)p < bootstrap + sizeof bootstrap;
+    /* One unsigned comparison: addresses below the arena wrap around to huge offsets. */
+    return (uintptr_t)p - (uintptr_t)bootstrap < sizeof bootstrap;
 }
 
 static void *bootstrap_alloc(size_t size, size_t align)
@@ -65,11 +66,17 @@ static size_t bootstrap_size(const void *p)
 
 static __thread struct qa_thread *tls_self __attribute__((tls_model("initial-exec")));
 
-struct qa_thread *qa_self(void)
+/* Inlined into the slow paths, which call it for every allocation. */
+static inline struct qa_thread *self(void)
 {
-    if (tls_self == NULL)
+    if (__builtin_expect(tls_self == NULL, 0))
         tls_self = qa_thread_register();
     return tls_self;
+}
+
+struct qa_thread *qa_self(void)
+{
+    return self();
 }
 
 void *qa_mmap(size_t bytes)
@@ -128,18 +135,22 @@ static void initialise(void)
         qa_log("cannot find the next allocator; counting nothing");
         return; /* stays at 1: everything is served by the bootstrap arena or fails */
     }
+    struct qa_usable_probe probe = {real.malloc, real.memalign, real.free, real.malloc_usable_size};
+    qa_usable_choose(&probe);
     qa_config_load();
     qa_blocks_init();
+    /* Before any thread registers: each starts with its gate set from this. */
     qa_fast_path = (qa_cfg.stacks == QA_STACKS_OFF ||
                     (qa_cfg.stacks == QA_STACKS_QUEUE && qa_cfg.sites[0] == '\0')) &&
-                   qa_cfg.poison == QA_POISON_OFF && qa_cfg.fail_mode == QA_FAIL_NONE;
+                   qa_cfg.poison == QA_POISON_OFF && qa_cfg.fail_mode == QA_FAIL_NONE &&
+                   qa_usable_from_header;
     atomic_store_explicit(&qa_ready, 2, memory_order_release);
     struct qa_thread *t = qa_self();
     if (t) {
-        t->busy = 1;
+        bool was_busy = qa_guard(t);
         qa_patterns_resolve();
         qa_writer_start();
-        t->busy = 0;
+        qa_guard_restore(t, was_busy);
     }
 }
 
@@ -159,16 +170,15 @@ static bool ready(void)
 /* The thread to count for, or NULL when this call must only be forwarded. */
 static struct qa_thread *enter(void)
 {
-    struct qa_thread *t = qa_self();
-    if (t == NULL || t->busy)
+    struct qa_thread *t = self();
+    if (t == NULL || qa_guard(t))
         return NULL;
-    t->busy = 1;
     return t;
 }
 
 static void leave(struct qa_thread *t)
 {
-    t->busy = 0;
+    qa_guard_restore(t, false);
 }
 
 size_t qa_real_usable_size(void *p)
@@ -198,25 +208,25 @@ static bool wants_stack(struct qa_thread *t, size_t size, bool in_queue)
     }
 }
 
-/* The totals of a new block. Nothing here can allocate (glibc's malloc_usable_size does not
- * call back into malloc), so the fast path calls it without the re-entrancy guard. */
-static inline void count_new_block(struct qa_thread *t, void *p, size_t size, enum qa_call call)
+/* The totals of a new block. They call nothing, so the fast path runs them without the
+ * re-entrancy guard; it reads usable sizes from glibc's headers (gates are shut otherwise). */
+static inline void count_new_block(struct qa_thread *t, size_t size, size_t usable,
+                                   enum qa_call call)
 {
-    size_t usable = qa_real_usable_size(p);
     struct qa_counters *c = &t->c;
     c->by_call[call]++;
     c->bytes_requested += size;
     c->bytes_usable += usable;
-    c->size_hist[qa_size_bucket(size)]++;
+    qa_size_hist_add(t, size);
     qa_usable_hist_add(t, usable);
     qa_live_grew(t);
 }
 
 /* The totals of a block about to be freed (the same guarantee as above). */
-static inline void count_freed_block(struct qa_thread *t, void *p)
+static inline void count_freed_block(struct qa_thread *t, size_t usable)
 {
     t->c.by_call[QA_FREE]++;
-    t->c.bytes_freed_usable += qa_real_usable_size(p);
+    t->c.bytes_freed_usable += usable;
     qa_live_shrank(t);
 }
 
@@ -225,7 +235,7 @@ static inline void count_freed_block(struct qa_thread *t, void *p)
 __attribute__((always_inline)) static inline void
 record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call call, void **frames, int depth)
 {
-    count_new_block(t, p, size, call);
+    count_new_block(t, size, qa_usable_size(p), call);
     bool in_queue = qa_queue_in_op(t);
     uint32_t site = 0;
     if (wants_stack(t, size, in_queue)) {
@@ -255,7 +265,7 @@ record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call call, void 
 
 static void record_free(struct qa_thread *t, void *p)
 {
-    count_freed_block(t, p);
+    count_freed_block(t, qa_usable_size(p));
     struct qa_block b;
     if (qa_blocks_enabled && qa_blocks_remove((uintptr_t)p, &b)) {
         uint64_t never = (b.flags & QA_BLOCK_POISONED) ? qa_poison_count(p, b.size) : 0;
@@ -274,10 +284,12 @@ static bool fail_now(struct qa_thread *t, size_t size, void **frames, int *depth
     return true;
 }
 
+/* The thread, when this call may take the fast path. A thread is registered only once the
+ * interposer is ready, so a registered thread needs no readiness check. */
 static inline struct qa_thread *fast_thread(void)
 {
     struct qa_thread *t = tls_self;
-    if (!qa_fast_path || t == NULL || t->busy || t->queue_op != NULL)
+    if (__builtin_expect(t == NULL || t->gate != 0, 0))
         return NULL;
     return t;
 }
@@ -285,6 +297,8 @@ static inline struct qa_thread *fast_thread(void)
 /* Everything but the fast path, out of line so that the fast path's frame stays small. */
 __attribute__((noinline)) static void *malloc_slow(size_t size)
 {
+    if (!ready())
+        return bootstrap_alloc(size, 16);
     struct qa_thread *t = enter();
     if (t == NULL)
         return real.malloc(size);
@@ -301,19 +315,21 @@ __attribute__((noinline)) static void *malloc_slow(size_t size)
 
 QA_EXPORT void *malloc(size_t size)
 {
-    if (!ready())
-        return bootstrap_alloc(size, 16);
     struct qa_thread *t = fast_thread();
     if (t == NULL)
         return malloc_slow(size);
     void *p = real.malloc(size);
     if (p != NULL)
-        count_new_block(t, p, size, QA_MALLOC);
+        count_new_block(t, size, qa_glibc_chunk_usable(p), QA_MALLOC);
     return p;
 }
 
 __attribute__((noinline)) static void free_slow(void *p)
 {
+    if (in_bootstrap(p))
+        return;
+    if (!ready())
+        return; /* cannot happen with a real block: it came from the allocator we resolve */
     struct qa_thread *t = enter();
     if (t == NULL) {
         real.free(p);
@@ -326,16 +342,14 @@ __attribute__((noinline)) static void free_slow(void *p)
 
 QA_EXPORT void free(void *p)
 {
-    if (p == NULL || in_bootstrap(p))
+    if (p == NULL)
         return;
-    if (!ready())
-        return; /* cannot happen with a real block: it came from the allocator we resolve */
     struct qa_thread *t = fast_thread();
-    if (t == NULL || qa_blocks_may_hold((uintptr_t)p)) {
+    if (t == NULL || in_bootstrap(p) || qa_blocks_may_hold((uintptr_t)p)) {
         free_slow(p);
         return;
     }
-    count_freed_block(t, p);
+    count_freed_block(t, qa_glibc_chunk_usable(p));
     real.free(p);
 }
 
@@ -373,7 +387,7 @@ static void *counted_realloc(struct qa_thread *t, void *old, size_t size, enum q
         errno = ENOMEM;
         return NULL;
     }
-    size_t old_usable = qa_real_usable_size(old);
+    size_t old_usable = qa_usable_size(old);
     struct qa_block before = {0};
     bool known = qa_blocks_enabled && qa_blocks_remove((uintptr_t)old, &before);
     void *p = real.realloc(old, size);
@@ -390,10 +404,10 @@ static void *counted_realloc(struct qa_thread *t, void *old, size_t size, enum q
         c->realloc_in_place++;
     else
         c->realloc_moved++;
-    size_t usable = qa_real_usable_size(p);
+    size_t usable = qa_usable_size(p);
     c->bytes_usable += usable;
     c->bytes_freed_usable += old_usable;
-    c->size_hist[qa_size_bucket(size)]++;
+    qa_size_hist_add(t, size);
     qa_usable_hist_add(t, usable);
     qa_live_grew(t);
     if (known) {

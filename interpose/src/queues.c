@@ -187,9 +187,11 @@ QA_EXPORT void qaudit_hook(const struct qaudit_event *ev)
     case QAUDIT_QUEUE_ENTER:
         t->queue_op = ev->queue;
         t->queue_op_depth = ev->depth;
+        t->gate |= QA_GATE_QUEUE_OP;
         return;
     case QAUDIT_QUEUE_LEAVE:
         t->queue_op = NULL;
+        t->gate &= ~(unsigned)QA_GATE_QUEUE_OP;
         return;
     default:
         break;

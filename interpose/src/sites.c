@@ -33,6 +33,7 @@ static struct site *sites;           /* sites[0] is "no site"; sites[1] collects
 static _Atomic uint32_t *site_index; /* slot -> site id, 0 when empty */
 static atomic_uint_fast32_t next_site = 2;
 static pthread_once_t sites_once = PTHREAD_ONCE_INIT;
+static atomic_bool sites_ready;
 atomic_uint_fast64_t qa_sites_dropped, qa_stacks_truncated;
 
 static uintptr_t self_lo, self_hi; /* this library's code: frames to skip */
@@ -48,6 +49,14 @@ static void sites_setup(void)
     site_index = qa_mmap((size_t)INDEX_SLOTS * sizeof *site_index);
     self_lo = (uintptr_t)__ehdr_start;
     self_hi = (uintptr_t)_end;
+    atomic_store_explicit(&sites_ready, true, memory_order_release);
+}
+
+/* Every stack needs the tables: one load once they exist, pthread_once's call before. */
+static void ensure_sites(void)
+{
+    if (!atomic_load_explicit(&sites_ready, memory_order_acquire))
+        pthread_once(&sites_once, sites_setup);
 }
 
 static bool ours(void *ip)
@@ -55,8 +64,11 @@ static bool ours(void *ip)
     return (uintptr_t)ip >= self_lo && (uintptr_t)ip < self_hi;
 }
 
-/* The calling thread's stack bounds, for a frame-pointer walk that never leaves the stack. */
-static void stack_bounds(struct qa_thread *t)
+/* The calling thread's stack, for a frame-pointer walk that never leaves it; found on the
+ * thread's first walk (a fork's child keeps its thread's stack, and so these). */
+static __thread uintptr_t stack_lo, stack_hi;
+
+static void find_stack_bounds(void)
 {
     pthread_attr_t attr;
     void *addr;
@@ -64,27 +76,34 @@ static void stack_bounds(struct qa_thread *t)
     if (pthread_getattr_np(pthread_self(), &attr) != 0)
         return;
     if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-        t->stack_lo = (uintptr_t)addr;
-        t->stack_hi = (uintptr_t)addr + size;
+        stack_lo = (uintptr_t)addr;
+        stack_hi = (uintptr_t)addr + size;
     }
     pthread_attr_destroy(&attr);
 }
 
-static int walk_frame_pointers(void **frames, unsigned max)
+/* Frames of the interposer itself come first and are not kept, so the walk writes the
+ * program's frames straight into place. */
+static int walk_frame_pointers(void **frames, unsigned max, bool *truncated)
 {
-    struct qa_thread *t = qa_self();
-    if (t->stack_hi == 0)
-        stack_bounds(t);
+    if (stack_hi == 0)
+        find_stack_bounds();
     void **fp = __builtin_frame_address(0);
     int n = 0;
-    while ((unsigned)n < max) {
+    for (;;) {
         uintptr_t at = (uintptr_t)fp;
-        if (at < t->stack_lo || at + 16 > t->stack_hi || (at & 7))
+        if (at < stack_lo || at + 16 > stack_hi || (at & 7))
             break;
         void *ret = fp[1];
         if (ret == NULL)
             break;
-        frames[n++] = ret;
+        if (n > 0 || !ours(ret)) {
+            if ((unsigned)n == max) {
+                *truncated = true;
+                break;
+            }
+            frames[n++] = ret;
+        }
         void **next = fp[0];
         if (next <= fp)
             break;
@@ -100,10 +119,17 @@ static int walk_frame_pointers(void **frames, unsigned max)
 __attribute__((always_inline)) inline int qa_capture(void **frames, unsigned max,
                                                      bool frame_pointers)
 {
-    pthread_once(&sites_once, sites_setup);
+    ensure_sites();
+    if (frame_pointers) {
+        bool truncated = false;
+        int depth = walk_frame_pointers(frames, max, &truncated);
+        if (truncated)
+            atomic_fetch_add_explicit(&qa_stacks_truncated, 1, memory_order_relaxed);
+        return depth;
+    }
     void *raw[QA_MAX_DEPTH + 8];
     unsigned want = max + 8 < QA_MAX_DEPTH + 8 ? max + 8 : QA_MAX_DEPTH + 8;
-    int n = frame_pointers ? walk_frame_pointers(raw, want) : unw_backtrace(raw, (int)want);
+    int n = unw_backtrace(raw, (int)want);
     int skip = 0;
     while (skip < n && ours(raw[skip]))
         skip++;
@@ -126,15 +152,20 @@ static uint64_t hash_frames(void *const *frames, int depth)
     return h ? h : 1;
 }
 
+/* Compared in line: stacks are a few frames, fewer than memcmp's call costs. */
 static bool same(const struct site *s, uint64_t hash, void *const *frames, int depth)
 {
-    return s->hash == hash && s->depth == depth &&
-           memcmp(s->frames, frames, (size_t)depth * sizeof *frames) == 0;
+    if (s->hash != hash || s->depth != depth)
+        return false;
+    for (int i = 0; i < depth; i++)
+        if (s->frames[i] != frames[i])
+            return false;
+    return true;
 }
 
 uint32_t qa_site_for(void *const *frames, int depth)
 {
-    pthread_once(&sites_once, sites_setup);
+    ensure_sites();
     if (sites == NULL || site_index == NULL)
         return 0;
     uint64_t hash = hash_frames(frames, depth);
@@ -518,14 +549,12 @@ QA_EXPORT void *dlopen(const char *file, int flags)
     void *handle = next_dlopen ? next_dlopen(file, flags) : NULL;
     if (handle != NULL && atomic_load(&qa_ready) == 2) {
         struct qa_thread *t = qa_self();
-        int was_busy = t ? t->busy : 1;
-        if (t)
-            t->busy = 1;
+        bool was_busy = t ? qa_guard(t) : true;
         if (flags & RTLD_DEEPBIND)
             qa_dump_note_deepbind(file ? file : "(main program)");
         qa_patterns_resolve();
         if (t)
-            t->busy = was_busy;
+            qa_guard_restore(t, was_busy);
     }
     return handle;
 }

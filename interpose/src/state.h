@@ -87,16 +87,21 @@ struct qa_site_delta {
 /* Usable sizes up to this are counted by the thread directly, indexed by size / 8 (the classes
  * of every allocator modelled are multiples of 8 there); larger ones use the small table. */
 #define QA_DIRECT_USABLE 4096
+/* Requested sizes up to this are counted in 16-byte steps, folded into the size buckets when
+ * summed: cheaper than computing the bucket on every call. */
+#define QA_DIRECT_REQUESTED 4096
 
 struct qa_thread {
-    /* What every counted call reads first, in the line the counters start in. */
-    int busy; /* re-entrancy guard: while set, allocations are forwarded uncounted */
+    /* What every call reads first, in the line the counters start in: 0 lets the call take the
+     * fast path (count and forward); otherwise the QA_GATE_* bits say why it cannot. */
+    unsigned gate;
     /* The queue operation under way on this thread (between QUEUE_ENTER and QUEUE_LEAVE). */
     const void *queue_op;
     int64_t live_at_publish; /* this thread's live bytes when it last published them */
     int64_t peak_usable;     /* this thread's own highest live bytes */
     struct qa_counters c;
     uint64_t usable_direct[QA_DIRECT_USABLE / 8 + 1];
+    uint64_t requested_direct[QA_DIRECT_REQUESTED / 16 + 1]; /* [i]: sizes 16i-15 .. 16i */
     struct qa_usable_local usable[QA_LOCAL_USABLE];
     struct qa_site_delta site_deltas[QA_LOCAL_SITES];
     struct qa_thread *next;
@@ -105,7 +110,6 @@ struct qa_thread {
      * thread that owns it, so consecutive push/pop events skip the shared index. */
     const void *cached_queue;
     void *cached_record;
-    uintptr_t stack_lo, stack_hi; /* for the frame-pointer walk */
 };
 
 enum qa_call {
@@ -122,16 +126,66 @@ enum qa_call {
     QA_CALL_COUNT
 };
 
+enum {
+    QA_GATE_BUSY = 1,     /* re-entrancy guard: allocations are forwarded uncounted */
+    QA_GATE_QUEUE_OP = 2, /* inside a queue operation: allocations are attributed to it */
+    QA_GATE_FULL = 4      /* the settings need more than counting, for every call */
+};
+
+/* Sets the re-entrancy guard; returns whether it was set already, for qa_guard_restore. */
+static inline bool qa_guard(struct qa_thread *t)
+{
+    bool was = t->gate & QA_GATE_BUSY;
+    t->gate |= QA_GATE_BUSY;
+    return was;
+}
+
+static inline void qa_guard_restore(struct qa_thread *t, bool was)
+{
+    if (!was)
+        t->gate &= ~(unsigned)QA_GATE_BUSY;
+}
+
 /* preload.c */
 extern atomic_int qa_ready; /* 2 once the real allocator is resolved and state set up */
-/* True when no setting needs more than counting: no stacks wanted outside queue operations, no
- * poison, no fault injection. Then allocations outside queue operations take the fast path. */
+/* True when no setting needs more than counting (no stacks wanted outside queue operations, no
+ * poison, no fault injection) and block sizes come from chunk headers. Threads start with
+ * QA_GATE_FULL otherwise. */
 extern bool qa_fast_path;
 struct qa_thread *qa_self(void);
-size_t qa_real_usable_size(void *p);
 void *qa_mmap(size_t bytes);
 void qa_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t qa_now_ns(void);
+
+/* usable.c: a block's usable size */
+struct qa_usable_probe {
+    void *(*malloc)(size_t);
+    void *(*memalign)(size_t, size_t);
+    void (*free)(void *);
+    size_t (*usable_size)(void *);
+};
+extern bool qa_usable_from_header;
+void qa_usable_choose(const struct qa_usable_probe *next);
+const char *qa_usable_source(void);
+size_t qa_real_usable_size(void *p); /* preload.c: the next allocator's malloc_usable_size */
+
+/* glibc's in-use chunk: a size word before the block, its low three bits flags (2: mmap'd). An
+ * mmap'd chunk keeps both header words to itself; a heap chunk also lends the block the next
+ * chunk's first word. This is glibc's own musable(), for a block known to be in use. */
+static inline size_t qa_glibc_chunk_usable(const void *p)
+{
+    size_t header;
+    __builtin_memcpy(&header, (const char *)p - sizeof header, sizeof header);
+    size_t mmapped = (header & 2) ? sizeof header : 0;
+    return (header & ~(size_t)7) - sizeof header - mmapped;
+}
+
+static inline size_t qa_usable_size(void *p)
+{
+    if (__builtin_expect(qa_usable_from_header, 1))
+        return qa_glibc_chunk_usable(p);
+    return qa_real_usable_size(p);
+}
 
 /* stats.c */
 struct qa_thread *qa_thread_register(void);
@@ -203,6 +257,17 @@ static inline unsigned qa_size_bucket(size_t size)
     power = power < QA_SIZE_BUCKETS ? power : QA_SIZE_BUCKETS - 1;
     unsigned small = 0u - (unsigned)(below < 512); /* a mask, so that GCC cannot branch */
     return (linear & small) | (power & ~small);
+}
+
+/* The requested-size histogram. Every step of requested_direct lies in one bucket: the buckets'
+ * bounds are multiples of 16. */
+static inline void qa_size_hist_add(struct qa_thread *t, size_t size)
+{
+    if (__builtin_expect(size <= QA_DIRECT_REQUESTED, 1)) {
+        t->requested_direct[(size + 15) / 16]++;
+        return;
+    }
+    t->c.size_hist[qa_size_bucket(size)]++;
 }
 
 /* Usable sizes are the allocator's size classes, a small set; the common ones are counted in a

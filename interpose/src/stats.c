@@ -25,6 +25,7 @@ struct qa_thread *qa_thread_register(void)
     if (t == NULL)
         return NULL;
     t->live_at_publish = QA_LIVE_NEVER_PUBLISHED;
+    t->gate = qa_fast_path ? 0 : QA_GATE_FULL;
     t->c.rng = 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&thread_count, 1) + 1);
     struct qa_thread *head = atomic_load(&threads);
     do
@@ -57,6 +58,8 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
             out->by_call[i] += c->by_call[i];
         for (int i = 0; i < QA_SIZE_BUCKETS; i++)
             out->size_hist[i] += c->size_hist[i];
+        for (size_t i = 0; i <= QA_DIRECT_REQUESTED / 16; i++)
+            out->size_hist[qa_size_bucket(16 * i)] += t->requested_direct[i];
     }
     if (count)
         *count = n;
@@ -207,6 +210,7 @@ void qa_stats_reset_after_fork(void)
         memset(&self->c, 0, sizeof self->c);
         memset(self->usable, 0, sizeof self->usable);
         memset(self->usable_direct, 0, sizeof self->usable_direct);
+        memset(self->requested_direct, 0, sizeof self->requested_direct);
         memset(self->site_deltas, 0, sizeof self->site_deltas);
         self->peak_usable = 0;
         self->next = NULL;

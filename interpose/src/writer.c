@@ -33,7 +33,7 @@ static void *writer_main(void *arg)
     (void)arg;
     struct qa_thread *t = qa_self();
     if (t)
-        t->busy = 1; /* nothing this thread does is the program's allocation */
+        qa_guard(t); /* nothing this thread does is the program's allocation */
     int timeout = qa_cfg.interval ? (int)qa_cfg.interval * 1000 : -1;
     for (;;) {
         struct pollfd pfd = {.fd = wake_pipe[0], .events = POLLIN};

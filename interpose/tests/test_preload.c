@@ -406,6 +406,62 @@ static void test_forwards_to_jemalloc(void **state)
     remove_dir();
 }
 
+/* What fixture_usable_sizes summed with malloc_usable_size, next to what the dump says. */
+struct usable_run {
+    long long made, live;             /* the fixture's sums */
+    long long dump_usable, dump_live; /* totals.bytes_usable, totals.live_bytes */
+    char source[64];                  /* precision.usable_sizes_from */
+};
+
+static struct usable_run run_usable_sizes(const char *preload)
+{
+    struct usable_run run = {-1, -1, -1, -1, ""};
+    fresh_dir();
+    char expected_path[300], preload_setting[700];
+    snprintf(expected_path, sizeof expected_path, "%s/expected", dump_dir);
+    snprintf(preload_setting, sizeof preload_setting, "LD_PRELOAD=%s", preload);
+    const char *argv[] = {FIXTURE("fixture_usable_sizes"), expected_path, NULL};
+    const char *extra[] = {preload_setting, NULL};
+    pid_t pid = start(argv, extra);
+    assert_int_equal(wait_exit(pid), 0);
+    FILE *f = fopen(expected_path, "r");
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%lld %lld", &run.made, &run.live), 2);
+    fclose(f);
+    json_t *d = load_pid(pid);
+    run.dump_usable = num(d, "totals.bytes_usable");
+    run.dump_live = num(d, "totals.live_bytes");
+    json_t *source = json_object_get(json_object_get(d, "precision"), "usable_sizes_from");
+    snprintf(run.source, sizeof run.source, "%s", json_string_value(source));
+    json_decref(d);
+    remove_dir();
+    return run;
+}
+
+/* Usable sizes read from glibc's chunk headers (the fast way, chosen on this glibc) and asked of
+ * jemalloc (the only way there) both equal what the allocator's malloc_usable_size says, for
+ * small, aligned, mmap'd and realloc'd blocks, allocated and freed. */
+static void test_usable_bytes_agree_with_the_allocator(void **state)
+{
+    (void)state;
+    struct usable_run glibc = run_usable_sizes(PRELOAD_PATH);
+    assert_string_equal(glibc.source, "glibc_chunk_header");
+    assert_int_equal(glibc.dump_usable, glibc.made);
+    assert_int_equal(glibc.dump_live, glibc.live);
+
+    const char *jemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+    if (access(jemalloc, R_OK) != 0)
+        fail_msg("%s is missing: scripts/deps.sh installs libjemalloc2", jemalloc);
+    char both[600];
+    snprintf(both, sizeof both, "%s %s", PRELOAD_PATH, jemalloc);
+    struct usable_run je = run_usable_sizes(both);
+    assert_string_equal(je.source, "malloc_usable_size");
+    /* jemalloc brings libstdc++, whose emergency pool is one more live block, never freed: the
+     * bytes freed must match exactly, the bytes made by that one block at most. */
+    assert_int_equal(je.dump_usable - je.dump_live, je.made - je.live);
+    assert_in_range(je.dump_usable - je.made, 0, 128 * 1024);
+}
+
 /* A library loaded with dlopen: its allocations are counted, and site patterns naming its
  * (static) function are resolved after the dlopen. */
 static void test_dlopen_and_patterns(void **state)
@@ -554,6 +610,64 @@ static void test_stack_modes(void **state)
             assert_true(in_sites > 0 && in_sites < 40000);
         json_decref(d);
         remove_dir();
+    }
+}
+
+/* The path of the module holding a frame's address, or "?". */
+static const char *module_of(json_t *root, const char *frame)
+{
+    unsigned long long at = strtoull(frame, NULL, 16);
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(root, "modules"), i, m)
+    {
+        unsigned long long start =
+            strtoull(json_string_value(json_object_get(m, "start")), NULL, 16);
+        unsigned long long end = strtoull(json_string_value(json_object_get(m, "end")), NULL, 16);
+        if (at >= start && at < end)
+            return json_string_value(json_object_get(m, "path"));
+    }
+    return "?";
+}
+
+/* Stacks by libunwind and by the frame-pointer walk begin at the program's call (none of the
+ * interposer's own frames kept) and stop at QAUDIT_STACK_DEPTH, counting what they cut. */
+static void test_stacks_start_at_the_program_and_stop_at_the_depth(void **state)
+{
+    (void)state;
+    static const char *const modes[] = {"QAUDIT_STACKS=always", "QAUDIT_STACKS=fp"};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        for (int limited = 0; limited < 2; limited++) {
+            fresh_dir();
+            const char *argv[] = {FIXTURE("fixture_threads"), "2", "20000", NULL};
+            const char *env[] = {modes[m], limited ? "QAUDIT_STACK_DEPTH=1" : NULL, NULL};
+            pid_t pid = start(argv, env);
+            assert_int_equal(wait_exit(pid), 0);
+            json_t *d = load_pid(pid);
+            json_t *site = site_with(d, "allocs", 40000); /* the workers' malloc */
+            assert_non_null(site);
+            json_t *frames = json_object_get(site, "frames");
+            assert_true(json_array_size(frames) >= 1);
+            const char *innermost = module_of(d, json_string_value(json_array_get(frames, 0)));
+            assert_non_null(strstr(innermost, "fixture_threads"));
+            size_t i, f;
+            json_t *s, *frame;
+            json_array_foreach(json_object_get(d, "sites"), i, s)
+            {
+                json_t *fs = json_object_get(s, "frames");
+                if (limited)
+                    assert_true(json_array_size(fs) <= 1);
+                json_array_foreach(fs, f, frame)
+                {
+                    const char *in = module_of(d, json_string_value(frame));
+                    assert_null(strstr(in, "libqaudit-preload"));
+                }
+            }
+            if (limited)
+                assert_true(num(d, "precision.stacks_truncated") > 0);
+            json_decref(d);
+            remove_dir();
+        }
     }
 }
 
@@ -793,6 +907,7 @@ int main(void)
         cmocka_unit_test(test_fork_and_exec),
         cmocka_unit_test(test_follow_exec_off),
         cmocka_unit_test(test_forwards_to_jemalloc),
+        cmocka_unit_test(test_usable_bytes_agree_with_the_allocator),
         cmocka_unit_test(test_dlopen_and_patterns),
         cmocka_unit_test(test_queue_depth_one_and_nine),
         cmocka_unit_test(test_injected_growth_and_shrink_failures),
@@ -803,6 +918,7 @@ int main(void)
         cmocka_unit_test(test_cpp_new_and_delete),
         cmocka_unit_test(test_foreign_abi_and_deepbind_are_reported),
         cmocka_unit_test(test_stack_modes),
+        cmocka_unit_test(test_stacks_start_at_the_program_and_stop_at_the_depth),
         cmocka_unit_test(test_unwritable_dump_path),
         cmocka_unit_test(test_ringkv_under_the_preload),
     };
