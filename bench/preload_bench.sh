@@ -110,7 +110,8 @@ echo
 echo "## ringkv with and without the preload (QAUDIT_STACKS=queue)"
 echo
 echo "redis-benchmark -t set,get -d 1024 -c 50 -n 300000 (1500000 at -P 16) -r 100000, one worker,"
-echo "median of $runs, A/B interleaved"
+echo "median of $runs, A/B interleaved; a ratio is the median of the rounds' own ratios, and in"
+echo "brackets the lowest and highest of those"
 echo
 echo "| -P | GET QPS native | GET QPS preload | ratio | SET QPS native | SET QPS preload | ratio |"
 echo "|---|---|---|---|---|---|---|"
@@ -132,6 +133,11 @@ bench_once() { # bench_once PRELOAD(0|1) PIPELINE -> "set get"
   kill "$pid"
   wait "$pid" 2>/dev/null || true
 }
+round_ratios() { # round_ratios COLUMN -> "median (lowest-highest)" of preload/native per round
+  paste -d' ' "$work/native" "$work/preload" |
+    awk -v c="$1" '{print $(c + 2) / $c}' | sort -g |
+    awk '{v[NR]=$1} END{printf "%.3f (%.2f-%.2f)", v[int((NR+1)/2)], v[1], v[NR]}'
+}
 for pipeline in 1 16; do
   : >"$work/native"
   : >"$work/preload"
@@ -143,7 +149,6 @@ for pipeline in 1 16; do
   ng=$(awk '{print $2}' "$work/native" | median)
   ps=$(awk '{print $1}' "$work/preload" | median)
   pg=$(awk '{print $2}' "$work/preload" | median)
-  printf '| %s | %s | %s | %.3f | %s | %s | %.3f |\n' "$pipeline" "$ng" "$pg" \
-    "$(awk -v a="$pg" -v b="$ng" 'BEGIN{print a/b}')" "$ns" "$ps" \
-    "$(awk -v a="$ps" -v b="$ns" 'BEGIN{print a/b}')"
+  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$pipeline" "$ng" "$pg" \
+    "$(round_ratios 2)" "$ns" "$ps" "$(round_ratios 1)"
 done
