@@ -56,10 +56,13 @@ static void load_stacks(const char *v)
         qa_cfg.sample_by_bytes = len > 0 && (number[len - 1] == 'b' || number[len - 1] == 'B');
         if (qa_cfg.sample_by_bytes)
             number[len - 1] = '\0';
-        if (parse_u64(number, &qa_cfg.sample_every) && qa_cfg.sample_every > 0)
+        /* Counted down in a signed 64-bit word: 2^62 leaves room for any one allocation. */
+        if (parse_u64(number, &qa_cfg.sample_every) && qa_cfg.sample_every > 0 &&
+            qa_cfg.sample_every <= (1ull << 62))
             qa_cfg.stacks = QA_STACKS_SAMPLED;
         else
-            bad("QAUDIT_STACKS", v, "sampled:N (every Nth allocation) or sampled:Nb (per N bytes)");
+            bad("QAUDIT_STACKS", v,
+                "sampled:N (every Nth allocation) or sampled:Nb (per N bytes), N from 1 to 2^62");
     } else
         bad("QAUDIT_STACKS", v, "off, sampled:N, sampled:Nb, always, fp or queue");
 }

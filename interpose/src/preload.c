@@ -140,10 +140,11 @@ static void initialise(void)
     qa_config_load();
     qa_blocks_init();
     /* Before any thread registers: each starts with its gate set from this. */
-    qa_fast_path = (qa_cfg.stacks == QA_STACKS_OFF ||
-                    (qa_cfg.stacks == QA_STACKS_QUEUE && qa_cfg.sites[0] == '\0')) &&
-                   qa_cfg.poison == QA_POISON_OFF && qa_cfg.fail_mode == QA_FAIL_NONE &&
-                   qa_usable_from_header;
+    bool stacks_rare = qa_cfg.stacks == QA_STACKS_OFF ||
+                       ((qa_cfg.stacks == QA_STACKS_SAMPLED || qa_cfg.stacks == QA_STACKS_QUEUE) &&
+                        qa_cfg.sites[0] == '\0');
+    qa_fast_path = stacks_rare && qa_cfg.poison == QA_POISON_OFF &&
+                   qa_cfg.fail_mode == QA_FAIL_NONE && qa_usable_from_header;
     atomic_store_explicit(&qa_ready, 2, memory_order_release);
     struct qa_thread *t = qa_self();
     if (t) {
@@ -186,6 +187,18 @@ size_t qa_real_usable_size(void *p)
     return real.malloc_usable_size ? real.malloc_usable_size(p) : 0;
 }
 
+/* Stacks sampled:N: whether this allocation is the thread's Nth since the last sample (or takes
+ * its bytes past N since then). Every allocation of the thread passes here exactly once, on the
+ * fast path or the slow one. */
+static inline bool sample_due(struct qa_thread *t, size_t size)
+{
+    t->sample_left -= qa_cfg.sample_by_bytes ? (int64_t)size : 1;
+    if (__builtin_expect(t->sample_left > 0, 1))
+        return false;
+    t->sample_left += (int64_t)qa_cfg.sample_every;
+    return true;
+}
+
 static bool wants_stack(struct qa_thread *t, size_t size, bool in_queue)
 {
     switch (qa_cfg.stacks) {
@@ -195,14 +208,7 @@ static bool wants_stack(struct qa_thread *t, size_t size, bool in_queue)
     case QA_STACKS_QUEUE:
         return in_queue || qa_patterns_active();
     case QA_STACKS_SAMPLED:
-        if (qa_cfg.sample_by_bytes) {
-            t->c.sampled_bytes += size;
-            if (t->c.sampled_bytes < qa_cfg.sample_every)
-                return false;
-            t->c.sampled_bytes -= qa_cfg.sample_every;
-            return true;
-        }
-        return qa_counters_allocs(&t->c) % qa_cfg.sample_every == 0;
+        return sample_due(t, size);
     default:
         return false;
     }
@@ -230,15 +236,15 @@ static inline void count_freed_block(struct qa_thread *t, size_t usable)
     qa_live_shrank(t);
 }
 
-/* Counts a new block p of size bytes; frames/depth hold a stack already captured (depth >= 0).
- * Inlined into each entry point for the reason given at qa_capture. */
+/* What a counted block p needs beyond its totals: its stack and site when with_stack, its queue
+ * attribution, poison, and its record for free(). frames/depth hold a stack already captured
+ * (depth >= 0). Inlined into each entry point for the reason given at qa_capture. */
 __attribute__((always_inline)) static inline void
-record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call call, void **frames, int depth)
+record_site_and_block(struct qa_thread *t, void *p, size_t size, enum qa_call call, bool in_queue,
+                      bool with_stack, void **frames, int depth)
 {
-    count_new_block(t, size, qa_usable_size(p), call);
-    bool in_queue = qa_queue_in_op(t);
     uint32_t site = 0;
-    if (wants_stack(t, size, in_queue)) {
+    if (with_stack) {
         if (depth < 0)
             depth = qa_capture(frames, qa_cfg.depth, qa_cfg.stacks == QA_STACKS_FP);
         bool keep =
@@ -261,6 +267,27 @@ record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call call, void 
         struct qa_block b = {(uintptr_t)p, size, site, flags};
         qa_blocks_insert(&b);
     }
+}
+
+/* Counts a new block p of size bytes and records what else it needs. */
+__attribute__((always_inline)) static inline void
+record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call call, void **frames, int depth)
+{
+    count_new_block(t, size, qa_usable_size(p), call);
+    bool in_queue = qa_queue_in_op(t);
+    bool with_stack = wants_stack(t, size, in_queue);
+    record_site_and_block(t, p, size, call, in_queue, with_stack, frames, depth);
+}
+
+/* A sampled malloc met on the fast path, already counted: its stack, site and block record, under
+ * the guard (libunwind may allocate). Out of line, as one allocation in N comes here; its own
+ * frame and malloc's are the interposer's and are skipped in the stack. */
+__attribute__((noinline)) static void record_sampled(struct qa_thread *t, void *p, size_t size)
+{
+    qa_guard(t);
+    void *frames[QA_MAX_DEPTH];
+    record_site_and_block(t, p, size, QA_MALLOC, false, true, frames, -1);
+    qa_guard_restore(t, false);
 }
 
 static void record_free(struct qa_thread *t, void *p)
@@ -319,8 +346,11 @@ QA_EXPORT void *malloc(size_t size)
     if (t == NULL)
         return malloc_slow(size);
     void *p = real.malloc(size);
-    if (p != NULL)
+    if (p != NULL) {
         count_new_block(t, size, qa_glibc_chunk_usable(p), QA_MALLOC);
+        if (qa_cfg.stacks == QA_STACKS_SAMPLED && sample_due(t, size))
+            record_sampled(t, p, size);
+    }
     return p;
 }
 

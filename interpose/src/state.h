@@ -63,7 +63,6 @@ struct qa_counters {
     uint64_t bytes_requested, bytes_usable, bytes_freed_usable;
     uint64_t reallocs, realloc_in_place, realloc_moved, failed;
     uint64_t size_hist[QA_SIZE_BUCKETS];
-    uint64_t sampled_bytes; /* bytes since the last sampled stack */
     uint64_t fail_index;
     uint64_t rng;
 };
@@ -97,6 +96,8 @@ struct qa_thread {
     unsigned gate;
     /* The queue operation under way on this thread (between QUEUE_ENTER and QUEUE_LEAVE). */
     const void *queue_op;
+    /* Stacks sampled:N: allocations (or bytes) left before the next sampled stack. */
+    int64_t sample_left;
     int64_t live_at_publish; /* this thread's live bytes when it last published them */
     int64_t peak_usable;     /* this thread's own highest live bytes */
     struct qa_counters c;
@@ -148,9 +149,9 @@ static inline void qa_guard_restore(struct qa_thread *t, bool was)
 
 /* preload.c */
 extern atomic_int qa_ready; /* 2 once the real allocator is resolved and state set up */
-/* True when no setting needs more than counting (no stacks wanted outside queue operations, no
- * poison, no fault injection) and block sizes come from chunk headers. Threads start with
- * QA_GATE_FULL otherwise. */
+/* True when no setting needs more than counting and sampling (stacks off, sampled, or only
+ * inside queue operations; no site patterns, poison or fault injection) and block sizes come from
+ * chunk headers. Threads start with QA_GATE_FULL otherwise. */
 extern bool qa_fast_path;
 struct qa_thread *qa_self(void);
 void *qa_mmap(size_t bytes);

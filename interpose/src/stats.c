@@ -26,6 +26,7 @@ struct qa_thread *qa_thread_register(void)
         return NULL;
     t->live_at_publish = QA_LIVE_NEVER_PUBLISHED;
     t->gate = qa_fast_path ? 0 : QA_GATE_FULL;
+    t->sample_left = (int64_t)qa_cfg.sample_every;
     t->c.rng = 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&thread_count, 1) + 1);
     struct qa_thread *head = atomic_load(&threads);
     do

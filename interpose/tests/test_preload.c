@@ -613,6 +613,43 @@ static void test_stack_modes(void **state)
     }
 }
 
+/* sampled:N takes the stack of exactly every Nth allocation of each thread, sampled:Nb one per N
+ * bytes, and the sampled blocks' frees come back to their site. Two workers each make 20,000
+ * mallocs of 16 + i % 1000 bytes from one call site (10,310,000 bytes a thread). */
+static void test_sampling_takes_every_nth(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *setting;
+        long long low, high; /* samples at the workers' site, both threads */
+    } cases[] = {{"QAUDIT_STACKS=sampled:10", 4000, 4000},
+                 /* 10,310,000 / 4096 = 2517.09: 2517 or 2518 a thread, by where it started */
+                 {"QAUDIT_STACKS=sampled:4096b", 2 * 2517, 2 * 2518}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        fresh_dir();
+        const char *argv[] = {FIXTURE("fixture_threads"), "2", "20000", NULL};
+        const char *env[] = {cases[c].setting, NULL};
+        pid_t pid = start(argv, env);
+        assert_int_equal(wait_exit(pid), 0);
+        json_t *d = load_pid(pid);
+        json_t *workers = NULL;
+        size_t i;
+        json_t *site;
+        json_array_foreach(json_object_get(d, "sites"), i, site)
+        {
+            long long allocs = json_integer_value(json_object_get(site, "allocs"));
+            if (allocs >= cases[c].low && allocs <= cases[c].high)
+                workers = site;
+        }
+        assert_non_null(workers);
+        assert_int_equal(json_integer_value(json_object_get(workers, "frees")),
+                         json_integer_value(json_object_get(workers, "allocs")));
+        assert_int_equal(json_integer_value(json_object_get(workers, "live_bytes")), 0);
+        json_decref(d);
+        remove_dir();
+    }
+}
+
 /* The path of the module holding a frame's address, or "?". */
 static const char *module_of(json_t *root, const char *frame)
 {
@@ -918,6 +955,7 @@ int main(void)
         cmocka_unit_test(test_cpp_new_and_delete),
         cmocka_unit_test(test_foreign_abi_and_deepbind_are_reported),
         cmocka_unit_test(test_stack_modes),
+        cmocka_unit_test(test_sampling_takes_every_nth),
         cmocka_unit_test(test_stacks_start_at_the_program_and_stop_at_the_depth),
         cmocka_unit_test(test_unwritable_dump_path),
         cmocka_unit_test(test_ringkv_under_the_preload),
