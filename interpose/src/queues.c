@@ -36,6 +36,11 @@ static struct record *records;
 static atomic_uint_fast32_t record_count;
 static atomic_uint_fast64_t records_dropped, refused_events, without_connection, opens, closes;
 static atomic_uint_fast64_t depth_hist[DEPTH_BUCKETS], allocs_by_depth[DEPTH_BUCKETS];
+
+static unsigned depth_bucket(uint64_t depth)
+{
+    return depth < DEPTH_BUCKETS - 1 ? (unsigned)depth : DEPTH_BUCKETS - 1;
+}
 static atomic_uint_fast64_t hook_allocs, stack_allocs, both_allocs, violations;
 static struct violation first_violations[MAX_VIOLATIONS];
 static atomic_uint_fast32_t violations_kept;
@@ -202,9 +207,7 @@ QA_EXPORT void qaudit_hook(const struct qaudit_event *ev)
     case QAUDIT_QUEUE_PUSH:
         r->pushes++;
         note_depth(r, ev->depth);
-        atomic_fetch_add_explicit(
-            &depth_hist[ev->depth < DEPTH_BUCKETS - 1 ? ev->depth : DEPTH_BUCKETS - 1], 1,
-            memory_order_relaxed);
+        atomic_fetch_add_explicit(&depth_hist[depth_bucket(ev->depth)], 1, memory_order_relaxed);
         break;
     case QAUDIT_QUEUE_POP:
         r->pops++;
@@ -277,8 +280,8 @@ void qa_queue_on_alloc(struct qa_thread *t, uint64_t size, void *const *frames, 
     atomic_fetch_add_explicit(&hook_allocs, 1, memory_order_relaxed);
     if (by_stack)
         atomic_fetch_add_explicit(&both_allocs, 1, memory_order_relaxed);
-    uint64_t at = t->queue_op_depth < DEPTH_BUCKETS - 1 ? t->queue_op_depth : DEPTH_BUCKETS - 1;
-    atomic_fetch_add_explicit(&allocs_by_depth[at], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&allocs_by_depth[depth_bucket(t->queue_op_depth)], 1,
+                              memory_order_relaxed);
     struct record *r = lookup(t->queue_op, NULL, false);
     if (r != NULL) {
         r->allocs++;
@@ -361,6 +364,28 @@ static size_t group_by_peak(struct peak_group *groups, size_t max)
     return n;
 }
 
+/* key: [{depth, what: count}] for the non-zero buckets; the last bucket, with mark_last, says
+ * "or_more". */
+static void write_by_depth(struct qa_json *j, const char *key,
+                           const atomic_uint_fast64_t counts[DEPTH_BUCKETS], const char *what,
+                           bool mark_last)
+{
+    qa_json_key(j, key);
+    qa_json_begin_array(j);
+    for (unsigned d = 0; d < DEPTH_BUCKETS; d++) {
+        uint64_t count = atomic_load(&counts[d]);
+        if (count == 0)
+            continue;
+        qa_json_begin_object(j);
+        qa_json_key(j, "depth"), qa_json_u64(j, d);
+        if (mark_last && d == DEPTH_BUCKETS - 1)
+            qa_json_key(j, "or_more"), qa_json_bool(j, true);
+        qa_json_key(j, what), qa_json_u64(j, count);
+        qa_json_end_object(j);
+    }
+    qa_json_end_array(j);
+}
+
 void qa_queue_write(struct qa_json *j)
 {
     struct summary s;
@@ -375,32 +400,8 @@ void qa_queue_write(struct qa_json *j)
     qa_json_key(j, "grows"), qa_json_u64(j, s.grows);
     qa_json_key(j, "shrinks"), qa_json_u64(j, s.shrinks);
     qa_json_key(j, "returns_to_inline"), qa_json_u64(j, s.inlines);
-    qa_json_key(j, "depth_histogram");
-    qa_json_begin_array(j);
-    for (unsigned d = 0; d < DEPTH_BUCKETS; d++) {
-        uint64_t count = atomic_load(&depth_hist[d]);
-        if (count == 0)
-            continue;
-        qa_json_begin_object(j);
-        qa_json_key(j, "depth"), qa_json_u64(j, d);
-        if (d == DEPTH_BUCKETS - 1)
-            qa_json_key(j, "or_more"), qa_json_bool(j, true);
-        qa_json_key(j, "pushes"), qa_json_u64(j, count);
-        qa_json_end_object(j);
-    }
-    qa_json_end_array(j);
-    qa_json_key(j, "allocs_by_depth");
-    qa_json_begin_array(j);
-    for (unsigned d = 0; d < DEPTH_BUCKETS; d++) {
-        uint64_t count = atomic_load(&allocs_by_depth[d]);
-        if (count == 0)
-            continue;
-        qa_json_begin_object(j);
-        qa_json_key(j, "depth"), qa_json_u64(j, d);
-        qa_json_key(j, "allocs"), qa_json_u64(j, count);
-        qa_json_end_object(j);
-    }
-    qa_json_end_array(j);
+    write_by_depth(j, "depth_histogram", depth_hist, "pushes", true);
+    write_by_depth(j, "allocs_by_depth", allocs_by_depth, "allocs", false);
     static struct peak_group groups[1024];
     size_t n = group_by_peak(groups, sizeof groups / sizeof groups[0]);
     qa_json_key(j, "by_peak_depth");

@@ -358,25 +358,26 @@ static void test_follow_exec_off(void **state)
     remove_dir();
 }
 
+/* An LD_PRELOAD setting with jemalloc after qaudit, so that qaudit forwards to jemalloc. */
+static void preload_then_jemalloc(char *setting, size_t size)
+{
+    const char *jemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+    if (access(jemalloc, R_OK) != 0)
+        fail_msg("%s is missing: scripts/deps.sh installs libjemalloc2", jemalloc);
+    snprintf(setting, size, "LD_PRELOAD=%s %s", PRELOAD_PATH, jemalloc);
+}
+
 /* With jemalloc preloaded after qaudit, calls are forwarded to jemalloc: counts stay exact and
  * the usable sizes are jemalloc's classes (32 for 17..32 bytes), not glibc's (24, 40, ...). */
 static void test_forwards_to_jemalloc(void **state)
 {
     (void)state;
-    const char *jemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
-    if (access(jemalloc, R_OK) != 0)
-        fail_msg("%s is missing: scripts/deps.sh installs libjemalloc2", jemalloc);
     fresh_dir();
-    pid_t pid = fork();
-    if (pid == 0) {
-        char preload[600], out[400];
-        snprintf(preload, sizeof preload, "%s %s", PRELOAD_PATH, jemalloc);
-        setenv("LD_PRELOAD", preload, 1);
-        snprintf(out, sizeof out, "%s/dump-%%p.json", dump_dir);
-        setenv("QAUDIT_OUT", out, 1);
-        execl(FIXTURE("fixture_exact_counts"), "fixture_exact_counts", "portable", (char *)NULL);
-        _exit(127);
-    }
+    char preload[700];
+    preload_then_jemalloc(preload, sizeof preload);
+    const char *argv[] = {FIXTURE("fixture_exact_counts"), "portable", NULL};
+    const char *env[] = {preload, NULL};
+    pid_t pid = start(argv, env);
     assert_int_equal(wait_exit(pid), 0);
     json_t *d = load_pid(pid);
     /* Debian's jemalloc depends on libstdc++, whose start-up allocates its 72,704-byte exception
@@ -413,13 +414,13 @@ struct usable_run {
     char source[64];                  /* precision.usable_sizes_from */
 };
 
-static struct usable_run run_usable_sizes(const char *preload)
+/* preload_setting: NULL for qaudit alone, or an "LD_PRELOAD=..." setting. */
+static struct usable_run run_usable_sizes(const char *preload_setting)
 {
     struct usable_run run = {-1, -1, -1, -1, ""};
     fresh_dir();
-    char expected_path[300], preload_setting[700];
+    char expected_path[300];
     snprintf(expected_path, sizeof expected_path, "%s/expected", dump_dir);
-    snprintf(preload_setting, sizeof preload_setting, "LD_PRELOAD=%s", preload);
     const char *argv[] = {FIXTURE("fixture_usable_sizes"), expected_path, NULL};
     const char *extra[] = {preload_setting, NULL};
     pid_t pid = start(argv, extra);
@@ -444,16 +445,13 @@ static struct usable_run run_usable_sizes(const char *preload)
 static void test_usable_bytes_agree_with_the_allocator(void **state)
 {
     (void)state;
-    struct usable_run glibc = run_usable_sizes(PRELOAD_PATH);
+    struct usable_run glibc = run_usable_sizes(NULL);
     assert_string_equal(glibc.source, "glibc_chunk_header");
     assert_int_equal(glibc.dump_usable, glibc.made);
     assert_int_equal(glibc.dump_live, glibc.live);
 
-    const char *jemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
-    if (access(jemalloc, R_OK) != 0)
-        fail_msg("%s is missing: scripts/deps.sh installs libjemalloc2", jemalloc);
-    char both[600];
-    snprintf(both, sizeof both, "%s %s", PRELOAD_PATH, jemalloc);
+    char both[700];
+    preload_then_jemalloc(both, sizeof both);
     struct usable_run je = run_usable_sizes(both);
     assert_string_equal(je.source, "malloc_usable_size");
     /* jemalloc brings libstdc++, whose emergency pool is one more live block, never freed: the
