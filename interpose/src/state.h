@@ -363,6 +363,12 @@ void qa_json_flush(struct qa_json *j);
 /* "frames": ["0x...", ...] */
 void qa_json_frames(struct qa_json *j, void *const *frames, int depth);
 
+/* control.c: the record `qaudit snapshot` reads (qaudit/control.h) */
+void qa_control_init(const char *pattern, int signal_number, uint64_t start_time_ns);
+void qa_control_signal_state(uint32_t state);
+void qa_control_dump_written(const char *path);
+void qa_control_after_fork_child(uint64_t start_time_ns);
+
 /* config.c */
 void qa_config_load(void);
 

@@ -1,0 +1,160 @@
+/* The preload tests' shared harness: a fresh dump directory per test, fixtures started under
+ * LD_PRELOAD, and dumps read back with jansson. */
+#include <dirent.h>
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+char dump_dir[256];
+
+void fresh_dir(void)
+{
+    snprintf(dump_dir, sizeof dump_dir, "/tmp/qaudit-test-XXXXXX");
+    assert_non_null(mkdtemp(dump_dir));
+}
+
+void remove_dir(void)
+{
+    DIR *d = opendir(dump_dir);
+    struct dirent *e;
+    char path[600];
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dump_dir, e->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dump_dir);
+}
+
+/* Starts argv under the preload with QAUDIT_OUT in the dump directory plus extra "K=V" settings;
+ * returns its pid. */
+pid_t start(const char *const *argv, const char *const *extra)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        char out[400];
+        snprintf(out, sizeof out, "%s/dump-%%p.json", dump_dir);
+        setenv("QAUDIT_OUT", out, 1);
+        for (size_t i = 0; extra && extra[i]; i++)
+            putenv((char *)extra[i]);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+int wait_exit(pid_t pid)
+{
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+json_t *load(const char *path)
+{
+    json_error_t error;
+    json_t *root = json_load_file(path, 0, &error);
+    if (root == NULL)
+        fail_msg("%s: %s at line %d", path, error.text, error.line);
+    assert_string_equal(json_string_value(json_object_get(root, "format")), "qaudit-alloc/1");
+    return root;
+}
+
+json_t *load_pid(pid_t pid)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/dump-%d.json", dump_dir, (int)pid);
+    return load(path);
+}
+
+/* The number at a dotted path such as "totals.allocs". */
+long long num(json_t *root, const char *path)
+{
+    char copy[128];
+    snprintf(copy, sizeof copy, "%s", path);
+    json_t *node = root;
+    for (char *save = NULL, *key = strtok_r(copy, ".", &save); key;
+         key = strtok_r(NULL, ".", &save))
+        node = json_object_get(node, key);
+    if (!json_is_integer(node))
+        fail_msg("%s is not an integer", path);
+    return json_integer_value(node);
+}
+
+json_t *check_named(json_t *root, const char *name)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(root, "checks"), i, c)
+    {
+        if (strcmp(json_string_value(json_object_get(c, "name")), name) == 0)
+            return c;
+    }
+    fail_msg("no check %s", name);
+    return NULL;
+}
+
+bool passed(json_t *root, const char *name)
+{
+    return json_is_true(json_object_get(check_named(root, name), "passed"));
+}
+
+long long sum_over_sites(json_t *root, const char *field)
+{
+    long long sum = 0;
+    size_t i;
+    json_t *site;
+    json_array_foreach(json_object_get(root, "sites"), i, site)
+    {
+        sum += json_integer_value(json_object_get(site, field));
+    }
+    return sum;
+}
+
+/* The first site whose field holds value, or NULL. */
+json_t *site_with(json_t *root, const char *field, long long value)
+{
+    size_t i;
+    json_t *site;
+    json_array_foreach(json_object_get(root, "sites"), i, site)
+    {
+        if (json_integer_value(json_object_get(site, field)) == value)
+            return site;
+    }
+    return NULL;
+}
+
+
+int count_dumps(void)
+{
+    DIR *dir = opendir(dump_dir);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(dir)) != NULL)
+        n += strncmp(e->d_name, "dump-", 5) == 0 && strstr(e->d_name, ".tmp") == NULL;
+    closedir(dir);
+    return n;
+}
+
+/* An LD_PRELOAD setting with jemalloc after qaudit, so that qaudit forwards to jemalloc. */
+void preload_then_jemalloc(char *setting, size_t size)
+{
+    const char *jemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+    if (access(jemalloc, R_OK) != 0)
+        fail_msg("%s is missing: scripts/deps.sh installs libjemalloc2", jemalloc);
+    snprintf(setting, size, "LD_PRELOAD=%s %s", PRELOAD_PATH, jemalloc);
+}
