@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 int command_layout(int argc, char **argv);
@@ -25,5 +26,32 @@ void dump_path_expand(const char *pattern, pid_t pid, long sequence, char *out, 
 
 /* The newest dump matching pattern for pid (by modification time), or false. */
 bool dump_path_newest(const char *pattern, pid_t pid, char *out, size_t size);
+
+/* allocator_shims.c: the shims (beside preload, colon-separated in out) for the allocators
+ * with entry points of their own that program loads; how many. */
+size_t allocator_shims(const char *program, const char *preload, char *out, size_t size);
+
+/* preload_control.c: the libqaudit-preload.so images mapped in another process and their control
+ * records (qaudit/control.h), read from its memory, never from its environment. */
+#define PRELOAD_PATH_MAX 4096
+struct qaudit_control;
+struct preload_image {
+    char path[PRELOAD_PATH_MAX]; /* as /proc/PID/maps names it */
+    char dev[16];
+    uint64_t inode;
+    uint64_t map_start, map_end; /* its mapping at file offset 0 (map_end 0: none seen) */
+    uint64_t record;             /* the record's address in the process, 0: the file has none */
+    uint64_t record_size;        /* the symbol's size */
+    int unreadable;              /* errno when the mapped file could not be opened */
+};
+/* Fills up to max images mapped in pid; the count, or -errno when /proc/PID/maps is unreadable. */
+int preload_images(pid_t pid, struct preload_image *images, int max);
+/* A consistent copy of img's record (even, unchanged generation): 0, or an errno (ESRCH gone,
+ * EPERM not allowed to read its memory, EFAULT not mapped, EAGAIN never steady). */
+int preload_control_read(pid_t pid, const struct preload_image *img, struct qaudit_control *out);
+/* Whether a record's pid (getpid() inside the process) is pid, in any of its pid namespaces. */
+bool preload_pid_matches(pid_t pid, int32_t record_pid);
+/* Why reading another process's memory was refused: yama's ptrace_scope, or credentials. */
+void preload_permission_hint(char *out, size_t size);
 
 #endif

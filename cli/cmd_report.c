@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "probe/layout.h"
@@ -12,25 +14,37 @@
 #include "reports/report.h"
 
 static const char report_usage[] =
-    "usage: qaudit report DUMP... [--binary BINARY] [--layout FILE] [--type NAME]...\n"
-    "                     [--format text|md|json|html] [-o FILE] [--top N] [--cacheline N]\n"
-    "                     [--no-symbols]\n"
-    "  DUMP...            qaudit-alloc/1 dumps; several are merged (processes, hosts), and an\n"
-    "                     earlier snapshot of a process is superseded by its later dump\n"
+    "usage: qaudit report DUMP... [--binary BINARY [--debug-file FILE]] [--layout FILE]\n"
+    "                     [--type NAME]... [--skip GLOB]... [--format text|md|json|html]\n"
+    "                     [-o FILE] [--top N] [--cacheline N] [--no-symbols]\n"
+    "  DUMP...            qaudit-alloc/1 dumps; several are merged (processes, hosts); of the\n"
+    "                     dumps of one process image (pid, start time) the latest sequence is\n"
+    "                     counted, and a dump given twice (or a copy) counts once\n"
     "  --binary BINARY    symbolize the main program from BINARY, and show its struct layouts\n"
+    "                     (DWARF from BINARY, or its debug file found by build id, debuglink\n"
+    "                     or under /usr/lib/debug; without DWARF the report says so)\n"
+    "  --debug-file FILE  BINARY's separate debug file, when it is elsewhere\n"
     "  --layout FILE      struct layouts from a qaudit-layout/1 file instead\n"
     "  --type NAME        structs to show (default: connection and rxq, when present)\n"
+    "  --skip GLOB        fold frames of functions matching GLOB into their callers, so a\n"
+    "                     site is where the program called its allocation wrapper; adds to\n"
+    "                     the defaults (zmalloc*, xmalloc, g_malloc*, operator new*, ...);\n"
+    "                     --skip none drops the defaults\n"
     "  --format FORMAT    text (default), md, json (qaudit-report/1) or html (self-contained)\n"
     "  -o FILE            write there instead of standard output\n"
     "  --top N            sites per ranking (default 10)\n"
     "  --no-symbols       leave frames as module+offset\n"
-    "Exit 0: every check in the dumps passed; 1: some check failed; 2: bad usage or input.\n";
+    "Exit 0: no check in the dumps failed (n/a checks do not fail); 1: some check failed;\n"
+    "2: bad usage or input.\n";
 
 struct report_request {
-    const char *binary, *layout_file, *output;
+    const char *binary, *debug_file, *layout_file, *output;
     enum report_format format;
     char **types;
     size_t type_count;
+    const char **skip; /* the globs to fold: the defaults unless --skip none, then --skip's */
+    size_t skip_count;
+    bool skip_defaults;
     long top, cacheline;
     bool symbols;
 };
@@ -44,6 +58,8 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
                                             {"top", required_argument, NULL, 'n'},
                                             {"cacheline", required_argument, NULL, 'c'},
                                             {"no-symbols", no_argument, NULL, 's'},
+                                            {"skip", required_argument, NULL, 'k'},
+                                            {"debug-file", required_argument, NULL, 'd'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     int opt;
@@ -79,6 +95,15 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
         case 's':
             q->symbols = false;
             break;
+        case 'k':
+            if (strcmp(optarg, "none") == 0)
+                q->skip_defaults = false;
+            else
+                q->skip[q->skip_count++] = optarg;
+            break;
+        case 'd':
+            q->debug_file = optarg;
+            break;
         case 'h':
             fputs(report_usage, stdout);
             exit(0);
@@ -95,21 +120,113 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
         fprintf(stderr, "qaudit report: give --binary or --layout, not both\n");
         return false;
     }
+    if (q->debug_file && !q->binary) {
+        fprintf(stderr, "qaudit report: --debug-file goes with --binary\n");
+        return false;
+    }
     return true;
 }
 
-/* The layouts to show: the --type names (each must exist), or connection and rxq if present. */
-static bool load_layouts(const struct report_request *q, struct layout_set *set,
-                         const struct layout_type ***chosen, size_t *count, char *error,
-                         size_t size)
+/* The globs to fold: the defaults (unless --skip none) followed by --skip's own. */
+static const char **skip_globs(const struct report_request *q, size_t *count)
+{
+    size_t defaults = 0;
+    while (q->skip_defaults && report_default_skip[defaults] != NULL)
+        defaults++;
+    const char **globs = calloc(defaults + q->skip_count + 1, sizeof *globs);
+    *count = 0;
+    for (size_t i = 0; globs && i < defaults; i++)
+        globs[(*count)++] = report_default_skip[i];
+    for (size_t i = 0; globs && i < q->skip_count; i++)
+        globs[(*count)++] = q->skip[i];
+    return globs;
+}
+
+/* A note listing structs of set worth a --type: those whose size falls in the requested-size
+ * buckets with the most allocations (names starting with '_' are the C library's). */
+static char *candidate_note(const struct report *r, const struct layout_set *set,
+                            const char *binary)
+{
+    const struct layout_type *best[8] = {0};
+    uint64_t score[8] = {0};
+    for (size_t i = 0; i < set->count; i++) {
+        const struct layout_type *t = &set->types[i];
+        if (t->name[0] == '_' || t->name[0] == '\0' || t->size == 0 || strchr(t->name, '<'))
+            continue;
+        uint64_t allocs = 0;
+        for (size_t b = 0; b < r->requested_count; b++)
+            if (t->size >= r->requested_sizes[b].from && t->size <= r->requested_sizes[b].to)
+                allocs = r->requested_sizes[b].count;
+        for (size_t k = 0; k < 8; k++)
+            if (best[k] == NULL || allocs > score[k] ||
+                (allocs == score[k] && t->size > best[k]->size)) {
+                memmove(&best[k + 1], &best[k], (7 - k) * sizeof *best);
+                memmove(&score[k + 1], &score[k], (7 - k) * sizeof *score);
+                best[k] = t;
+                score[k] = allocs;
+                break;
+            }
+    }
+    char *note = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&note, &size);
+    if (out == NULL)
+        return NULL;
+    fprintf(out, "%s defines no struct named connection or rxq (the defaults of --type)", binary);
+    for (size_t k = 0; k < 8 && best[k]; k++)
+        fprintf(out, "%s%s (%llu B, %llu allocations in its size bucket)",
+                k ? ", " : "; structs it defines, those of the most allocated sizes first: ",
+                best[k]->name, (unsigned long long)best[k]->size, (unsigned long long)score[k]);
+    fprintf(out, "%s.", best[0] ? ". Show one with --type NAME" : ", nor any other struct");
+    fclose(out);
+    return note;
+}
+
+/* Why a binary gave no layouts. Without DWARF: where its debug file was looked for (libdwfl's
+ * search: build id, .gnu_debuglink beside it, in .debug/ and under /usr/lib/debug). */
+static char *no_layout_note(const struct report *r, const char *binary, const char *why)
+{
+    char *note = NULL;
+    if (strstr(why, "no DWARF") == NULL) {
+        if (asprintf(&note, "No struct layouts: %s.", why) < 0)
+            return NULL;
+        return note;
+    }
+    const char *id = "";
+    for (size_t i = 0; i < r->module_count; i++)
+        if (r->modules[i].is_main)
+            id = r->modules[i].build_id;
+    char where[256] = "by build id";
+    if (strlen(id) > 2)
+        snprintf(where, sizeof where, "by build id at /usr/lib/debug/.build-id/%.2s/%s.debug", id,
+                 id + 2);
+    if (asprintf(&note,
+                 "No struct layouts: %s has no DWARF, and no debug file was found for it (%s, "
+                 "by its .gnu_debuglink beside it, in .debug/ and under /usr/lib/debug). "
+                 "Install its debug package (-dbgsym) or pass --debug-file FILE; the rest of "
+                 "the report does not need it.",
+                 binary, where) < 0)
+        return NULL;
+    return note;
+}
+
+/* The layouts to show: the --type names (each must exist), or connection and rxq if present.
+ * A binary without DWARF leaves *note saying why, and no layouts: the report goes on. */
+static bool load_layouts(const struct report_request *q, const struct report *r,
+                         struct layout_set *set, const struct layout_type ***chosen, size_t *count,
+                         char **note, char *error, size_t size)
 {
     *count = 0;
     if (q->binary == NULL && q->layout_file == NULL)
         return true;
     if (q->binary) {
-        struct layout_options read = {NULL, false, (const char *const *)q->types, q->type_count};
-        if (layout_read(q->binary, &read, set, error, size) != LAYOUT_OK)
-            return false;
+        struct layout_options read = {q->debug_file, false, (const char *const *)q->types,
+                                      q->type_count};
+        char why[1024];
+        if (layout_read(q->binary, &read, set, why, sizeof why) != LAYOUT_OK) {
+            *note = no_layout_note(r, q->binary, why);
+            return true;
+        }
     } else if (layout_file_read(q->layout_file, set, error, size) != REPORT_OK) {
         return false;
     }
@@ -126,29 +243,50 @@ static bool load_layouts(const struct report_request *q, struct layout_set *set,
             (*chosen)[(*count)++] = one[0];
         free(one);
     }
+    if (*count == 0)
+        *note = candidate_note(r, set, q->binary ? q->binary : q->layout_file);
     return true;
+}
+
+/* --binary must be a readable file whatever else happens. */
+static bool binary_readable(const char *binary, char *error, size_t size)
+{
+    struct stat st;
+    if (binary == NULL)
+        return true;
+    if (access(binary, R_OK) == 0 && stat(binary, &st) == 0 && S_ISREG(st.st_mode))
+        return true;
+    snprintf(error, size, "--binary %s: cannot read it as a file", binary);
+    return false;
 }
 
 int command_report(int argc, char **argv)
 {
-    struct report_request q = {.format = REPORT_TEXT, .top = 10, .cacheline = 64, .symbols = true};
+    struct report_request q = {
+        .format = REPORT_TEXT, .top = 10, .cacheline = 64, .symbols = true, .skip_defaults = true};
     q.types = calloc((size_t)argc, sizeof *q.types);
+    q.skip = calloc((size_t)argc, sizeof *q.skip);
     struct report r = {0};
     struct layout_set set = {0};
     const struct layout_type **layouts = NULL;
-    size_t layout_count = 0;
-    char error[1024];
+    const char **globs = NULL;
+    size_t layout_count = 0, glob_count = 0;
+    char error[1024], *note = NULL;
     int status = 2;
     FILE *out = stdout;
-    if (q.types == NULL || !parse_report_options(argc, argv, &q))
+    if (q.types == NULL || q.skip == NULL || !parse_report_options(argc, argv, &q))
         goto done;
-    if (report_load((const char *const *)argv + optind, (size_t)(argc - optind), &r, error,
+    globs = skip_globs(&q, &glob_count);
+    if (!binary_readable(q.binary, error, sizeof error) ||
+        report_load((const char *const *)argv + optind, (size_t)(argc - optind), &r, error,
                     sizeof error) != REPORT_OK ||
-        (q.symbols && report_symbolize(&r, q.binary, stderr, error, sizeof error) != REPORT_OK) ||
-        !load_layouts(&q, &set, &layouts, &layout_count, error, sizeof error)) {
+        (q.symbols &&
+         report_symbolize(&r, q.binary, q.debug_file, stderr, error, sizeof error) != REPORT_OK) ||
+        !load_layouts(&q, &r, &set, &layouts, &layout_count, &note, error, sizeof error)) {
         fprintf(stderr, "qaudit report: %s\n", error);
         goto done;
     }
+    report_fold(&r, globs, glob_count);
     if (q.output != NULL && (out = fopen(q.output, "w")) == NULL) {
         fprintf(stderr, "qaudit report: cannot write %s\n", q.output);
         out = stdout;
@@ -157,8 +295,12 @@ int command_report(int argc, char **argv)
     /* A report of tens of thousands of sites is written in many small pieces: buffer them. */
     static char buffer[1 << 20];
     setvbuf(out, buffer, _IOFBF, sizeof buffer);
-    struct report_options options = {(unsigned)q.top, (unsigned)q.cacheline, layouts, layout_count,
-                                     q.binary ? q.binary : q.layout_file};
+    struct report_options options = {(unsigned)q.top,
+                                     (unsigned)q.cacheline,
+                                     layouts,
+                                     layout_count,
+                                     q.binary ? q.binary : q.layout_file,
+                                     note};
     report_render(out, &r, q.format, &options);
     status = report_passed(&r) ? REPORT_OK : REPORT_CHECK_FAILED;
     if (out != stdout && fclose(out) != 0) {
@@ -169,9 +311,12 @@ int command_report(int argc, char **argv)
 done:
     if (out != stdout)
         fclose(out);
+    free(note);
+    free(globs);
     free(layouts);
     layout_free(&set);
     report_free(&r);
     free(q.types);
+    free(q.skip);
     return status;
 }

@@ -21,7 +21,7 @@ static const char run_usage[] =
     "usage: qaudit run [OPTIONS] -- COMMAND [ARGS...]\n"
     "  --out PATTERN          dump path; %p pid, %n sequence (default qaudit-%p.json)\n"
     "  --stacks MODE          off, sampled:N, sampled:Nb, always, fp or queue (default queue)\n"
-    "  --sites LIST           function patterns of queue code, e.g. irq_grow,std::deque\n"
+    "  --sites LIST           function patterns of queue code, e.g. rxq_grow_push,std::deque\n"
     "  --fail SPEC            nth=N, every=N or prob=P[,seed=S], then [,site=P][,size=A-B]\n"
     "  --poison[=all|queue]   fill new blocks and count bytes never written (default all)\n"
     "  --assert-depth1 MODE   report, abort or off (default report)\n"
@@ -105,35 +105,114 @@ struct run_settings {
     const char *out, *stacks, *sites, *fail, *poison, *assert_depth1, *interval, *preload;
 };
 
+/* A whole number in text (decimal or 0x hex, no sign), as the preload reads its settings. */
+static bool whole_number(const char *text, unsigned long long max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 0);
+    return errno == 0 && end != text && *end == '\0' && text[0] != '-' && v <= max;
+}
+
+/* QAUDIT_FAIL's grammar (interpose/src/config.c): nth=N | every=N | prob=P[,seed=S], then
+ * optional ,site=PATTERN and ,size=MIN-MAX. */
+static bool valid_fail(const char *spec)
+{
+    char copy[256];
+    if (snprintf(copy, sizeof copy, "%s", spec) >= (int)sizeof copy)
+        return false;
+    bool mode = false;
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *value = strchr(item, '=');
+        if (value == NULL)
+            return false;
+        *value++ = '\0';
+        if (strcmp(item, "nth") == 0 || strcmp(item, "every") == 0) {
+            if (!whole_number(value, ULLONG_MAX) || strtoull(value, NULL, 0) == 0)
+                return false;
+            mode = true;
+        } else if (strcmp(item, "prob") == 0) {
+            char *end;
+            double p = strtod(value, &end);
+            if (*end != '\0' || end == value || !(p >= 0 && p <= 1))
+                return false;
+            mode = true;
+        } else if (strcmp(item, "seed") == 0) {
+            if (!whole_number(value, ULLONG_MAX))
+                return false;
+        } else if (strcmp(item, "size") == 0) {
+            char *dash = strchr(value, '-');
+            if (dash == NULL)
+                return false;
+            *dash = '\0';
+            if (!whole_number(value, ULLONG_MAX) || !whole_number(dash + 1, ULLONG_MAX))
+                return false;
+        } else if (strcmp(item, "site") != 0 || *value == '\0') {
+            return false;
+        }
+    }
+    return mode;
+}
+
+static bool valid_poison(const char *value)
+{
+    const char *colon = strchr(value, ':');
+    size_t name = colon ? (size_t)(colon - value) : strlen(value);
+    bool known = (name == 3 && strncmp(value, "all", 3) == 0) ||
+                 (name == 5 && strncmp(value, "queue", 5) == 0);
+    return known && (colon == NULL || whole_number(colon + 1, 255));
+}
+
+/* The directory the dumps go to must exist and take new files, or the run would leave none. */
+static const char *check_out_directory(const char *pattern)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(pattern, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == pattern)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - pattern), pattern);
+    if (strchr(dir, '%') != NULL)
+        return NULL; /* a directory named by pid or sequence is made by nobody: let the run say */
+    static char problem[PATH_MAX + 64];
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(problem, sizeof problem, "--out: cannot write in %s: %s", dir, strerror(errno));
+        return problem;
+    }
+    return NULL;
+}
+
 /* Checks every option before anything runs: a typo is an error here, not a silent default. */
 static const char *check_settings(const struct run_settings *s)
 {
     static const char *const depth1[] = {"report", "abort", "off"};
-    static const char *const poison[] = {"all", "queue"};
-    long interval;
     if (s->stacks && !valid_stacks(s->stacks))
         return "--stacks wants off, sampled:N, sampled:Nb, always, fp or queue";
     if (s->assert_depth1 && !valid_choice(s->assert_depth1, depth1, 3))
         return "--assert-depth1 wants report, abort or off";
-    if (s->poison && !valid_choice(s->poison, poison, 2) && strncmp(s->poison, "all:0x", 6) != 0 &&
-        strncmp(s->poison, "queue:0x", 8) != 0)
-        return "--poison wants all or queue, optionally :0xNN";
-    if (s->fail && strncmp(s->fail, "nth=", 4) != 0 && strncmp(s->fail, "every=", 6) != 0 &&
-        strncmp(s->fail, "prob=", 5) != 0)
-        return "--fail wants nth=N, every=N or prob=P, then optional ,site=... ,size=A-B";
-    if (s->interval && !parse_option_number("run", "interval", s->interval, 0, &interval))
-        return "--interval wants whole seconds";
+    if (s->poison && !valid_poison(s->poison))
+        return "--poison wants all or queue, optionally :N (a byte, e.g. :0xA5)";
+    if (s->fail && !valid_fail(s->fail))
+        return "--fail wants nth=N, every=N or prob=P[,seed=S], then optional ,site=PATTERN "
+               ",size=MIN-MAX";
+    if (s->interval && !whole_number(s->interval, 86400))
+        return "--interval wants whole seconds from 0 (off) to 86400";
     if (s->out && s->out[0] == '\0')
         return "--out wants a path pattern";
-    return NULL;
+    return check_out_directory(s->out ? s->out : "qaudit-%p.json");
 }
 
-static void export_settings(const struct run_settings *s, const char *preload)
+static void export_settings(const struct run_settings *s, const char *preload, const char *program)
 {
     const char *existing = getenv("LD_PRELOAD");
+    char shims[4 * PATH_MAX];
+    allocator_shims(program, preload, shims, sizeof shims);
     char *value = NULL;
-    if (asprintf(&value, "%s%s%s", preload, existing && *existing ? ":" : "",
-                 existing ? existing : "") > 0)
+    if (asprintf(&value, "%s%s%s%s%s", preload, shims[0] ? ":" : "", shims,
+                 existing && *existing ? ":" : "", existing ? existing : "") > 0)
         setenv("LD_PRELOAD", value, 1);
     free(value);
     const struct {
@@ -161,28 +240,31 @@ static int wait_for_child(void)
 static const char *check_word(const struct report *r, const char *name)
 {
     for (size_t i = 0; i < r->check_count; i++)
-        if (strcmp(r->checks[i].name, name) == 0)
-            return report_check_passed(&r->checks[i]) ? "PASS" : "FAIL";
+        if (strcmp(r->checks[i].name, name) == 0) {
+            static const char *const words[] = {"PASS", "FAIL", "N/A"};
+            return words[report_check_status(&r->checks[i])];
+        }
     return "-";
 }
 
-/* The three lines: where, totals, queue verdict. */
-static void print_summary(const char *pattern, pid_t pid)
+/* The three lines: where, totals, queue verdict. status: the program's, as run returns it.
+ * False when the program left no dump. */
+static bool print_summary(const char *pattern, pid_t pid, int status)
 {
     char path[4096], error[512];
     if (!dump_path_newest(pattern, pid, path, sizeof path)) {
         dump_path_expand(pattern, pid, -1, path, sizeof path);
-        fprintf(stderr,
-                "qaudit run: no dump at %s (a program ended by a signal or _exit writes "
-                "none; use qaudit snapshot or --interval)\n",
-                path);
-        return;
+        fprintf(stderr, "qaudit run: no dump at %s (%s)\n", path,
+                status == 128 + SIGKILL
+                    ? "the program was killed by SIGKILL, which no handler can catch"
+                    : "the preload says why on stderr, in a line starting with qaudit:");
+        return false;
     }
     struct report r = {0};
     const char *one = path;
     if (report_load(&one, 1, &r, error, sizeof error) != REPORT_OK) {
         fprintf(stderr, "qaudit run: dump %s\nqaudit run: %s\n", path, error);
-        return;
+        return true;
     }
     uint64_t depth_one_allocs = 0;
     for (size_t i = 0; i < r.queues.allocs_by_depth_count; i++)
@@ -202,6 +284,7 @@ static void print_summary(const char *pattern, pid_t pid)
             check_word(&r, "depth_one_no_alloc"), check_word(&r, "conservation"),
             check_word(&r, "connections_closed"));
     report_free(&r);
+    return true;
 }
 
 static bool parse_run_options(int argc, char **argv, struct run_settings *s)
@@ -276,7 +359,7 @@ int command_run(int argc, char **argv)
     char absolute[PATH_MAX];
     if (realpath(preload, absolute) != NULL)
         snprintf(preload, sizeof preload, "%s", absolute);
-    export_settings(&s, preload);
+    export_settings(&s, preload, argv[optind]);
     install_forwarding();
     fflush(NULL);
     child = fork();
@@ -290,6 +373,8 @@ int command_run(int argc, char **argv)
         _exit(127);
     }
     int status = wait_for_child();
-    print_summary(s.out ? s.out : "qaudit-%p.json", child);
+    /* A run that left no evidence is not a success, whatever the program's own status. */
+    if (!print_summary(s.out ? s.out : "qaudit-%p.json", child, status) && status == 0)
+        return 2;
     return status;
 }

@@ -1,255 +1,354 @@
-/* qaudit snapshot: asks a running preloaded process for a dump (its QAUDIT_SIGNAL), waits for
- * the new file to be renamed into place, and prints its path. */
+/* qaudit snapshot: asks a running preloaded process for a dump. The dump signal and the dump's
+ * path come from the preload's own control record, read out of the process's memory
+ * (preload_control.c), never from its environment, which programs rewrite; the only signal sent
+ * is the one that record says the preload is listening to. */
 #include <errno.h>
 #include <getopt.h>
-#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "qaudit/control.h"
 
 static const char snapshot_usage[] =
     "usage: qaudit snapshot PID [--timeout S]\n"
-    "  Sends the process its QAUDIT_SIGNAL (default SIGUSR2), waits up to S seconds (default 10)\n"
-    "  for the new dump and prints its path. Exit 0: a dump appeared; 1: none within S seconds;\n"
-    "  2: no such process, no preload in it, or its signal dumps are off.\n";
+    "  Reads the dump signal and dump path from the libqaudit-preload.so loaded in PID (its\n"
+    "  control record, read from the process's memory), sends that signal, waits up to S seconds\n"
+    "  (default 10) for the dump to be finished and prints its path. Exit 0: a dump appeared;\n"
+    "  1: none within S seconds, or the process ended first; 2: no such process, no preload in\n"
+    "  it, on-demand dumps off there (QAUDIT_SIGNAL=off, or the program handles that signal\n"
+    "  itself), or its memory cannot be read (ptrace permission).\n";
+
+#define MAX_IMAGES 8
+#define POLL_NS (20 * 1000 * 1000)
 
 struct target {
     pid_t pid;
-    char pattern[4096]; /* QAUDIT_OUT made absolute against the process's working directory */
-    int signal;
+    int pidfd; /* pins the process against pid reuse; -1 where the kernel lacks pidfd_open */
+    struct preload_image images[MAX_IMAGES];
+    int count;
 };
 
-static bool has_preload(pid_t pid)
+/* A record to watch after the signal: its image and its dump count before. */
+struct watch {
+    int image;
+    uint64_t before;
+};
+
+/* What an image's record says, worst (permanent) first; the transient ones may still change. */
+enum verdict { NO_FILE, NO_SYMBOL, NOT_A_RECORD, OTHER_VERSION, NOT_READY, OTHER_PID, USABLE };
+
+struct reading {
+    enum verdict verdict;
+    int image;
+    struct qaudit_control control;
+};
+
+static long long now_ns(void)
 {
-    char path[64], line[4096];
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-    FILE *maps = fopen(path, "r");
-    bool found = false;
-    while (maps && !found && fgets(line, sizeof line, maps))
-        found = strstr(line, "libqaudit-preload") != NULL;
-    if (maps)
-        fclose(maps);
-    return found;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
-/* The value of name in the process's initial environment, or NULL. */
-static char *environment_value(pid_t pid, const char *name, char *buf, size_t size)
+static void pause_poll(void)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return NULL;
-    size_t name_len = strlen(name);
-    char *found = NULL;
-    int c;
-    size_t len = 0;
-    while ((c = fgetc(f)) != EOF && found == NULL) {
-        if (c != '\0') {
-            if (len + 1 < size)
-                buf[len++] = (char)c;
-            continue;
-        }
-        buf[len] = '\0';
-        if (strncmp(buf, name, name_len) == 0 && buf[name_len] == '=') {
-            memmove(buf, buf + name_len + 1, len - name_len);
-            found = buf;
-        }
-        len = 0;
+    nanosleep(&(struct timespec){0, POLL_NS}, NULL);
+}
+
+static const char *signal_name(int sig)
+{
+    const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
+    return abbrev != NULL ? abbrev : "?";
+}
+
+/* Why a read of the target's memory failed, as one line; exit status 2. */
+static int read_failed(const struct target *t, const struct preload_image *img, int err)
+{
+    char hint[256];
+    if (err == ESRCH) {
+        fprintf(stderr, "qaudit snapshot: no process %d\n", (int)t->pid);
+    } else if (err == EPERM || err == EACCES) {
+        preload_permission_hint(hint, sizeof hint);
+        fprintf(stderr, "qaudit snapshot: cannot read the memory of process %d: %s\n", (int)t->pid,
+                hint);
+    } else {
+        fprintf(stderr, "qaudit snapshot: cannot read the control record of %s in process %d: %s\n",
+                img ? img->path : "the preload", (int)t->pid, strerror(err));
     }
-    fclose(f);
-    return found;
+    return 2;
 }
 
-static int signal_named(const char *value)
+static int open_target(pid_t pid, struct target *t)
 {
-    if (value == NULL || strcmp(value, "USR2") == 0 || strcmp(value, "SIGUSR2") == 0)
-        return SIGUSR2;
-    if (strcmp(value, "USR1") == 0 || strcmp(value, "SIGUSR1") == 0)
-        return SIGUSR1;
-    if (strcmp(value, "off") == 0)
-        return 0;
-    char *end;
-    long n = strtol(value, &end, 10);
-    return *end == '\0' && n > 0 && n < 65 ? (int)n : SIGUSR2;
-}
-
-static int find_target(pid_t pid, struct target *t)
-{
-    if (kill(pid, 0) != 0 && errno == ESRCH) {
-        fprintf(stderr, "qaudit snapshot: no process %d\n", (int)pid);
-        return 2;
-    }
-    if (!has_preload(pid)) {
+    t->pid = pid;
+    t->pidfd = -1;
+#ifdef SYS_pidfd_open
+    t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (t->pidfd < 0 && errno == ESRCH)
+        return read_failed(t, NULL, ESRCH);
+#endif
+    t->count = preload_images(pid, t->images, MAX_IMAGES);
+    if (t->count < 0)
+        return read_failed(t, NULL, t->count == -ENOENT ? ESRCH : -t->count);
+    if (t->count == 0) {
         fprintf(stderr,
                 "qaudit snapshot: process %d does not have libqaudit-preload.so loaded (start it "
                 "with qaudit run, or LD_PRELOAD=.../libqaudit-preload.so)\n",
                 (int)pid);
         return 2;
     }
-    char value[4096], cwd[2048], link[64];
-    t->pid = pid;
-    t->signal = signal_named(environment_value(pid, "QAUDIT_SIGNAL", value, sizeof value));
-    if (t->signal == 0) {
-        fprintf(stderr, "qaudit snapshot: process %d has QAUDIT_SIGNAL=off\n", (int)pid);
-        return 2;
-    }
-    const char *pattern = environment_value(pid, "QAUDIT_OUT", value, sizeof value);
-    if (pattern == NULL || pattern[0] == '\0')
-        pattern = "qaudit-%p.json";
-    snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
-    ssize_t n = pattern[0] == '/' ? 0 : readlink(link, cwd, sizeof cwd - 1);
-    if (n < 0) {
-        fprintf(stderr, "qaudit snapshot: cannot read %s: %s\n", link, strerror(errno));
-        return 2;
-    }
-    cwd[n] = '\0';
-    snprintf(t->pattern, sizeof t->pattern, "%s%s%s", cwd, n ? "/" : "", pattern);
     return 0;
 }
 
-/* A dump file as it was before the signal: a rename gives a replaced file a new inode. */
-struct seen_dump {
-    char *path;
-    struct timespec modified;
-    ino_t inode;
-};
-
-struct seen_dumps {
-    struct seen_dump *items;
-    size_t count;
-};
-
-static bool stat_dump(const char *path, struct seen_dump *out)
+/* Reads one image's record and judges it; a failed read is returned as an errno. */
+static int judge(const struct target *t, int i, struct reading *r)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return false;
-    out->modified = st.st_mtim;
-    out->inode = st.st_ino;
-    return true;
+    const struct preload_image *img = &t->images[i];
+    r->image = i;
+    r->verdict = img->unreadable || img->map_end == 0 ? NO_FILE : NO_SYMBOL;
+    if (img->unreadable || img->map_end == 0 || img->record == 0)
+        return 0;
+    int err = preload_control_read(t->pid, img, &r->control);
+    if (err != 0)
+        return err;
+    static const char zero[sizeof r->control.magic];
+    if (memcmp(r->control.magic, zero, sizeof zero) == 0)
+        r->verdict = NOT_READY;
+    else if (memcmp(r->control.magic, QAUDIT_CONTROL_MAGIC, sizeof QAUDIT_CONTROL_MAGIC) != 0)
+        r->verdict = NOT_A_RECORD;
+    else if (r->control.version != QAUDIT_CONTROL_VERSION ||
+             img->record_size != sizeof(struct qaudit_control))
+        r->verdict = OTHER_VERSION;
+    else if (!preload_pid_matches(t->pid, r->control.pid))
+        r->verdict = OTHER_PID;
+    else
+        r->verdict = USABLE;
+    return 0;
 }
 
-static bool seen_before(const struct seen_dumps *before, const char *path)
+/* One line on why no record can be used; exit status 2. */
+static int unusable(const struct target *t, const struct reading *r, long timeout)
 {
-    struct seen_dump now;
-    if (!stat_dump(path, &now))
-        return true; /* gone again: not a dump to report */
-    for (size_t i = 0; i < before->count; i++) {
-        const struct seen_dump *s = &before->items[i];
-        if (strcmp(s->path, path) == 0 && s->inode == now.inode &&
-            s->modified.tv_sec == now.modified.tv_sec &&
-            s->modified.tv_nsec == now.modified.tv_nsec)
-            return true;
+    const struct preload_image *img = &t->images[r->image];
+    int pid = (int)t->pid;
+    fprintf(stderr, "qaudit snapshot: ");
+    switch (r->verdict) {
+    case NO_FILE:
+        fprintf(stderr, "cannot open %s, the preload mapped in process %d: %s\n", img->path, pid,
+                strerror(img->unreadable ? img->unreadable : ENOENT));
+        break;
+    case NO_SYMBOL:
+        fprintf(stderr,
+                "the preload in process %d (%s) has no %s record: it is older than this qaudit; "
+                "restart the process under the current libqaudit-preload.so\n",
+                pid, img->path, QAUDIT_CONTROL_SYMBOL);
+        break;
+    case NOT_A_RECORD:
+        fprintf(stderr, "the %s symbol of %s in process %d does not hold a control record\n",
+                QAUDIT_CONTROL_SYMBOL, img->path, pid);
+        break;
+    case OTHER_VERSION:
+        fprintf(stderr,
+                "the preload in process %d (%s) has a control record of version %u (%llu "
+                "bytes); this qaudit reads version %d (%zu bytes): use the qaudit built with that "
+                "preload\n",
+                pid, img->path, r->control.version, (unsigned long long)img->record_size,
+                QAUDIT_CONTROL_VERSION, sizeof(struct qaudit_control));
+        break;
+    case NOT_READY:
+        fprintf(stderr,
+                "the preload in process %d (%s) did not start within %ld s (its control record "
+                "is still empty)\n",
+                pid, img->path, timeout);
+        break;
+    case OTHER_PID:
+        fprintf(stderr,
+                "the preload's control record in process %d speaks for process %d: a child made "
+                "without the preload's fork handler (or a vfork child) has no dump thread\n",
+                pid, (int)r->control.pid);
+        break;
+    case USABLE:
+        break;
     }
-    return false;
+    return 2;
 }
 
-/* Calls visit for each finished dump file of the target (temporary files left out). */
-static bool each_dump(const struct target *t, bool (*visit)(const char *path, void *data),
-                      void *data)
+/* A usable record whose dumps on demand are off, as one line; exit status 2. */
+static int dumps_off(const struct target *t, const struct qaudit_control *c)
 {
-    char expanded[4096];
-    dump_path_expand(t->pattern, t->pid, -1, expanded, sizeof expanded);
-    glob_t g;
-    if (glob(expanded, 0, NULL, &g) != 0)
-        return false;
-    bool stopped = false;
-    for (size_t i = 0; i < g.gl_pathc && !stopped; i++)
-        if (strstr(g.gl_pathv[i], ".tmp.") == NULL)
-            stopped = visit(g.gl_pathv[i], data);
-    globfree(&g);
-    return stopped;
+    int pid = (int)t->pid;
+    const char *sig = signal_name(c->signal_number);
+    fprintf(stderr, "qaudit snapshot: on-demand dumps are off in process %d: ", pid);
+    if (c->signal_state == QAUDIT_SIGNAL_OFF)
+        fprintf(stderr, "it was started with QAUDIT_SIGNAL=off (it still dumps at exit, and "
+                        "every QAUDIT_INTERVAL seconds if set)\n");
+    else if (c->signal_state == QAUDIT_SIGNAL_CLAIMED)
+        fprintf(stderr,
+                "the program installed its own handler for SIG%s, the dump signal, and the "
+                "preload left the signal to it (restart with another QAUDIT_SIGNAL, or use "
+                "QAUDIT_INTERVAL)\n",
+                sig);
+    else if (c->signal_state == QAUDIT_SIGNAL_NO_WRITER)
+        fprintf(stderr, "the preload could not start its dump thread\n");
+    else
+        fprintf(stderr, "its preload reports signal state %u, which this qaudit does not know\n",
+                c->signal_state);
+    return 2;
 }
 
-static bool remember(const char *path, void *data)
+/* The records to watch: every usable one listening to the same signal as the first listening
+ * one (several preloads of different builds may be mapped; only one of them is wired in). */
+static int pick(const struct target *t, const struct reading *r, int n, int *signal,
+                struct watch *watches, int *watched)
 {
-    struct seen_dumps *before = data;
-    struct seen_dump *grown = realloc(before->items, (before->count + 1) * sizeof *grown);
-    if (grown == NULL)
-        return true;
-    before->items = grown;
-    if (stat_dump(path, &grown[before->count]))
-        grown[before->count++].path = strdup(path);
-    return false;
+    const struct reading *first = NULL, *listening = NULL;
+    for (int i = 0; i < n; i++) {
+        if (r[i].verdict != USABLE)
+            continue;
+        if (first == NULL)
+            first = &r[i];
+        if (listening == NULL && r[i].control.signal_state == QAUDIT_SIGNAL_ON &&
+            r[i].control.signal_number > 0)
+            listening = &r[i];
+    }
+    if (listening == NULL)
+        return dumps_off(t, &first->control);
+    *signal = listening->control.signal_number;
+    *watched = 0;
+    for (int i = 0; i < n; i++)
+        if (r[i].verdict == USABLE && r[i].control.signal_state == QAUDIT_SIGNAL_ON &&
+            r[i].control.signal_number == *signal)
+            watches[(*watched)++] = (struct watch){r[i].image, r[i].control.dumps_written};
+    return 0;
 }
 
-struct search {
-    const struct seen_dumps *before;
-    char *out;
-    size_t size;
-};
-
-static bool take_if_new(const char *path, void *data)
+/* Reads every image's record until one is usable, none may become so, or the deadline passes;
+ * then chooses the signal and the records to watch. */
+static int choose(const struct target *t, long long deadline, long timeout, int *signal,
+                  struct watch *watches, int *watched)
 {
-    struct search *s = data;
-    if (seen_before(s->before, path))
-        return false;
-    snprintf(s->out, s->size, "%s", path);
-    return true;
+    struct reading r[MAX_IMAGES];
+    for (;;) {
+        bool usable = false, transient = false;
+        int worst = 0;
+        for (int i = 0; i < t->count; i++) {
+            int err = judge(t, i, &r[i]);
+            if (err != 0)
+                return read_failed(t, &t->images[i], err);
+            usable |= r[i].verdict == USABLE;
+            transient |= r[i].verdict == NOT_READY || r[i].verdict == OTHER_PID;
+            if (r[i].verdict > r[worst].verdict)
+                worst = i;
+        }
+        if (usable)
+            return pick(t, r, t->count, signal, watches, watched);
+        if (!transient || now_ns() >= deadline)
+            return unusable(t, &r[worst], timeout);
+        pause_poll();
+    }
 }
 
-static void forget(struct seen_dumps *before)
+static int send_signal(const struct target *t, int signal)
 {
-    for (size_t i = 0; i < before->count; i++)
-        free(before->items[i].path);
-    free(before->items);
+#ifdef SYS_pidfd_send_signal
+    int rc = t->pidfd >= 0 ? (int)syscall(SYS_pidfd_send_signal, t->pidfd, signal, NULL, 0)
+                           : kill(t->pid, signal);
+#else
+    int rc = kill(t->pid, signal);
+#endif
+    if (rc == 0)
+        return 0;
+    if (errno == ESRCH)
+        return read_failed(t, NULL, ESRCH);
+    fprintf(stderr, "qaudit snapshot: cannot send SIG%s to process %d: %s\n", signal_name(signal),
+            (int)t->pid, strerror(errno));
+    return 2;
 }
 
-int command_snapshot(int argc, char **argv)
+/* Polls the watched records until one counts a new dump; prints its path. */
+static int wait_for_dump(const struct target *t, const struct watch *watches, int watched,
+                         long long deadline, long timeout)
+{
+    struct qaudit_control c;
+    memset(&c, 0, sizeof c);
+    for (;;) {
+        for (int i = 0; i < watched; i++) {
+            int err = preload_control_read(t->pid, &t->images[watches[i].image], &c);
+            if (err == ESRCH) {
+                fprintf(stderr, "qaudit snapshot: process %d ended before a dump appeared\n",
+                        (int)t->pid);
+                return 1;
+            }
+            if (err != 0)
+                return read_failed(t, &t->images[watches[i].image], err);
+            if (c.dumps_written > watches[i].before) {
+                printf("%s\n", c.last_dump);
+                return 0;
+            }
+        }
+        if (now_ns() >= deadline)
+            break;
+        pause_poll();
+    }
+    if (c.signal_state != QAUDIT_SIGNAL_ON)
+        return dumps_off(t, &c); /* the program claimed the signal meanwhile */
+    fprintf(stderr,
+            "qaudit snapshot: no new dump of process %d within %ld s (SIG%s sent; pattern %s)\n",
+            (int)t->pid, timeout, signal_name(c.signal_number), c.pattern);
+    return 1;
+}
+
+static int parse_arguments(int argc, char **argv, long *timeout, pid_t *pid)
 {
     static const struct option options[] = {{"timeout", required_argument, NULL, 't'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
-    long timeout = 10;
     int opt;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         if (opt == 'h') {
             fputs(snapshot_usage, stdout);
             return 0;
         }
-        if (opt != 't' || !parse_option_number("snapshot", "timeout", optarg, 1, &timeout)) {
+        if (opt != 't' || !parse_option_number("snapshot", "timeout", optarg, 1, timeout)) {
             fputs(snapshot_usage, stderr);
             return 2;
         }
     }
     char *end = NULL;
-    long pid = optind == argc - 1 ? strtol(argv[optind], &end, 10) : 0;
-    if (end == NULL || *end != '\0' || pid <= 0) {
+    long n = optind == argc - 1 ? strtol(argv[optind], &end, 10) : 0;
+    if (end == NULL || *end != '\0' || n <= 0 || n > 0x7fffffff) {
         fprintf(stderr, "qaudit snapshot: expected one PID\n%s", snapshot_usage);
         return 2;
     }
-    struct target t;
-    int status = find_target((pid_t)pid, &t);
-    if (status != 0)
+    *pid = (pid_t)n;
+    return -1;
+}
+
+int command_snapshot(int argc, char **argv)
+{
+    long timeout = 10;
+    pid_t pid;
+    int status = parse_arguments(argc, argv, &timeout, &pid);
+    if (status >= 0)
         return status;
-    struct seen_dumps before = {0};
-    each_dump(&t, remember, &before);
-    if (kill(t.pid, t.signal) != 0) {
-        fprintf(stderr, "qaudit snapshot: cannot signal %ld: %s\n", pid, strerror(errno));
-        forget(&before);
-        return 2;
-    }
-    char path[4096];
-    status = 1;
-    for (long waited_ms = 0; waited_ms < timeout * 1000; waited_ms += 20) {
-        struct search search = {&before, path, sizeof path};
-        if (each_dump(&t, take_if_new, &search)) {
-            printf("%s\n", path);
-            status = 0;
-            break;
-        }
-        nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
-    }
-    forget(&before);
-    if (status != 0)
-        fprintf(stderr, "qaudit snapshot: no new dump of process %ld within %ld s (pattern %s)\n",
-                pid, timeout, t.pattern);
+    long long deadline = now_ns() + timeout * 1000000000ll;
+    struct target t;
+    struct watch watches[MAX_IMAGES];
+    int signal = 0, watched = 0;
+    status = open_target(pid, &t);
+    if (status == 0)
+        status = choose(&t, deadline, timeout, &signal, watches, &watched);
+    if (status == 0)
+        status = send_signal(&t, signal);
+    if (status == 0)
+        status = wait_for_dump(&t, watches, watched, deadline, timeout);
+    if (t.pidfd >= 0)
+        close(t.pidfd);
     return status;
 }

@@ -37,14 +37,12 @@ static long long modified_ns(const char *path)
     return (long long)st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
 }
 
-bool dump_path_newest(const char *pattern, pid_t pid, char *out, size_t size)
+/* The newest finished dump in glob pattern g, by modification time, into out. */
+static long long newest_in(const char *pattern, long long newest, char *out, size_t size)
 {
-    char expanded[4096];
-    dump_path_expand(pattern, pid, -1, expanded, sizeof expanded);
     glob_t g;
-    if (glob(expanded, 0, NULL, &g) != 0)
-        return false;
-    long long newest = -1;
+    if (glob(pattern, 0, NULL, &g) != 0)
+        return newest;
     for (size_t i = 0; i < g.gl_pathc; i++) {
         long long t = modified_ns(g.gl_pathv[i]);
         if (strstr(g.gl_pathv[i], ".tmp.") == NULL && t > newest) {
@@ -53,5 +51,21 @@ bool dump_path_newest(const char *pattern, pid_t pid, char *out, size_t size)
         }
     }
     globfree(&g);
+    return newest;
+}
+
+/* The preload gives a dump whose name another process took a suffix before the extension
+ * (".<pid>", ".<k>"): the expanded pattern itself and those variants are searched. */
+bool dump_path_newest(const char *pattern, pid_t pid, char *out, size_t size)
+{
+    char expanded[4096], variants[4200];
+    dump_path_expand(pattern, pid, -1, expanded, sizeof expanded);
+    long long newest = newest_in(expanded, -1, out, size);
+    const char *name = strrchr(expanded, '/');
+    name = name ? name + 1 : expanded;
+    const char *dot = strrchr(name, '.');
+    int stem = (int)(dot && dot != name ? dot - expanded : (long)strlen(expanded));
+    snprintf(variants, sizeof variants, "%.*s.*%s", stem, expanded, expanded + stem);
+    newest = newest_in(variants, newest, out, size);
     return newest >= 0;
 }

@@ -16,6 +16,7 @@ static const char usage[] =
     "  classes [--probe [LIB.so]] SIZE... allocator size classes for sizes\n"
     "  gate --baseline FILE BINARY        CI gate (--write-baseline FILE --type NAME... to "
     "create)\n"
+    "  --version                          the version of qaudit\n"
     "Exit status: 0 ok, 1 a check failed, 2 bad usage or input.\n";
 
 static const struct {
@@ -34,6 +35,10 @@ int main(int argc, char **argv)
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("qaudit %s\n", QAUDIT_VERSION);
+        return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)

@@ -14,6 +14,7 @@ packages=(
   libdw-dev pahole gdb             # the layout reader; pahole to compare it with; gdb-add-index
   libiberty-dev                    # demangling C++ names in reports
   redis-tools valgrind             # ringkv's integration and leak tests
+  redis-server                     # test_foreign: the preload in a server nobody here wrote
   clang libclang-rt-14-dev         # libFuzzer for the parser fuzzer
   python3-jsonschema               # the report tests check JSON against docs/report-schema.json
 )

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "state.h"
 
@@ -169,10 +170,30 @@ static void load_poison(const char *v)
     qa_cfg.poison_byte = (unsigned char)byte;
 }
 
+/* QAUDIT_OUT, made absolute against the working directory at start-up: a daemon that changes
+ * directory still writes where it was asked to, and `qaudit snapshot` reads the full path. */
+static void load_out(const char *v)
+{
+    const char *pattern = v && *v ? v : "qaudit-%p.json";
+    char cwd[sizeof qa_cfg.out_pattern];
+    if (pattern[0] == '/' || getcwd(cwd, sizeof cwd) == NULL) {
+        copy(qa_cfg.out_pattern, sizeof qa_cfg.out_pattern, pattern);
+        return;
+    }
+    size_t n = strlen(cwd);
+    if (n + 1 + strlen(pattern) >= sizeof qa_cfg.out_pattern) {
+        copy(qa_cfg.out_pattern, sizeof qa_cfg.out_pattern, pattern);
+        return;
+    }
+    cwd[n] = '/';
+    copy(cwd + n + 1, sizeof cwd - n - 1, pattern);
+    copy(qa_cfg.out_pattern, sizeof qa_cfg.out_pattern, cwd);
+}
+
 void qa_config_load(void)
 {
-    const char *v = getenv("QAUDIT_OUT");
-    copy(qa_cfg.out_pattern, sizeof qa_cfg.out_pattern, v && *v ? v : "qaudit-%p.json");
+    const char *v;
+    load_out(getenv("QAUDIT_OUT"));
     load_stacks(getenv("QAUDIT_STACKS"));
     qa_cfg.depth = 32;
     uint64_t n;

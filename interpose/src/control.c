@@ -1,22 +1,41 @@
 /* The preload's control record (qaudit/control.h): the one data symbol it exports, so that
  * `qaudit snapshot` learns the dump signal and paths from the preload itself. Updates are rare
  * (start-up, each finished dump, a claimed signal, fork) and bracketed by an odd generation. */
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "qaudit/control.h"
 #include "state.h"
 
-QA_EXPORT struct qaudit_control qaudit_control;
+/* The preload writes its own record through a hidden name: a reference to the exported name
+ * would bind to the first definition in the process, and with two preloads loaded (builds side by
+ * side) both would write into one record. The exported name is an alias of the same storage. */
+static struct qaudit_control record;
+extern struct qaudit_control qaudit_control __attribute__((alias("record"), visibility("default")));
 
-static void begin_update(void)
+/* Writers exclude each other through the generation itself (even to odd by CAS), with every
+ * signal blocked meanwhile: a fatal signal's dump may update the record from a handler, and must
+ * not find its own thread half-way through an update. */
+static void begin_update(sigset_t *saved)
 {
-    __atomic_add_fetch(&qaudit_control.generation, 1, __ATOMIC_RELEASE);
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, saved);
+    uint32_t g = __atomic_load_n(&record.generation, __ATOMIC_RELAXED);
+    for (;;) {
+        if (g % 2 == 0 && __atomic_compare_exchange_n(&record.generation, &g, g + 1, false,
+                                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+            return;
+        g = __atomic_load_n(&record.generation, __ATOMIC_RELAXED);
+    }
 }
 
-static void end_update(void)
+static void end_update(const sigset_t *saved)
 {
-    __atomic_add_fetch(&qaudit_control.generation, 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&record.generation, 1, __ATOMIC_RELEASE);
+    pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
 static void copy_path(char *dst, const char *src)
@@ -30,40 +49,48 @@ static void copy_path(char *dst, const char *src)
 
 void qa_control_init(const char *pattern, int signal_number, uint64_t start_time_ns)
 {
-    begin_update();
-    memcpy(qaudit_control.magic, QAUDIT_CONTROL_MAGIC, sizeof QAUDIT_CONTROL_MAGIC);
-    qaudit_control.version = QAUDIT_CONTROL_VERSION;
-    qaudit_control.pid = (int32_t)getpid();
-    qaudit_control.signal_number = signal_number;
-    qaudit_control.signal_state = signal_number ? QAUDIT_SIGNAL_ON : QAUDIT_SIGNAL_OFF;
-    qaudit_control.start_time_ns = start_time_ns;
-    qaudit_control.dumps_written = 0;
-    copy_path(qaudit_control.pattern, pattern);
-    qaudit_control.last_dump[0] = '\0';
-    end_update();
+    sigset_t saved;
+    begin_update(&saved);
+    memcpy(record.magic, QAUDIT_CONTROL_MAGIC, sizeof QAUDIT_CONTROL_MAGIC);
+    record.version = QAUDIT_CONTROL_VERSION;
+    record.pid = (int32_t)getpid();
+    record.signal_number = signal_number;
+    record.signal_state = signal_number ? QAUDIT_SIGNAL_ON : QAUDIT_SIGNAL_OFF;
+    record.start_time_ns = start_time_ns;
+    record.dumps_written = 0;
+    copy_path(record.pattern, pattern);
+    record.last_dump[0] = '\0';
+    end_update(&saved);
 }
 
 void qa_control_signal_state(uint32_t state)
 {
-    begin_update();
-    qaudit_control.signal_state = state;
-    end_update();
+    sigset_t saved;
+    begin_update(&saved);
+    record.signal_state = state;
+    end_update(&saved);
 }
 
 void qa_control_dump_written(const char *path)
 {
-    begin_update();
-    copy_path(qaudit_control.last_dump, path);
-    qaudit_control.dumps_written++;
-    end_update();
+    sigset_t saved;
+    begin_update(&saved);
+    copy_path(record.last_dump, path);
+    record.dumps_written++;
+    end_update(&saved);
 }
 
 void qa_control_after_fork_child(uint64_t start_time_ns)
 {
-    begin_update();
-    qaudit_control.pid = (int32_t)getpid();
-    qaudit_control.start_time_ns = start_time_ns;
-    qaudit_control.dumps_written = 0;
-    qaudit_control.last_dump[0] = '\0';
-    end_update();
+    /* The child's only thread: an update another thread had under way at the fork will never
+     * end, so the generation is made odd here rather than waited for. */
+    sigset_t saved, all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &saved);
+    __atomic_store_n(&record.generation, record.generation | 1u, __ATOMIC_RELEASE);
+    record.pid = (int32_t)getpid();
+    record.start_time_ns = start_time_ns;
+    record.dumps_written = 0;
+    record.last_dump[0] = '\0';
+    end_update(&saved);
 }

@@ -1,44 +1,125 @@
-/* Writes the allocation dump (format qaudit-alloc/1, docs/dump-format.md) without calling malloc:
- * the module map is gathered first (dl_iterate_phdr takes the loader lock, so no qaudit lock is
- * held then), then under the dump lock the JSON goes to "<path>.tmp.<pid>.<n>", created with
- * O_CREAT|O_EXCL|O_NOFOLLOW and mode 0600, and is renamed into place: a reader never sees half a
- * file. A failure is reported once on stderr and the process goes on. */
-#include <elf.h>
+/* Writes the allocation dump (format qaudit-alloc/1, docs/dump-format.md) without calling malloc.
+ * An ordinary dump (exit, signal, interval, exec) gathers the module map first (dl_iterate_phdr
+ * takes the loader lock, so no qaudit lock is held then); a final dump from _exit or a fatal
+ * signal must be async-signal-safe, so it takes the last map gathered and waits for the dump lock
+ * only for a bounded time, never for itself. The JSON goes to a private temporary file which
+ * dump_file.c puts in place: a reader never sees half a file. A failure is reported once on
+ * stderr and the process goes on. */
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
-#include <pthread.h>
+#include <linux/futex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "state.h"
 
-#define MAX_MODULES 128
-
-struct module {
-    char path[200];
-    uintptr_t base, lo, hi;
-    char build_id[41];
-};
-
-struct module_list {
-    struct module items[MAX_MODULES];
-    size_t count, dropped;
-};
-
-static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The dump lock: the writing thread's tid, 0 when free; waiters sleep on the word (futex). A
+ * handler that finds its own tid there (a crash inside a dump) knows not to wait. */
+static _Atomic int dump_owner;
 static atomic_uint_fast64_t sequence;
-static atomic_int error_reported;
-static pid_t first_pid;
+static atomic_int error_reported, final_written;
 static uint64_t start_ns;
 static char deepbind[8][128];
 static atomic_uint_fast32_t deepbind_count;
 
-uint64_t qa_thread_total(void);
 uint64_t qa_usable_overflow(void);
 uint64_t qa_never_written_unattributed(void);
 size_t qa_pattern_ranges(void);
+
+static int my_tid(void)
+{
+    return (int)syscall(SYS_gettid);
+}
+
+static void futex(_Atomic int *word, int op, int value, const struct timespec *timeout)
+{
+    syscall(SYS_futex, (int *)word, op | FUTEX_PRIVATE_FLAG, value, timeout, NULL, 0);
+}
+
+static bool try_lock(int me)
+{
+    int expected = 0;
+    return atomic_compare_exchange_strong(&dump_owner, &expected, me);
+}
+
+void qa_dump_lock(void)
+{
+    int me = my_tid();
+    while (!try_lock(me)) {
+        int owner = atomic_load(&dump_owner);
+        if (owner != 0)
+            futex(&dump_owner, FUTEX_WAIT, owner, NULL);
+    }
+}
+
+void qa_dump_unlock(void)
+{
+    atomic_store(&dump_owner, 0);
+    futex(&dump_owner, FUTEX_WAKE, 1, NULL);
+}
+
+/* For a dump from a signal handler: false at once if this thread holds the lock (it was
+ * interrupted inside a dump), and after about five seconds if another thread keeps it. */
+static bool lock_bounded(void)
+{
+    int me = my_tid();
+    for (int tries = 0; tries < 5000; tries++) {
+        if (try_lock(me))
+            return true;
+        if (atomic_load(&dump_owner) == me)
+            return false;
+        nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+    }
+    return false;
+}
+
+/* An ordinary dump owns the static module map from gathering it to writing it. */
+static _Atomic int gathering;
+
+static void gather_begin(void)
+{
+    while (atomic_exchange(&gathering, 1))
+        nanosleep(&(struct timespec){0, 100 * 1000}, NULL);
+}
+
+static void gather_end(void)
+{
+    atomic_store(&gathering, 0);
+}
+
+/* Around fork: no dump may be half-way in the child, whose only thread is the one that forked
+ * (a flag or lock held by another thread would be held there for ever). Taken in the order a
+ * dump takes them. */
+void qa_dump_before_fork(void)
+{
+    gather_begin();
+    qa_modules_hold();
+    qa_dump_lock();
+}
+
+void qa_dump_after_fork_parent(void)
+{
+    qa_dump_unlock();
+    qa_modules_release();
+    gather_end();
+}
+
+/* The forked child: the locks the forking thread took before the fork are released; the dump
+ * lock is held in the child's memory under the parent thread's tid, so it is cleared. */
+void qa_dump_reset_after_fork(void)
+{
+    atomic_store(&dump_owner, 0);
+    qa_modules_release();
+    gather_end();
+    atomic_store(&sequence, 0);
+    atomic_store(&error_reported, 0);
+    atomic_store(&final_written, 0);
+    start_ns = qa_now_ns();
+}
 
 void qa_dump_note_deepbind(const char *path)
 {
@@ -48,127 +129,69 @@ void qa_dump_note_deepbind(const char *path)
     qa_log("%s was loaded with RTLD_DEEPBIND: its own allocations may bypass qaudit", path);
 }
 
-static void build_id_hex(const struct dl_phdr_info *info, char *out)
+static const char *const reasons[] = {"exit",  "signal", "interval",    "request",
+                                      "_exit", "exec",   "fatal_signal"};
+
+static bool is_final(enum qa_dump_reason reason)
 {
-    out[0] = '\0';
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_NOTE)
-            continue;
-        const char *note = (const char *)(info->dlpi_addr + ph->p_vaddr);
-        const char *end = note + ph->p_memsz;
-        while (note + sizeof(ElfW(Nhdr)) <= end) {
-            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)note;
-            const char *name = note + sizeof *nh;
-            const unsigned char *desc = (const unsigned char *)name + ((nh->n_namesz + 3) & ~3u);
-            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
-                for (unsigned k = 0; k < nh->n_descsz && k < 20; k++)
-                    snprintf(out + 2 * k, 3, "%02x", desc[k]);
-                return;
-            }
-            note = (const char *)desc + ((nh->n_descsz + 3) & ~3u);
-        }
-    }
+    return reason == QA_DUMP_EXIT || reason == QA_DUMP_EXIT_NOW || reason == QA_DUMP_FATAL;
 }
 
-static int collect_module(struct dl_phdr_info *info, size_t size, void *data)
+/* argv from /proc/self/cmdline (its first 4 KB). Buffers here are static (the dump lock is held):
+ * a fatal dump may run on a small alternate signal stack. */
+static void write_argv(struct qa_json *j)
 {
-    (void)size;
-    struct module_list *list = data;
-    if (list->count == MAX_MODULES) {
-        list->dropped++;
-        return 0;
-    }
-    struct module *m = &list->items[list->count++];
-    const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : NULL;
-    if (path)
-        snprintf(m->path, sizeof m->path, "%s", path);
-    else {
-        ssize_t n = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
-        m->path[n > 0 ? n : 0] = '\0';
-    }
-    m->base = info->dlpi_addr;
-    m->lo = UINTPTR_MAX;
-    m->hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD)
-            continue;
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-        m->lo = lo < m->lo ? lo : m->lo;
-        m->hi = hi > m->hi ? hi : m->hi;
-    }
-    build_id_hex(info, m->build_id);
-    return 0;
-}
-
-/* Expands %p (pid) and %n (sequence); a forked child whose pattern has no %p gets ".<pid>"
- * appended so it never overwrites its parent's file. */
-static bool dump_path(char *out, size_t size, uint64_t n)
-{
-    const char *pattern = qa_cfg.out_pattern;
-    pid_t pid = getpid();
-    size_t len = 0;
-    for (const char *p = pattern; *p && len + 24 < size; p++) {
-        if (p[0] == '%' && p[1] == 'p') {
-            len += (size_t)snprintf(out + len, size - len, "%d", (int)pid);
-            p++;
-        } else if (p[0] == '%' && p[1] == 'n') {
-            len += (size_t)snprintf(out + len, size - len, "%llu", (unsigned long long)n);
-            p++;
-        } else if (p[0] == '%' && p[1] == '%') {
-            out[len++] = '%';
-            p++;
-        } else {
-            out[len++] = *p;
-        }
-    }
-    out[len] = '\0';
-    if (pid != first_pid && strstr(pattern, "%p") == NULL)
-        snprintf(out + len, size - len, ".%d", (int)pid);
-    return len + 24 < size;
-}
-
-static void write_process(struct qa_json *j, const char *reason, const struct module_list *modules)
-{
-    qa_json_key(j, "reason"), qa_json_str(j, reason);
-    qa_json_key(j, "process");
-    qa_json_begin_object(j);
-    qa_json_key(j, "pid"), qa_json_i64(j, getpid());
-    qa_json_key(j, "ppid"), qa_json_i64(j, getppid());
-    char exe[512];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    qa_json_key(j, "exe"), qa_json_str(j, exe);
+    static char cmdline[4096];
+    ssize_t len = qa_file_slurp("/proc/self/cmdline", cmdline, sizeof cmdline);
     qa_json_key(j, "argv");
     qa_json_begin_array(j);
-    char cmdline[4096];
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    ssize_t len = fd >= 0 ? read(fd, cmdline, sizeof cmdline) : -1;
-    if (fd >= 0)
-        close(fd);
     for (ssize_t i = 0; i < len;) {
         size_t arg = strnlen(cmdline + i, (size_t)(len - i));
         qa_json_strn(j, cmdline + i, arg);
         i += (ssize_t)arg + 1;
     }
     qa_json_end_array(j);
+}
+
+static void write_process(struct qa_json *j, enum qa_dump_reason reason, int signo,
+                          const struct qa_module_list *modules)
+{
+    qa_json_key(j, "reason"), qa_json_str(j, reasons[reason]);
+    qa_json_key(j, "process");
+    qa_json_begin_object(j);
+    qa_json_key(j, "pid"), qa_json_i64(j, getpid());
+    qa_json_key(j, "ppid"), qa_json_i64(j, getppid());
+    static char exe[512];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    qa_json_key(j, "exe"), qa_json_str(j, exe);
+    write_argv(j);
     /* dl_iterate_phdr reports the main program first. */
-    qa_json_key(j, "build_id"), qa_json_str(j, modules->count ? modules->items[0].build_id : "");
+    qa_json_key(j, "build_id");
+    qa_json_str(j, modules && modules->count ? modules->items[0].build_id : "");
     uint64_t now = qa_now_ns();
     qa_json_key(j, "start_time_ns"), qa_json_u64(j, start_ns);
     qa_json_key(j, "dump_time_ns"), qa_json_u64(j, now);
-    if (strcmp(reason, "exit") == 0)
+    qa_json_key(j, "sequence"), qa_json_u64(j, atomic_load(&sequence) - 1);
+    if (is_final(reason) || reason == QA_DUMP_EXEC)
         qa_json_key(j, "end_time_ns"), qa_json_u64(j, now);
+    if (reason == QA_DUMP_FATAL)
+        qa_json_key(j, "end_signal"), qa_json_str(j, qa_signal_name(signo));
     qa_json_end_object(j);
 }
 
-static void write_modules(struct qa_json *j, const struct module_list *modules)
+static void write_modules(struct qa_json *j, const struct qa_module_list *modules)
 {
+    if (modules == NULL) {
+        qa_json_key(j, "modules");
+        qa_json_begin_array(j);
+        qa_json_end_array(j);
+        return;
+    }
     qa_json_key(j, "modules");
     qa_json_begin_array(j);
     for (size_t i = 0; i < modules->count; i++) {
-        const struct module *m = &modules->items[i];
+        const struct qa_module *m = &modules->items[i];
         qa_json_begin_object(j);
         qa_json_key(j, "path"), qa_json_str(j, m->path);
         qa_json_key(j, "base"), qa_json_hex(j, m->base);
@@ -262,15 +285,18 @@ static void write_sites(struct qa_json *j)
     qa_json_end_array(j);
 }
 
-static void write_precision(struct qa_json *j, const struct module_list *modules)
+static void write_precision(struct qa_json *j, const struct qa_module_list *modules)
 {
+    uint64_t modules_dropped = modules ? modules->dropped : 0;
     uint64_t blocks = atomic_load(&qa_blocks_dropped), sites = atomic_load(&qa_sites_dropped);
     uint64_t truncated = atomic_load(&qa_stacks_truncated), usable = qa_usable_overflow();
     uint32_t deep = (uint32_t)atomic_load(&deepbind_count);
     qa_json_key(j, "precision");
     qa_json_begin_object(j);
+    bool seen_all = qa_unseen_write(j); /* unseen.c: other allocators, anonymous memory */
     qa_json_key(j, "exact");
-    qa_json_bool(j, blocks == 0 && sites == 0 && usable == 0 && deep == 0 && modules->dropped == 0);
+    qa_json_bool(j, blocks == 0 && sites == 0 && usable == 0 && deep == 0 && modules_dropped == 0 &&
+                        modules != NULL && seen_all);
     qa_json_key(j, "counts_exact"), qa_json_bool(j, true);
     qa_json_key(j, "peak_live_bytes_within");
     qa_json_u64(j, qa_thread_total() <= 1 ? 0 : (qa_thread_total() - 1) * 64 * 1024);
@@ -279,7 +305,8 @@ static void write_precision(struct qa_json *j, const struct module_list *modules
     qa_json_key(j, "stacks_truncated"), qa_json_u64(j, truncated);
     qa_json_key(j, "usable_sizes_dropped"), qa_json_u64(j, usable);
     qa_json_key(j, "usable_sizes_from"), qa_json_str(j, qa_usable_source());
-    qa_json_key(j, "modules_dropped"), qa_json_u64(j, modules->dropped);
+    qa_json_key(j, "modules_dropped"), qa_json_u64(j, modules_dropped);
+    qa_json_key(j, "modules_known"), qa_json_bool(j, modules != NULL);
     qa_json_key(j, "never_written_unattributed"), qa_json_u64(j, qa_never_written_unattributed());
     qa_json_key(j, "site_pattern_ranges"), qa_json_u64(j, qa_pattern_ranges());
     qa_json_key(j, "deepbind_libraries");
@@ -297,6 +324,7 @@ static void write_config(struct qa_json *j)
     qa_json_begin_object(j);
     qa_json_key(j, "stacks"), qa_json_str(j, stacks[qa_cfg.stacks]);
     qa_json_key(j, "sample_every"), qa_json_u64(j, qa_cfg.sample_every);
+    qa_json_key(j, "sample_by_bytes"), qa_json_bool(j, qa_cfg.sample_by_bytes);
     qa_json_key(j, "stack_depth"), qa_json_u64(j, qa_cfg.depth);
     qa_json_key(j, "queue_sites"), qa_json_str(j, qa_cfg.sites);
     static const char *const poison[] = {"off", "all", "queue"};
@@ -308,83 +336,118 @@ static void write_config(struct qa_json *j)
     qa_json_end_object(j);
 }
 
-static void write_dump(struct qa_json *j, const char *reason, const struct module_list *modules)
+static void write_dump(struct qa_json *j, enum qa_dump_reason reason, int signo,
+                       const struct qa_module_list *modules)
 {
     qa_json_begin_object(j);
     qa_json_key(j, "format"), qa_json_str(j, "qaudit-alloc/1");
-    write_process(j, reason, modules);
+    write_process(j, reason, signo, modules);
     write_config(j);
     write_modules(j, modules);
     write_totals(j);
     write_sites(j);
     qa_queue_write(j);
-    qa_queue_write_checks(j);
+    qa_queue_write_checks(j, is_final(reason) || reason == QA_DUMP_EXEC);
     qa_fault_write(j);
     write_precision(j, modules);
     qa_json_end_object(j);
     qa_json_raw(j, "\n", 1);
-    qa_json_flush(j);
 }
 
+/* One line on stderr for the first failure; the program goes on. */
 static void report_once(const char *path, const char *what, int error)
 {
     if (atomic_exchange(&error_reported, 1) == 0)
         qa_log("cannot write the dump %s (%s: %s); the program goes on", path, what,
-               strerror(error));
+               qa_error_text(error));
 }
 
+/* Writes one dump; the caller holds the dump lock. */
+static void write_locked(enum qa_dump_reason reason, int signo,
+                         const struct qa_module_list *modules)
+{
+    uint64_t n = atomic_fetch_add(&sequence, 1);
+    static char tmp[QA_PATH_MAX + 64], path[QA_PATH_MAX];
+    static struct qa_json j;
+    memset(&j, 0, sizeof j);
+    write_dump(&j, reason, signo, modules);
+    if (j.failed) {
+        report_once(qa_cfg.out_pattern, "memory for the dump", ENOMEM);
+        qa_json_release(&j);
+        return;
+    }
+    bool written = qa_dump_file_write(n, j.buf, j.len, tmp, sizeof tmp);
+    int error = errno;
+    qa_json_release(&j);
+    if (!written) {
+        report_once(tmp[0] ? tmp : qa_cfg.out_pattern,
+                    error == EBADF ? "its descriptor kept being taken by the program" : "write",
+                    error);
+        return;
+    }
+    if (!qa_dump_file_commit(tmp, n, path, sizeof path)) {
+        report_once(tmp, "rename", errno);
+        unlink(tmp);
+        return;
+    }
+    qa_control_dump_written(path);
+}
+
+/* An ordinary dump: any thread, not in a signal handler. */
 void qa_dump(enum qa_dump_reason reason)
 {
-    static const char *const reasons[] = {"exit", "signal", "interval", "request"};
+    if (!qa_dump_file_is_image_process())
+        return; /* a vfork child, or one made by clone(): the parent's account, not its own */
     struct qa_thread *t = qa_self();
     bool was_busy = t ? qa_guard(t) : true;
-    /* On this thread's stack (about 36 KB) and before the dump lock: dl_iterate_phdr takes the
+    /* In static storage (about 36 KB), gathered before the dump lock: dl_iterate_phdr takes the
      * loader lock, which must never be waited for while a qaudit lock is held. */
-    struct module_list modules;
-    modules.count = modules.dropped = 0;
-    dl_iterate_phdr(collect_module, &modules);
-    pthread_mutex_lock(&dump_lock);
-    uint64_t n = atomic_fetch_add(&sequence, 1);
-    char path[600], tmp[700];
-    dump_path(path, sizeof path, n);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d.%llu", path, (int)getpid(), (unsigned long long)n);
-    static struct qa_json j;
-    memset(&j, 0, offsetof(struct qa_json, buf));
-    j.fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (j.fd < 0) {
-        report_once(tmp, "open", errno);
-    } else {
-        write_dump(&j, reasons[reason], &modules);
-        int error = j.failed ? errno : 0;
-        if (close(j.fd) != 0 && !error)
-            error = errno;
-        if (error) {
-            report_once(tmp, "write", error);
-            unlink(tmp);
-        } else if (rename(tmp, path) != 0) {
-            report_once(path, "rename", errno);
-            unlink(tmp);
-        }
-    }
-    pthread_mutex_unlock(&dump_lock);
+    static struct qa_module_list modules;
+    gather_begin();
+    qa_modules_copy_fresh(&modules);
+    qa_dump_lock();
+    if (!is_final(reason) || atomic_exchange(&final_written, 1) == 0)
+        write_locked(reason, 0, &modules);
+    qa_dump_unlock();
+    gather_end();
     if (t)
         qa_guard_restore(t, was_busy);
 }
 
-void qa_dump_started(void);
-void qa_dump_started(void)
+/* The last dump of the process, from _exit or a fatal signal handler: async-signal-safe. It uses
+ * the module map gathered last and gives up, saying why, rather than wait for itself. */
+void qa_dump_final(enum qa_dump_reason reason, int signo)
 {
-    first_pid = getpid();
-    start_ns = qa_now_ns();
+    if (atomic_load(&qa_ready) != 2 || !qa_dump_file_is_image_process())
+        return;
+    if (atomic_load(&final_written)) {
+        /* Another thread is writing (or wrote) the final dump: let it finish before this one
+         * goes on to end the process. */
+        if (lock_bounded())
+            qa_dump_unlock();
+        return;
+    }
+    struct qa_thread *t = qa_self_if_registered();
+    bool was_busy = t ? qa_guard(t) : true;
+    if (!lock_bounded()) {
+        if (atomic_exchange(&final_written, 1) == 0)
+            qa_log("no final dump (%s): %s came while this process was writing a dump",
+                   reasons[reason], signo ? qa_signal_name(signo) : "_exit");
+    } else {
+        if (atomic_exchange(&final_written, 1) == 0)
+            write_locked(reason, signo, qa_modules_current());
+        qa_dump_unlock();
+    }
+    if (t)
+        qa_guard_restore(t, was_busy);
 }
 
-void qa_dump_lock(void);
-void qa_dump_unlock(void);
-void qa_dump_lock(void)
+uint64_t qa_dump_start_ns(void)
 {
-    pthread_mutex_lock(&dump_lock);
+    return start_ns;
 }
-void qa_dump_unlock(void)
+
+void qa_dump_started(void)
 {
-    pthread_mutex_unlock(&dump_lock);
+    start_ns = qa_now_ns();
 }

@@ -1,36 +1,47 @@
-/* A JSON writer that needs no heap: a fixed buffer flushed to a file descriptor. The dump is
- * written with it while the audited process runs, so it must never call malloc. */
-#include <stdarg.h>
+/* A JSON writer that needs no heap: it renders into mmap'd memory of its own, grown with mremap.
+ * The dump is written with it while the audited process runs, even from a fatal signal handler,
+ * so it never calls malloc or stdio. */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/mman.h>
 
 #include "state.h"
 
-void qa_json_flush(struct qa_json *j)
+/* The dump is rendered into private memory first and written in one go afterwards: the file's
+ * descriptor then lives for a few system calls, not for the whole rendering, which leaves a
+ * program that closes descriptors it does not know (fd closers) little room to take it. */
+static bool grow(struct qa_json *j, size_t need)
 {
-    size_t done = 0;
-    while (done < j->len && !j->failed) {
-        ssize_t n = write(j->fd, j->buf + done, j->len - done);
-        if (n <= 0)
-            j->failed = true;
-        else
-            done += (size_t)n;
+    size_t capacity = j->capacity ? j->capacity : 1 << 16;
+    while (capacity < need)
+        capacity *= 2;
+    void *p =
+        j->buf ? mremap(j->buf, j->capacity, capacity, MREMAP_MAYMOVE)
+               : mmap(NULL, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        j->failed = true;
+        return false;
     }
-    j->len = 0;
+    j->buf = p;
+    j->capacity = capacity;
+    return true;
 }
 
 void qa_json_raw(struct qa_json *j, const char *s, size_t n)
 {
-    while (n > 0) {
-        if (j->len == sizeof j->buf)
-            qa_json_flush(j);
-        size_t room = sizeof j->buf - j->len, take = n < room ? n : room;
-        memcpy(j->buf + j->len, s, take);
-        j->len += take;
-        s += take;
-        n -= take;
-    }
+    if (j->failed || (j->len + n > j->capacity && !grow(j, j->len + n)))
+        return;
+    memcpy(j->buf + j->len, s, n);
+    j->len += n;
+}
+
+/* Gives the rendering's memory back. */
+void qa_json_release(struct qa_json *j)
+{
+    if (j->buf)
+        munmap(j->buf, j->capacity);
+    j->buf = NULL;
+    j->capacity = j->len = 0;
 }
 
 static void comma(struct qa_json *j)
@@ -76,34 +87,69 @@ void qa_json_end_array(struct qa_json *j)
     j->need_comma = true;
 }
 
-static void number(struct qa_json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void number(struct qa_json *j, const char *fmt, ...)
+/* Decimal digits of v at the end of a 20-byte buffer; returns where they start. Integers are
+ * formatted by hand: a dump may be written from a fatal signal handler, where printf is not
+ * async-signal-safe. */
+static char *digits(char *end, uint64_t v)
 {
-    char text[40];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    comma(j);
-    qa_json_raw(j, text, (size_t)n);
+    do
+        *--end = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    return end;
+}
+
+size_t qa_u64_text(char *out, uint64_t v)
+{
+    char buf[20];
+    char *first = digits(buf + sizeof buf, v);
+    size_t n = (size_t)(buf + sizeof buf - first);
+    memcpy(out, first, n);
+    out[n] = '\0';
+    return n;
 }
 
 void qa_json_u64(struct qa_json *j, uint64_t v)
 {
-    number(j, "%llu", (unsigned long long)v);
+    char buf[20];
+    char *first = digits(buf + sizeof buf, v);
+    comma(j);
+    qa_json_raw(j, first, (size_t)(buf + sizeof buf - first));
 }
+
 void qa_json_i64(struct qa_json *j, int64_t v)
 {
-    number(j, "%lld", (long long)v);
+    char buf[21];
+    char *first = digits(buf + sizeof buf, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+    if (v < 0)
+        *--first = '-';
+    comma(j);
+    qa_json_raw(j, first, (size_t)(buf + sizeof buf - first));
 }
+
+/* Per-connection averages. glibc formats %.6g of a finite double in a stack buffer, without
+ * malloc or locks: the one printf a fatal-signal dump relies on. */
 void qa_json_double(struct qa_json *j, double v)
 {
-    number(j, "%.6g", v);
+    char text[40];
+    int n = snprintf(text, sizeof text, "%.6g", v);
+    comma(j);
+    qa_json_raw(j, text, (size_t)n);
 }
+
 void qa_json_hex(struct qa_json *j, uintptr_t v)
 {
-    number(j, "\"0x%llx\"", (unsigned long long)v);
+    static const char hex[] = "0123456789abcdef";
+    char buf[21];
+    char *p = buf + sizeof buf;
+    *--p = '"';
+    do
+        *--p = hex[v & 15];
+    while ((v >>= 4) != 0);
+    *--p = 'x';
+    *--p = '0';
+    *--p = '"';
+    comma(j);
+    qa_json_raw(j, p, (size_t)(buf + sizeof buf - p));
 }
 
 void qa_json_bool(struct qa_json *j, bool v)
@@ -121,9 +167,9 @@ static void string_body(struct qa_json *j, const char *s, size_t n)
             char esc[2] = {'\\', (char)c};
             qa_json_raw(j, esc, 2);
         } else if (c < 0x20 || c == 0x7f) {
-            char esc[8];
-            int k = snprintf(esc, sizeof esc, "\\u%04x", c);
-            qa_json_raw(j, esc, (size_t)k);
+            static const char hex[] = "0123456789abcdef";
+            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            qa_json_raw(j, esc, sizeof esc);
         } else {
             qa_json_raw(j, (const char *)&c, 1);
         }

@@ -4,6 +4,8 @@
  * libunwind allocate), and free of global locks on the hot path. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,6 +81,11 @@ struct qa_thread *qa_self(void)
     return self();
 }
 
+struct qa_thread *qa_self_if_registered(void)
+{
+    return tls_self;
+}
+
 void *qa_mmap(size_t bytes)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -93,6 +100,23 @@ uint64_t qa_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Writes to stderr with SIGPIPE blocked: a program whose stderr is a closed pipe must not be
+ * killed by a line of ours. A SIGPIPE our write raised is taken back; one already pending for the
+ * program stays. */
+static void write_stderr(const char *line, size_t n)
+{
+    sigset_t pipe_only, saved, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &saved);
+    sigpending(&pending);
+    bool was_pending = sigismember(&pending, SIGPIPE);
+    ssize_t written = write(STDERR_FILENO, line, n);
+    if (written < 0 && errno == EPIPE && !was_pending)
+        sigtimedwait(&pipe_only, NULL, &(struct timespec){0, 0});
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
 /* One line on stderr, formatted without malloc (vsnprintf into a stack buffer). */
 void qa_log(const char *fmt, ...)
 {
@@ -105,7 +129,9 @@ void qa_log(const char *fmt, ...)
     if (n > (int)sizeof line - 2)
         n = (int)sizeof line - 2;
     line[n++] = '\n';
-    (void)!write(STDERR_FILENO, line, (size_t)n);
+    int saved = errno;
+    write_stderr(line, (size_t)n);
+    errno = saved;
 }
 
 static void *next_symbol(const char *name)
@@ -138,13 +164,17 @@ static void initialise(void)
     struct qa_usable_probe probe = {real.malloc, real.memalign, real.free, real.malloc_usable_size};
     qa_usable_choose(&probe);
     qa_config_load();
+    qa_exits_resolve();
+    qa_unwinder_fds_init();
     qa_blocks_init();
+    qa_threads_init(); /* before any thread registers: the key that retires its record */
     /* Before any thread registers: each starts with its gate set from this. */
     bool stacks_rare = qa_cfg.stacks == QA_STACKS_OFF ||
                        ((qa_cfg.stacks == QA_STACKS_SAMPLED || qa_cfg.stacks == QA_STACKS_QUEUE) &&
                         qa_cfg.sites[0] == '\0');
     qa_fast_path = stacks_rare && qa_cfg.poison == QA_POISON_OFF &&
                    qa_cfg.fail_mode == QA_FAIL_NONE && qa_usable_from_header;
+    qa_unseen_start(); /* before counting starts: anonymous memory and allocators at start-up */
     atomic_store_explicit(&qa_ready, 2, memory_order_release);
     struct qa_thread *t = qa_self();
     if (t) {
@@ -407,9 +437,11 @@ QA_EXPORT void *calloc(size_t n, size_t size)
     return p;
 }
 
-/* realloc of a live block: counted as one realloc (in place or moved), the old block's record
- * replaced by the new one. realloc(NULL, n) is an allocation, realloc(p, 0) a free. */
-static void *counted_realloc(struct qa_thread *t, void *old, size_t size, enum qa_call call)
+/* A resize of a live block, done by forward(args) (realloc, or another allocator's own entry
+ * point): counted as one realloc (in place or moved), the old block's record replaced by the new
+ * one. zeroed: the bytes past the old size are zero, so poison must leave them. */
+static void *counted_resize(struct qa_thread *t, void *old, size_t size, enum qa_call call,
+                            bool zeroed, qa_forward_fn forward, void *args)
 {
     void *frames[QA_MAX_DEPTH];
     int depth = -1;
@@ -420,7 +452,7 @@ static void *counted_realloc(struct qa_thread *t, void *old, size_t size, enum q
     size_t old_usable = qa_usable_size(old);
     struct qa_block before = {0};
     bool known = qa_blocks_enabled && qa_blocks_remove((uintptr_t)old, &before);
-    void *p = real.realloc(old, size);
+    void *p = forward(args);
     if (p == NULL) {
         if (known)
             qa_blocks_insert(&before);
@@ -443,13 +475,31 @@ static void *counted_realloc(struct qa_thread *t, void *old, size_t size, enum q
     if (known) {
         qa_site_free(t, before.site, before.size, 0);
         before.ptr = (uintptr_t)p;
-        if ((before.flags & QA_BLOCK_POISONED) && size > before.size)
+        if ((before.flags & QA_BLOCK_POISONED) && size > before.size && !zeroed)
             qa_poison_fill((char *)p + before.size, size - before.size);
         before.size = size;
         qa_site_alloc(t, before.site, size, false);
         qa_blocks_insert(&before);
     }
     return p;
+}
+
+struct realloc_args {
+    void *old;
+    size_t size;
+};
+
+static void *forward_realloc(void *args)
+{
+    struct realloc_args *a = args;
+    return real.realloc(a->old, a->size);
+}
+
+/* realloc of a live block. realloc(NULL, n) is an allocation, realloc(p, 0) a free. */
+static void *counted_realloc(struct qa_thread *t, void *old, size_t size, enum qa_call call)
+{
+    struct realloc_args args = {old, size};
+    return counted_resize(t, old, size, call, false, forward_realloc, &args);
 }
 
 QA_EXPORT void *realloc(void *old, size_t size)
@@ -576,4 +626,77 @@ QA_EXPORT size_t malloc_usable_size(void *p)
     if (in_bootstrap(p))
         return bootstrap_size(p);
     return ready() ? real.malloc_usable_size(p) : 0;
+}
+
+/* Other allocators' own entry points (mallocx, tc_malloc, mi_malloc...), reached from the
+ * shims through extra.c: counted as the malloc-family call `call` by the same record functions.
+ * forward(args) is the allocator's own call. *seen: whether the call was counted (it is only
+ * forwarded before initialisation and under the re-entrancy guard, as the malloc family is). */
+
+/* A shim's block: its stack is taken here with room for one more frame, and the shim's frame
+ * on top is left out (extra.c knows the shims' code), so the site starts at the program's call. */
+__attribute__((always_inline)) static inline void record_extra(struct qa_thread *t, void *p,
+                                                               size_t size, enum qa_call call)
+{
+    count_new_block(t, size, qa_usable_size(p), call);
+    bool in_queue = qa_queue_in_op(t);
+    bool with_stack = wants_stack(t, size, in_queue);
+    void *frames[QA_MAX_DEPTH + 1];
+    int depth = -1;
+    if (with_stack) {
+        depth = qa_capture(frames, qa_cfg.depth + 1, qa_cfg.stacks == QA_STACKS_FP);
+        depth = qa_extra_strip(frames, depth, (int)qa_cfg.depth);
+    }
+    record_site_and_block(t, p, size, call, in_queue, with_stack, frames, depth);
+}
+
+void *qa_extra_alloc(enum qa_call call, size_t size, bool may_fail, qa_forward_fn forward,
+                     void *args, bool *seen)
+{
+    struct qa_thread *t = ready() ? enter() : NULL;
+    *seen = t != NULL;
+    if (t == NULL)
+        return forward(args);
+    void *frames[QA_MAX_DEPTH];
+    int depth = -1;
+    void *p = NULL;
+    if (may_fail && fail_now(t, size, frames, &depth))
+        errno = ENOMEM;
+    else if ((p = forward(args)) != NULL)
+        record_extra(t, p, size, call);
+    leave(t);
+    return p;
+}
+
+void qa_extra_free(void *p, qa_forward_fn forward, void *args, bool *seen)
+{
+    *seen = false;
+    if (in_bootstrap(p))
+        return; /* the bootstrap arena's, never the allocator's */
+    struct qa_thread *t = ready() ? enter() : NULL;
+    if (t != NULL) {
+        *seen = true;
+        record_free(t, p);
+    }
+    if (forward != NULL)
+        forward(args);
+    if (t != NULL)
+        leave(t);
+}
+
+void *qa_extra_resize(enum qa_call call, void *old, size_t size, bool zeroed, qa_forward_fn forward,
+                      void *args, bool *seen)
+{
+    *seen = false;
+    if (in_bootstrap(old)) {
+        errno = ENOMEM; /* the bootstrap arena's: the allocator cannot resize it */
+        return NULL;
+    }
+    struct qa_thread *t = ready() ? enter() : NULL;
+    if (t == NULL)
+        return forward(args);
+    *seen = true;
+    void *p = counted_resize(t, old, size, call, zeroed, forward, args);
+    leave(t);
+    return p;
 }

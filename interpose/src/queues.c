@@ -445,24 +445,39 @@ void qa_queue_write(struct qa_json *j)
     qa_json_end_object(j);
 }
 
-static void check(struct qa_json *j, const char *name, bool passed, const char *detail)
+enum check_status { CHECK_PASS, CHECK_FAIL, CHECK_NA };
+
+/* A check's verdict: `status` pass, fail or n/a (a check that could not apply, with the reason in
+ * `detail`); `passed` is true only for pass. */
+static void check(struct qa_json *j, const char *name, enum check_status status, const char *detail)
 {
+    static const char *const words[] = {"pass", "fail", "n/a"};
     qa_json_begin_object(j);
     qa_json_key(j, "name"), qa_json_str(j, name);
-    qa_json_key(j, "passed"), qa_json_bool(j, passed);
+    qa_json_key(j, "status"), qa_json_str(j, words[status]);
+    qa_json_key(j, "passed"), qa_json_bool(j, status == CHECK_PASS);
     qa_json_key(j, "detail"), qa_json_str(j, detail);
     qa_json_end_object(j);
 }
 
-void qa_queue_write_checks(struct qa_json *j)
+static enum check_status verdict(bool holds)
 {
-    struct summary s;
-    summarise(&s);
+    return holds ? CHECK_PASS : CHECK_FAIL;
+}
+
+static void check_depth_one(struct qa_json *j, bool hooks_seen)
+{
     char detail[256];
     uint64_t v = atomic_load(&violations);
-    uint32_t kept = (uint32_t)atomic_load(&violations_kept);
-    if (kept > MAX_VIOLATIONS)
-        kept = MAX_VIOLATIONS;
+    if (qa_cfg.assert_depth1 == QA_ASSERT_OFF) {
+        check(j, "depth_one_no_alloc", CHECK_NA, "QAUDIT_ASSERT_DEPTH1=off");
+        return;
+    }
+    if (!hooks_seen) {
+        check(j, "depth_one_no_alloc", CHECK_NA,
+              "no queue hooks seen: the program reports no queue operations (qaudit/hooks.h)");
+        return;
+    }
     if (v == 0)
         snprintf(detail, sizeof detail,
                  "no allocation inside a queue operation at depth <= 1 (%llu allocations inside "
@@ -474,22 +489,57 @@ void qa_queue_write_checks(struct qa_json *j)
                  "%llu, %llu bytes",
                  (unsigned long long)v, (unsigned long long)first_violations[0].depth,
                  (unsigned long long)first_violations[0].size);
-    qa_json_key(j, "checks");
-    qa_json_begin_array(j);
-    check(j, "depth_one_no_alloc", v == 0, detail);
-    bool balanced = s.pushes + s.moved_in == s.pops + s.discarded + s.moved_out + s.depth_now;
+    check(j, "depth_one_no_alloc", verdict(v == 0), detail);
+}
+
+static void check_conservation(struct qa_json *j, const struct summary *s, bool hooks_seen)
+{
+    if (!hooks_seen) {
+        check(j, "conservation", CHECK_NA, "no queue hooks seen: no pushes or pops to balance");
+        return;
+    }
+    char detail[256];
+    bool balanced = s->pushes + s->moved_in == s->pops + s->discarded + s->moved_out + s->depth_now;
     snprintf(detail, sizeof detail,
              "pushes %llu = pops %llu + discarded %llu + still queued %llu%s; %llu queues out of "
              "balance",
-             (unsigned long long)s.pushes, (unsigned long long)s.pops,
-             (unsigned long long)s.discarded, (unsigned long long)s.depth_now,
-             balanced ? "" : " does not hold", (unsigned long long)s.broken_connections);
-    check(j, "conservation", balanced && s.broken_connections == 0, detail);
+             (unsigned long long)s->pushes, (unsigned long long)s->pops,
+             (unsigned long long)s->discarded, (unsigned long long)s->depth_now,
+             balanced ? "" : " does not hold", (unsigned long long)s->broken_connections);
+    check(j, "conservation", verdict(balanced && s->broken_connections == 0), detail);
+}
+
+/* Every connection opened was closed: only at the process's last dump, since a running server
+ * has connections open by nature. */
+static void check_connections(struct qa_json *j, const struct summary *s, bool final)
+{
+    char detail[256];
     uint64_t opened = atomic_load(&opens), closed = atomic_load(&closes);
     snprintf(detail, sizeof detail, "%llu opened, %llu closed, %llu open now",
              (unsigned long long)opened, (unsigned long long)closed,
-             (unsigned long long)s.open_now);
-    check(j, "connections_closed", opened == closed, detail);
+             (unsigned long long)s->open_now);
+    if (opened == 0)
+        check(j, "connections_closed", CHECK_NA, "no connection events seen (CONN_OPEN)");
+    else if (!final && opened != closed)
+        check(j, "connections_closed", CHECK_NA,
+              "a snapshot of a running process: its connections may still be open");
+    else
+        check(j, "connections_closed", verdict(opened == closed), detail);
+}
+
+void qa_queue_write_checks(struct qa_json *j, bool final)
+{
+    struct summary s;
+    summarise(&s);
+    uint32_t kept = (uint32_t)atomic_load(&violations_kept);
+    if (kept > MAX_VIOLATIONS)
+        kept = MAX_VIOLATIONS;
+    bool hooks_seen = atomic_load(&opens) + s.pushes + s.pops + s.moved_in + s.moved_out != 0;
+    qa_json_key(j, "checks");
+    qa_json_begin_array(j);
+    check_depth_one(j, hooks_seen);
+    check_conservation(j, &s, hooks_seen);
+    check_connections(j, &s, final);
     qa_json_end_array(j);
 
     qa_json_key(j, "depth_one_violations");

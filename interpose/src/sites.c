@@ -10,6 +10,7 @@
 #include <link.h>
 #include <libunwind.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -112,6 +113,40 @@ static int walk_frame_pointers(void **frames, unsigned max, bool *truncated)
     return n;
 }
 
+/* libunwind finds unwind tables with dl_iterate_phdr, which holds the loader's list lock while
+ * it runs, and glibc's fork does not reset that lock in the child: a thread inside it at the fork
+ * leaves the child deadlocked on its first stack. Natively a program seldom walks the module list;
+ * with stacks on, every allocation does. So a thread marks its record while it unwinds, and fork
+ * (qa_unwinds_block) raises a flag, waits for every mark to clear and keeps new ones out until
+ * the fork is done. Sequentially consistent stores and loads on both sides: each side sees the
+ * other's, so no unwind starts unseen. */
+static atomic_bool fork_pending;
+
+static void unwind_begin(struct qa_thread *t)
+{
+    for (;;) {
+        atomic_store(&t->unwinding, 1);
+        if (!atomic_load(&fork_pending))
+            return;
+        atomic_store(&t->unwinding, 0);
+        while (atomic_load(&fork_pending))
+            sched_yield();
+    }
+}
+
+void qa_unwinds_block(void)
+{
+    atomic_store(&fork_pending, true);
+    for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next)
+        while (atomic_load(&t->unwinding))
+            sched_yield();
+}
+
+void qa_unwinds_unblock(void)
+{
+    atomic_store(&fork_pending, false);
+}
+
 /* Return addresses of the caller's stack, the interposer's own frames removed. Inlined (across
  * files, by the link-time optimiser) into the entry points that capture, so that the unwinder
  * starts one frame below the program's call instead of walking three frames of our own first:
@@ -129,7 +164,12 @@ __attribute__((always_inline)) inline int qa_capture(void **frames, unsigned max
     }
     void *raw[QA_MAX_DEPTH + 8];
     unsigned want = max + 8 < QA_MAX_DEPTH + 8 ? max + 8 : QA_MAX_DEPTH + 8;
+    struct qa_thread *t = qa_self_if_registered();
+    if (t != NULL)
+        unwind_begin(t);
     int n = unw_backtrace(raw, (int)want);
+    if (t != NULL)
+        atomic_store_explicit(&t->unwinding, 0, memory_order_release);
     int skip = 0;
     while (skip < n && ours(raw[skip]))
         skip++;
@@ -441,19 +481,25 @@ static void add_range(uintptr_t lo, uintptr_t hi, unsigned sets)
 /* Reads the symbol tables of one ELF file and adds the functions whose names match. */
 static void scan_symbols(const char *path, uintptr_t base)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    struct qa_file f;
+    if (!qa_file_open(&f, path, O_RDONLY, 0))
         return;
     struct stat st;
-    if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
-        close(fd);
+    if (fstat(f.fd, &st) != 0 || (size_t)st.st_size < sizeof(Elf64_Ehdr) ||
+        !qa_file_still_ours(&f)) {
+        qa_file_close(&f);
         return;
     }
     size_t size = (size_t)st.st_size;
-    const unsigned char *file = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
+    const unsigned char *file = mmap(NULL, size, PROT_READ, MAP_PRIVATE, f.fd, 0);
+    bool mapped_ours = qa_file_still_ours(&f); /* the program may have put its file there */
+    qa_file_close(&f);
     if (file == MAP_FAILED)
         return;
+    if (!mapped_ours) {
+        munmap((void *)file, size);
+        return;
+    }
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
         eh->e_shoff == 0 || eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > size) {
@@ -516,6 +562,17 @@ void qa_patterns_resolve(void)
     pthread_mutex_unlock(&resolve_lock);
 }
 
+/* Around fork: the patterns are not being resolved while the process forks (writer.c). */
+void qa_patterns_hold(void)
+{
+    pthread_mutex_lock(&resolve_lock);
+}
+
+void qa_patterns_release(void)
+{
+    pthread_mutex_unlock(&resolve_lock);
+}
+
 bool qa_frames_match(void *const *frames, int depth, unsigned set)
 {
     size_t n = atomic_load_explicit(&range_count, memory_order_acquire);
@@ -552,9 +609,27 @@ QA_EXPORT void *dlopen(const char *file, int flags)
         bool was_busy = t ? qa_guard(t) : true;
         if (flags & RTLD_DEEPBIND)
             qa_dump_note_deepbind(file ? file : "(main program)");
+        qa_modules_changed();
         qa_patterns_resolve();
         if (t)
             qa_guard_restore(t, was_busy);
     }
     return handle;
+}
+
+/* dlclose: forwarded, then the module map a fatal dump would use is gathered again. */
+QA_EXPORT int dlclose(void *handle)
+{
+    static int (*next_dlclose)(void *);
+    if (next_dlclose == NULL)
+        next_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+    int result = next_dlclose ? next_dlclose(handle) : -1;
+    if (atomic_load(&qa_ready) == 2) {
+        struct qa_thread *t = qa_self();
+        bool was_busy = t ? qa_guard(t) : true;
+        qa_modules_changed();
+        if (t)
+            qa_guard_restore(t, was_busy);
+    }
+    return result;
 }

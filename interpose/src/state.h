@@ -8,11 +8,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The interposed functions; everything else in the library stays hidden. */
 #define QA_EXPORT __attribute__((visibility("default")))
 
 #define QA_MAX_DEPTH 64
+#define QA_PATH_MAX 1024
 #define QA_MAX_PATTERNS 32
 #define QA_MAX_RANGES 512
 #define QA_SIZE_BUCKETS                                                                            \
@@ -111,6 +113,18 @@ struct qa_thread {
      * thread that owns it, so consecutive push/pop events skip the shared index. */
     const void *cached_queue;
     void *cached_record;
+    /* Records are reused, never unmapped (threads.c): the kernel tid of the thread counting into
+     * this one, and the link in the list of records whose thread has exited. */
+    int owner_tid;
+    struct qa_thread *retired_next;
+    /* A new owner's first counted call (stats.c): live_at_publish waits at
+     * QA_LIVE_NEVER_PUBLISHED for it, and the record's published live bytes wait here. */
+    int64_t live_resume;
+    uint64_t allocs_before_owner; /* the record's allocations when its owner took it */
+    bool owner_allocated;         /* the owner is counted in totals.threads */
+    /* Set while the thread is inside libunwind (sites.c): fork waits for it to clear. */
+    _Atomic int unwinding;
+    bool record_counted; /* the record has published live bytes */
 };
 
 enum qa_call {
@@ -154,6 +168,7 @@ extern atomic_int qa_ready; /* 2 once the real allocator is resolved and state s
  * chunk headers. Threads start with QA_GATE_FULL otherwise. */
 extern bool qa_fast_path;
 struct qa_thread *qa_self(void);
+struct qa_thread *qa_self_if_registered(void); /* never registers: async-signal-safe */
 void *qa_mmap(size_t bytes);
 void qa_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t qa_now_ns(void);
@@ -188,11 +203,16 @@ static inline size_t qa_usable_size(void *p)
     return qa_real_usable_size(p);
 }
 
-/* stats.c */
+/* threads.c: per-thread records, reused when their thread has exited */
+void qa_threads_init(void); /* once, before any thread registers */
 struct qa_thread *qa_thread_register(void);
+struct qa_thread *qa_threads_reset_after_fork(void); /* the child's one record */
+struct qa_thread *qa_threads_head(void); /* every record, linked by next; walk without locks */
+
+/* stats.c */
+void qa_live_new_owner(struct qa_thread *t);
 void qa_sum_counters(struct qa_counters *out, uint64_t *threads);
 void qa_usable_hist_add_slow(struct qa_thread *t, size_t usable);
-struct qa_thread *qa_threads_head(void);
 size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max);
 void qa_live_publish(struct qa_thread *t, int64_t live);
 
@@ -218,9 +238,9 @@ static inline int64_t qa_counters_live_blocks(const struct qa_counters *c)
     return (int64_t)(qa_counters_allocs(c) - c->by_call[QA_FREE]);
 }
 
-/* Each thread tracks its own live bytes and peak without atomics; the shared total is updated
- * when the thread's live bytes have moved QA_LIVE_BATCH since it last published them (and on its
- * first allocation, to count the thread: live_at_publish starts far out of range). */
+/* Each record tracks its own live bytes and peak without atomics; the shared total is updated
+ * when the record's live bytes have moved QA_LIVE_BATCH since it last published them, and on its
+ * owner's first counted call, to count the thread (live_at_publish starts far out of range). */
 #define QA_LIVE_BATCH (64 * 1024)
 #define QA_LIVE_NEVER_PUBLISHED (INT64_MIN / 4)
 static inline void qa_live_check(struct qa_thread *t, int64_t live)
@@ -244,6 +264,7 @@ static inline void qa_live_shrank(struct qa_thread *t)
     qa_live_check(t, qa_counters_live_bytes(&t->c));
 }
 int64_t qa_peak_live(void);
+uint64_t qa_thread_total(void); /* thread records that counted: a bound on threads alive at once */
 void qa_stats_reset_after_fork(void);
 
 /* 16-byte steps up to 512 (32 buckets), then one bucket per power of two. Branch-free: requested
@@ -308,6 +329,10 @@ void qa_site_free(struct qa_thread *t, uint32_t site, uint64_t size, uint64_t ne
 enum { QA_PATTERNS_QUEUE = 1, QA_PATTERNS_FAIL = 2 };
 bool qa_frames_match(void *const *frames, int depth, unsigned set);
 bool qa_frames_match_patterns(void *const *frames, int depth);
+void qa_patterns_hold(void);
+void qa_patterns_release(void);
+void qa_unwinds_block(void);   /* before fork: waits for every stack under way, holds new ones */
+void qa_unwinds_unblock(void); /* after fork, in parent and child */
 void qa_patterns_resolve(void);
 bool qa_patterns_active(void);
 struct qa_site_view {
@@ -325,8 +350,22 @@ void qa_queue_on_alloc(struct qa_thread *t, uint64_t size, void *const *frames, 
 bool qa_queue_in_op(const struct qa_thread *t);
 struct qa_json;
 void qa_queue_write(struct qa_json *j);
-void qa_queue_write_checks(struct qa_json *j);
+void qa_queue_write_checks(struct qa_json *j, bool final); /* final: the image's last dump */
 void qa_queue_reset_after_fork(void);
+
+/* Other allocators' own entry points, counted as the malloc family (docs/design.md, "What the
+ * interposer cannot see"). preload.c: the counting; extra.c: the table the shims call and the
+ * shims' frames; unseen.c: start-up and the dump's fields for what stays invisible. */
+typedef void *(*qa_forward_fn)(void *args);
+void *qa_extra_alloc(enum qa_call call, size_t size, bool may_fail, qa_forward_fn forward,
+                     void *args, bool *seen);
+void qa_extra_free(void *p, qa_forward_fn forward, void *args, bool *seen);
+void *qa_extra_resize(enum qa_call call, void *old, size_t size, bool zeroed, qa_forward_fn forward,
+                      void *args, bool *seen);
+int qa_extra_strip(void **frames, int depth, int max);
+void qa_unseen_start(void);
+struct qa_json;
+bool qa_unseen_write(struct qa_json *j); /* false: something was not seen (precision.exact) */
 
 /* faults.c: injected failures and poison */
 bool qa_fault_should_fail(struct qa_thread *t, size_t size, void **frames, int *depth);
@@ -335,17 +374,82 @@ void qa_poison_fill(void *p, size_t size);
 uint64_t qa_poison_count(const void *p, size_t size);
 
 /* dump.c */
-enum qa_dump_reason { QA_DUMP_EXIT, QA_DUMP_SIGNAL, QA_DUMP_INTERVAL, QA_DUMP_REQUEST };
+enum qa_dump_reason {
+    QA_DUMP_EXIT,     /* exit() or return from main: the destructor */
+    QA_DUMP_SIGNAL,   /* QAUDIT_SIGNAL */
+    QA_DUMP_INTERVAL, /* QAUDIT_INTERVAL */
+    QA_DUMP_REQUEST,  /* before QAUDIT_ASSERT_DEPTH1=abort aborts */
+    QA_DUMP_EXIT_NOW, /* _exit, _Exit */
+    QA_DUMP_EXEC,     /* just before execve replaces the image */
+    QA_DUMP_FATAL     /* a signal about to end the process */
+};
 void qa_dump(enum qa_dump_reason reason);
+void qa_dump_final(enum qa_dump_reason reason, int signo); /* async-signal-safe, once */
 void qa_dump_note_deepbind(const char *path);
+void qa_dump_lock(void);
+void qa_dump_unlock(void);
+void qa_dump_before_fork(void);
+void qa_dump_after_fork_parent(void);
+void qa_dump_reset_after_fork(void);
+void qa_dump_started(void);
+uint64_t qa_dump_start_ns(void);
+
+/* dump_file.c: dump names, claimed so that processes never overwrite each other's dumps */
+struct qa_file;
+void qa_dump_file_init(bool after_fork);
+bool qa_dump_file_is_image_process(void);
+bool qa_dump_file_write(uint64_t sequence, const char *data, size_t size, char *tmp,
+                        size_t tmp_size);
+bool qa_dump_file_commit(const char *tmp, uint64_t sequence, char *out, size_t size);
+
+/* modules.c: the loaded objects, for symbolizing frames later */
+#define QA_MAX_MODULES 128
+struct qa_module {
+    char path[200];
+    uintptr_t base, lo, hi;
+    char build_id[41];
+};
+struct qa_module_list {
+    struct qa_module items[QA_MAX_MODULES];
+    size_t count, dropped;
+};
+void qa_modules_changed(void);
+void qa_modules_copy_fresh(struct qa_module_list *out);
+const struct qa_module_list *qa_modules_current(void);
+void qa_modules_hold(void);
+void qa_modules_release(void);
+
+/* private_fd.c: descriptors of the interposer's own, used only while still its own */
+struct qa_file {
+    int fd;
+    dev_t dev;
+    ino_t ino;
+};
+bool qa_file_open(struct qa_file *f, const char *path, int flags, mode_t mode);
+bool qa_file_still_ours(const struct qa_file *f);
+bool qa_file_write_all(struct qa_file *f, const void *data, size_t size);
+ssize_t qa_file_read(struct qa_file *f, void *buf, size_t size);
+int qa_file_close(struct qa_file *f);
+ssize_t qa_file_slurp(const char *path, char *buf, size_t size);
+
+/* unwinder_fds.c: libunwind keeps no descriptor in the host (pipe2, read, syscall) */
+void qa_unwinder_fds_init(void);
+
+/* exits.c: _exit, _Exit and the exec family */
+void qa_exits_resolve(void);
+
+/* signals.c: the dump signal, fatal signals, and the program's view of both */
+void qa_signals_install(void);
+const char *qa_signal_name(int signo);
+const char *qa_error_text(int error);
 
 /* json.c: a JSON writer into a fixed buffer, flushed to a file descriptor */
 struct qa_json {
-    int fd;
+    char *buf; /* mmap'd; NULL until the first byte */
+    size_t len, capacity;
     bool failed, need_comma;
-    size_t len;
-    char buf[1 << 15];
 };
+void qa_json_release(struct qa_json *j);
 void qa_json_raw(struct qa_json *j, const char *s, size_t n);
 void qa_json_key(struct qa_json *j, const char *key);
 void qa_json_begin_object(struct qa_json *j);
@@ -359,9 +463,9 @@ void qa_json_str(struct qa_json *j, const char *s);
 void qa_json_strn(struct qa_json *j, const char *s, size_t n);
 void qa_json_hex(struct qa_json *j, uintptr_t v);
 void qa_json_double(struct qa_json *j, double v);
-void qa_json_flush(struct qa_json *j);
 /* "frames": ["0x...", ...] */
 void qa_json_frames(struct qa_json *j, void *const *frames, int depth);
+size_t qa_u64_text(char *out, uint64_t v); /* decimal, NUL-terminated; its length */
 
 /* control.c: the record `qaudit snapshot` reads (qaudit/control.h) */
 void qa_control_init(const char *pattern, int signal_number, uint64_t start_time_ns);
@@ -374,6 +478,6 @@ void qa_config_load(void);
 
 /* writer.c */
 void qa_writer_start(void);
-void qa_writer_after_fork_child(void);
+void qa_writer_wake(void); /* async-signal-safe */
 
 #endif

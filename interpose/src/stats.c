@@ -1,15 +1,15 @@
-/* Per-thread counter blocks (mmap'd, linked into a lock-free list, summed at dump time), the
+/* Counting in per-thread records (threads.c): sums over the records at dump time, the
  * usable-size histogram, and live/peak bytes published in batches so threads do not share a hot
  * cache line. */
 #include <string.h>
 
 #include "state.h"
 
-/* A thread publishes its live-byte delta once it reaches this much: peak_live_bytes is exact to
- * within (threads - 1) * QA_LIVE_BATCH; exact while the process has a single thread. */
-
-static _Atomic(struct qa_thread *) threads;
-static atomic_uint_fast64_t thread_count, counting_threads;
+/* A record publishes its live-byte delta once it reaches QA_LIVE_BATCH: peak_live_bytes is exact
+ * to within (records that published - 1) * QA_LIVE_BATCH; exact while a single record counts.
+ * counting_threads: threads that made a counted allocation; counting_records: records that
+ * published live bytes (each holds less than QA_LIVE_BATCH unpublished). */
+static atomic_uint_fast64_t counting_threads, counting_records;
 static _Atomic int64_t live_published, peak_published;
 
 struct usable_slot {
@@ -19,35 +19,23 @@ struct usable_slot {
 static struct usable_slot usable_slots[QA_USABLE_SLOTS];
 static atomic_uint_fast64_t usable_overflow;
 
-struct qa_thread *qa_thread_register(void)
+/* A record's new owner (a new thread, or a later one reusing the record) has not counted yet:
+ * its first counted call comes to qa_live_publish, live_at_publish being far out of range, and
+ * the record's published figure waits in live_resume. Nothing is added to the fast path. */
+void qa_live_new_owner(struct qa_thread *t)
 {
-    struct qa_thread *t = qa_mmap(sizeof *t);
-    if (t == NULL)
-        return NULL;
+    if (t->live_at_publish != QA_LIVE_NEVER_PUBLISHED)
+        t->live_resume = t->live_at_publish;
     t->live_at_publish = QA_LIVE_NEVER_PUBLISHED;
-    t->gate = qa_fast_path ? 0 : QA_GATE_FULL;
-    t->sample_left = (int64_t)qa_cfg.sample_every;
-    t->c.rng = 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&thread_count, 1) + 1);
-    struct qa_thread *head = atomic_load(&threads);
-    do
-        t->next = head;
-    while (!atomic_compare_exchange_weak(&threads, &head, t));
-    return t;
-}
-
-/* A thread has counted once it has published its live bytes: its first allocation does. */
-static bool has_counted(const struct qa_thread *t)
-{
-    return t->live_at_publish != QA_LIVE_NEVER_PUBLISHED;
+    t->allocs_before_owner = qa_counters_allocs(&t->c);
+    t->owner_allocated = false;
 }
 
 void qa_sum_counters(struct qa_counters *out, uint64_t *count)
 {
     memset(out, 0, sizeof *out);
-    uint64_t n = 0;
-    for (struct qa_thread *t = atomic_load(&threads); t != NULL; t = t->next) {
+    for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next) {
         const struct qa_counters *c = &t->c;
-        n += has_counted(t);
         out->reallocs += c->reallocs;
         out->realloc_in_place += c->realloc_in_place;
         out->realloc_moved += c->realloc_moved;
@@ -63,17 +51,33 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
             out->size_hist[qa_size_bucket(16 * i)] += t->requested_direct[i];
     }
     if (count)
-        *count = n;
+        *count = atomic_load(&counting_threads);
 }
 
+/* The owner's first counted call, and every QA_LIVE_BATCH of live bytes after it. Until the owner
+ * has allocated (its first calls may be frees of other threads' blocks), the record publishes
+ * all but QA_LIVE_BATCH - 1 bytes, so that the first allocation, however small, comes back here
+ * to count the thread; the unpublished part stays below the batch either way. */
 void qa_live_publish(struct qa_thread *t, int64_t live)
 {
-    int64_t delta = live - t->live_at_publish;
-    if (!has_counted(t)) {
-        atomic_fetch_add(&counting_threads, 1);
-        delta = live;
+    if (t->live_at_publish == QA_LIVE_NEVER_PUBLISHED) {
+        t->live_at_publish = t->live_resume;
+        if (!t->record_counted) {
+            t->record_counted = true;
+            atomic_fetch_add(&counting_records, 1);
+        }
     }
-    t->live_at_publish = live;
+    int64_t target = live;
+    if (!t->owner_allocated) {
+        if (qa_counters_allocs(&t->c) != t->allocs_before_owner) {
+            t->owner_allocated = true;
+            atomic_fetch_add(&counting_threads, 1);
+        } else {
+            target = live - (QA_LIVE_BATCH - 1);
+        }
+    }
+    int64_t delta = target - t->live_at_publish;
+    t->live_at_publish = target;
     int64_t total = atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
     int64_t peak = atomic_load_explicit(&peak_published, memory_order_relaxed);
     while (total > peak &&
@@ -82,25 +86,21 @@ void qa_live_publish(struct qa_thread *t, int64_t live)
         ;
 }
 
-struct qa_thread *qa_threads_head(void)
-{
-    return atomic_load(&threads);
-}
-
 /* The best bound available: the batched global peak, or a single thread's exact own peak. */
 int64_t qa_peak_live(void)
 {
     int64_t peak = atomic_load(&peak_published);
-    for (struct qa_thread *t = atomic_load(&threads); t != NULL; t = t->next)
+    for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next)
         if (t->peak_usable > peak)
             peak = t->peak_usable;
     return peak;
 }
 
-uint64_t qa_thread_total(void);
+/* The records that published live bytes: precision.peak_live_bytes_within is this less one,
+ * times QA_LIVE_BATCH (the unpublished part is per record, whichever threads used it). */
 uint64_t qa_thread_total(void)
 {
-    return atomic_load(&counting_threads);
+    return atomic_load(&counting_records);
 }
 
 /* The smallest size that falls in bucket (1 for the first). */
@@ -165,7 +165,7 @@ size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max)
         counts[n++] = atomic_load(&usable_slots[i].count);
     }
     /* Fold in every thread's local tables (read without stopping it: a snapshot). */
-    for (struct qa_thread *t = atomic_load(&threads); t != NULL; t = t->next)
+    for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next)
         for (size_t i = 0; i < QA_LOCAL_USABLE + QA_DIRECT_USABLE / 8 + 1; i++) {
             bool direct = i >= QA_LOCAL_USABLE;
             size_t size = direct ? (i - QA_LOCAL_USABLE) * 8 : t->usable[i].size;
@@ -203,10 +203,10 @@ uint64_t qa_usable_overflow(void)
 }
 
 /* The forked child counts its own life: counters start from zero, its one thread is the only
- * one, and the other threads' blocks are dropped from the list (they do not exist in the child). */
+ * one, and the other threads' records are dropped (they do not exist in the child). */
 void qa_stats_reset_after_fork(void)
 {
-    struct qa_thread *self = qa_self();
+    struct qa_thread *self = qa_threads_reset_after_fork();
     if (self != NULL) {
         memset(&self->c, 0, sizeof self->c);
         memset(self->usable, 0, sizeof self->usable);
@@ -214,12 +214,12 @@ void qa_stats_reset_after_fork(void)
         memset(self->requested_direct, 0, sizeof self->requested_direct);
         memset(self->site_deltas, 0, sizeof self->site_deltas);
         self->peak_usable = 0;
-        self->next = NULL;
-        self->live_at_publish = QA_LIVE_NEVER_PUBLISHED;
+        self->live_at_publish = 0;
+        self->record_counted = false;
+        qa_live_new_owner(self);
     }
-    atomic_store(&threads, self);
-    atomic_store(&thread_count, 1);
     atomic_store(&counting_threads, 0);
+    atomic_store(&counting_records, 0);
     atomic_store(&live_published, 0);
     atomic_store(&peak_published, 0);
     for (size_t i = 0; i < QA_USABLE_SLOTS; i++) {

@@ -1,31 +1,28 @@
-/* When dumps are written: at exit (a destructor), on QAUDIT_SIGNAL (the handler only writes a
- * byte to a pipe; a writer thread with every signal blocked does the work), every QAUDIT_INTERVAL
- * seconds, and in a forked child, which starts its own account and writes its own file. */
+/* When dumps are written: at exit (a destructor), on request (the dump signal's handler bumps a
+ * futex word and wakes a writer thread that has every signal blocked; no descriptor is involved,
+ * so the program's fds are never touched), every QAUDIT_INTERVAL seconds, and in a forked child,
+ * which starts its own account, its own writer thread and its own files. */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "qaudit/control.h"
 #include "state.h"
 
-void qa_dump_started(void);
-void qa_dump_lock(void);
-void qa_dump_unlock(void);
 void qa_sites_reset_after_fork(void);
 
-static int wake_pipe[2] = {-1, -1};
-static atomic_int exit_dumped;
+/* Dump requests so far; the writer dumps whenever it has seen fewer. */
+static _Atomic int requests;
 
-static void on_signal(int signo)
+void qa_writer_wake(void)
 {
-    (void)signo;
-    int saved = errno;
-    if (wake_pipe[1] >= 0)
-        (void)!write(wake_pipe[1], "s", 1);
-    errno = saved;
+    atomic_fetch_add(&requests, 1);
+    syscall(SYS_futex, (int *)&requests, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
 }
 
 static void *writer_main(void *arg)
@@ -34,27 +31,24 @@ static void *writer_main(void *arg)
     struct qa_thread *t = qa_self();
     if (t)
         qa_guard(t); /* nothing this thread does is the program's allocation */
-    int timeout = qa_cfg.interval ? (int)qa_cfg.interval * 1000 : -1;
+    int seen = 0;    /* requests made before this thread first ran are served too */
     for (;;) {
-        struct pollfd pfd = {.fd = wake_pipe[0], .events = POLLIN};
-        int n = poll(&pfd, 1, timeout);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return NULL;
-        if (n == 0) {
+        struct timespec period = {(time_t)qa_cfg.interval, 0};
+        long r = syscall(SYS_futex, (int *)&requests, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, seen,
+                         qa_cfg.interval ? &period : NULL, NULL, 0);
+        int now = atomic_load(&requests);
+        if (now != seen) {
+            seen = now;
+            qa_dump(QA_DUMP_SIGNAL);
+        } else if (r != 0 && errno == ETIMEDOUT) {
             qa_dump(QA_DUMP_INTERVAL);
-            continue;
         }
-        char drain[64];
-        while (read(wake_pipe[0], drain, sizeof drain) > 0)
-            ;
-        qa_dump(QA_DUMP_SIGNAL);
     }
+    return NULL;
 }
 
 /* The writer thread starts with every signal blocked, so it can never take the program's
- * SIGTERM or SIGINT, nor its own dump signal. */
+ * SIGTERM or SIGINT, nor the dump signal. */
 static void start_thread(void)
 {
     if (qa_cfg.signal == 0 && qa_cfg.interval == 0)
@@ -66,67 +60,59 @@ static void start_thread(void)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&thread, &attr, writer_main, NULL) != 0)
+    if (pthread_create(&thread, &attr, writer_main, NULL) != 0) {
         qa_log("cannot start the dump writer thread; dumps only at exit");
+        qa_control_signal_state(QAUDIT_SIGNAL_NO_WRITER);
+    }
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* No lock of the interposer's may be held across fork by a thread the child will not have. */
 static void before_fork(void)
 {
-    qa_dump_lock();
+    qa_patterns_hold();
+    qa_dump_before_fork();
     qa_blocks_lock_all();
+    qa_unwinds_block();
 }
 
 static void after_fork_parent(void)
 {
+    qa_unwinds_unblock();
     qa_blocks_unlock_all();
-    qa_dump_unlock();
+    qa_dump_after_fork_parent();
+    qa_patterns_release();
 }
 
 static void after_fork_child(void)
 {
+    qa_unwinds_unblock();
     qa_blocks_unlock_all();
-    qa_dump_unlock();
+    qa_dump_reset_after_fork();
+    qa_patterns_release();
+    qa_dump_file_init(true);
     qa_stats_reset_after_fork();
     qa_sites_reset_after_fork();
     qa_queue_reset_after_fork();
-    atomic_store(&exit_dumped, 0);
-    qa_writer_after_fork_child();
-}
-
-void qa_writer_after_fork_child(void)
-{
-    if (wake_pipe[0] >= 0) {
-        close(wake_pipe[0]);
-        close(wake_pipe[1]);
-    }
-    if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
-        wake_pipe[0] = wake_pipe[1] = -1;
+    qa_control_after_fork_child(qa_dump_start_ns());
+    atomic_store(&requests, 0);
     start_thread();
 }
 
 void qa_writer_start(void)
 {
     qa_dump_started();
+    qa_dump_file_init(false);
+    qa_control_init(qa_cfg.out_pattern, qa_cfg.signal, qa_dump_start_ns());
+    qa_modules_changed();
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-    if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-        qa_log("cannot create the dump pipe; dumps only at exit");
-        return;
-    }
-    if (qa_cfg.signal != 0) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sa.sa_flags = SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        sigaction(qa_cfg.signal, &sa, NULL);
-    }
+    qa_signals_install();
     start_thread();
 }
 
 __attribute__((destructor)) static void dump_at_exit(void)
 {
-    if (atomic_load(&qa_ready) == 2 && atomic_exchange(&exit_dumped, 1) == 0)
+    if (atomic_load(&qa_ready) == 2)
         qa_dump(QA_DUMP_EXIT);
 }

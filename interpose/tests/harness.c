@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -138,7 +139,6 @@ json_t *site_with(json_t *root, const char *field, long long value)
     return NULL;
 }
 
-
 int count_dumps(void)
 {
     DIR *dir = opendir(dump_dir);
@@ -157,4 +157,76 @@ void preload_then_jemalloc(char *setting, size_t size)
     if (access(jemalloc, R_OK) != 0)
         fail_msg("%s is missing: scripts/deps.sh installs libjemalloc2", jemalloc);
     snprintf(setting, size, "LD_PRELOAD=%s %s", PRELOAD_PATH, jemalloc);
+}
+
+/* Runs argv to its end with stdout captured into out (NUL-terminated, cut at size - 1), under
+ * the preload (QAUDIT_OUT=<dump_dir>/<out_name>, extra "K=V" settings) or natively, in
+ * directory dir (NULL: this one), without core files. Returns the exit status, or 128 + the
+ * signal that ended it. */
+int run_captured(const struct captured_run *run, char *out, size_t size)
+{
+    int pipe_fds[2];
+    assert_int_equal(pipe(pipe_fds), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pipe_fds[1], STDOUT_FILENO);
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
+        setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
+        if (run->dir != NULL && chdir(run->dir) != 0)
+            _exit(126);
+        if (run->preload) {
+            setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+            char pattern[400];
+            snprintf(pattern, sizeof pattern, "%s/%s", dump_dir,
+                     run->out_name ? run->out_name : "dump-%p.json");
+            setenv("QAUDIT_OUT", run->out_relative ? run->out_name : pattern, 1);
+        }
+        for (size_t i = 0; run->extra && run->extra[i]; i++)
+            putenv((char *)run->extra[i]);
+        execv(run->argv[0], (char *const *)run->argv);
+        _exit(127);
+    }
+    close(pipe_fds[1]);
+    size_t len = 0;
+    ssize_t n;
+    while ((n = read(pipe_fds[0], out + len, size - 1 - len)) > 0 && len + 1 < size)
+        len += (size_t)n;
+    out[len] = '\0';
+    close(pipe_fds[0]);
+    return wait_exit(pid);
+}
+
+/* The finished dumps in dump_dir, loaded, in *count (caller frees each and the array). */
+json_t **load_all_dumps(size_t *count)
+{
+    DIR *dir = opendir(dump_dir);
+    assert_non_null(dir);
+    json_t **dumps = NULL;
+    *count = 0;
+    struct dirent *e;
+    char path[600];
+    while ((e = readdir(dir)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 5, ".json") != 0 || strstr(e->d_name, ".tmp."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dump_dir, e->d_name);
+        dumps = realloc(dumps, (*count + 1) * sizeof *dumps);
+        assert_non_null(dumps);
+        dumps[(*count)++] = load(path);
+    }
+    closedir(dir);
+    return dumps;
+}
+
+void free_dumps(json_t **dumps, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        json_decref(dumps[i]);
+    free(dumps);
+}
+
+const char *str_at(json_t *root, const char *object, const char *key)
+{
+    return json_string_value(json_object_get(json_object_get(root, object), key));
 }

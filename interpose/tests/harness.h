@@ -19,7 +19,7 @@ pid_t start(const char *const *argv, const char *const *extra);
 /* The exit status, or 128 + the signal that ended it. */
 int wait_exit(pid_t pid);
 json_t *load(const char *path);
-json_t *load_pid(pid_t pid); /* <dump_dir>/dump-PID.json */
+json_t *load_pid(pid_t pid);                   /* <dump_dir>/dump-PID.json */
 long long num(json_t *root, const char *path); /* the integer at a dotted path */
 json_t *check_named(json_t *root, const char *name);
 bool passed(json_t *root, const char *name);
@@ -27,5 +27,19 @@ long long sum_over_sites(json_t *root, const char *field);
 json_t *site_with(json_t *root, const char *field, long long value);
 int count_dumps(void); /* finished dump-* files in dump_dir */
 void preload_then_jemalloc(char *setting, size_t size);
+
+/* A program run to its end by run_captured. */
+struct captured_run {
+    const char *const *argv;
+    const char *const *extra; /* "K=V" settings, NULL-terminated, or NULL */
+    bool preload;             /* under libqaudit-preload.so, or natively */
+    const char *out_name;     /* QAUDIT_OUT inside dump_dir (default dump-%p.json) */
+    bool out_relative;        /* QAUDIT_OUT=out_name as given, relative to dir */
+    const char *dir;          /* working directory, or NULL */
+};
+int run_captured(const struct captured_run *run, char *out, size_t size);
+json_t **load_all_dumps(size_t *count); /* every finished *.json in dump_dir */
+void free_dumps(json_t **dumps, size_t count);
+const char *str_at(json_t *root, const char *object, const char *key); /* root.object.key */
 
 #endif

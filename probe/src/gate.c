@@ -232,7 +232,11 @@ enum gate_status gate_check(const struct layout_set *set, const char *baseline, 
     json_error_t jerr;
     json_t *doc = json_load_file(baseline, JSON_REJECT_DUPLICATES, &jerr);
     if (doc == NULL) {
-        fail(error, error_size, "%s:%d:%d: %s", baseline, jerr.line, jerr.column, jerr.text);
+        /* jansson says -1:-1 when the file could not be read at all: no position to give. */
+        if (jerr.line < 0)
+            fail(error, error_size, "%s: %s", baseline, jerr.text);
+        else
+            fail(error, error_size, "%s:%d:%d: %s", baseline, jerr.line, jerr.column, jerr.text);
         return GATE_INPUT_ERROR;
     }
     json_t *types = json_object_get(doc, "types");

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *one = path;
     if (report_load(&one, 1, &r, error, sizeof error) == REPORT_OK) {
         FILE *sink = fopen("/dev/null", "w");
-        struct report_options options = {10, 64, NULL, 0, NULL};
+        struct report_options options = {10, 64, NULL, 0, NULL, NULL};
         for (int format = REPORT_TEXT; format <= REPORT_HTML && sink; format++)
             report_render(sink, &r, (enum report_format)format, &options);
         if (sink)

@@ -4,14 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "document.h"
-#include "internal.h"
+#include "content.h"
 #include "probe/classes.h"
 #include "reports/render.h"
 
-#define CELL 64
-
-static const char *count_cell(char *buf, uint64_t n)
+const char *count_cell(char *buf, uint64_t n)
 {
     return fmt_count(buf, CELL, n);
 }
@@ -24,14 +21,20 @@ static void section_dumps(struct document *d, const struct report *r)
         const struct report_process *p = &r->processes[i];
         char pid[CELL];
         snprintf(pid, sizeof pid, "%" PRIu64, p->pid);
-        doc_row(d, (const char *const[]){pid, p->argv[0] ? p->argv : p->exe, p->source, p->reason,
-                                         p->stacks_mode});
+        char reason[CELL], stacks[96];
+        snprintf(reason, sizeof reason, "%s%s%s%s", p->reason, p->end_signal ? " (" : "",
+                 p->end_signal ? p->end_signal : "", p->end_signal ? ")" : "");
+        process_stacks(p, stacks, sizeof stacks);
+        doc_row(d, (const char *const[]){pid, p->argv[0] ? p->argv : p->exe, p->source, reason,
+                                         stacks});
     }
     if (r->superseded > 0)
         doc_paragraph(d,
                       "%zu earlier snapshot%s superseded by a later dump of the same process "
                       "and not counted twice.",
                       r->superseded, r->superseded == 1 ? " was" : "s were");
+    for (size_t i = 0; i < r->input_note_count; i++)
+        doc_paragraph(d, "%s", r->input_notes[i]);
 }
 
 static void section_checks(struct document *d, const struct report *r)
@@ -41,11 +44,15 @@ static void section_checks(struct document *d, const struct report *r)
         doc_paragraph(d, "The dumps hold no checks.");
         return;
     }
+    unsigned tally[3];
+    report_check_tally(r, tally);
+    doc_paragraph(d, "%zu checks: %u passed, %u failed, %u n/a (could not apply).", r->check_count,
+                  tally[CHECK_PASS], tally[CHECK_FAIL], tally[CHECK_NA]);
+    static const char *const results[] = {"PASS", "FAIL", "N/A"};
     doc_table(d, (const char *const[]){"check", "result", "detail", NULL});
     for (size_t i = 0; i < r->check_count; i++) {
         const struct report_check *c = &r->checks[i];
-        doc_row(
-            d, (const char *const[]){c->name, report_check_passed(c) ? "PASS" : "FAIL", c->detail});
+        doc_row(d, (const char *const[]){c->name, results[report_check_status(c)], c->detail});
     }
 }
 
@@ -88,6 +95,11 @@ static void section_totals(struct document *d, const struct report *r)
     snprintf(v, sizeof v, "%s in %s blocks", fmt_bytes(a, sizeof a, t->live_bytes),
              count_cell(b, t->live_blocks));
     doc_row(d, (const char *const[]){"live at the dump", v});
+    if (!r->temporary_missing) {
+        snprintf(v, sizeof v, "%s (freed before the thread's next allocation)",
+                 count_cell(a, t->temporary));
+        doc_row(d, (const char *const[]){"temporary allocations", v});
+    }
     char calls[512] = "";
     size_t used = 0;
     for (int i = 0; i < CALL_COUNT && used < sizeof calls; i++)
@@ -199,7 +211,7 @@ static void section_attribution(struct document *d, const struct report_queues *
                       count_cell(c, q->records_dropped));
 }
 
-static void stack_lines(struct document *d, const struct report *r, const struct report_stack *s)
+void stack_lines(struct document *d, const struct report *r, const struct report_stack *s)
 {
     char where[1024];
     for (size_t i = 0; i < s->frame_count; i++) {
@@ -229,133 +241,6 @@ static void section_violations(struct document *d, const struct report *r)
                  v->depth);
         stack_lines(d, r, &v->stack);
     }
-}
-
-/* The frame worth naming in a table: the innermost outside the C and C++ runtimes. */
-static const struct report_frame *telling_frame(const struct report *r,
-                                                const struct report_stack *s)
-{
-    for (size_t i = 0; i < s->frame_count; i++) {
-        const struct report_frame *f = &s->frames[i];
-        const char *path = f->module != REPORT_NO_MODULE ? r->modules[f->module].path : "";
-        if (!strstr(path, "/libc.so") && !strstr(path, "/libstdc++") && !strstr(path, "/ld-linux"))
-            return f;
-    }
-    return s->frame_count ? &s->frames[0] : NULL;
-}
-
-static void site_where(const struct report *r, const struct report_site *s, char *out, size_t size)
-{
-    const struct report_frame *f = telling_frame(r, &s->stack);
-    if (f == NULL)
-        snprintf(out, size, "(no stack)");
-    else
-        report_frame_describe(r, f, out, size);
-}
-
-enum ranking { BY_ALLOCS, BY_BYTES, BY_PEAK, BY_NEVER_WRITTEN };
-
-static uint64_t rank_key(const struct report_site *s, enum ranking k)
-{
-    switch (k) {
-    case BY_ALLOCS:
-        return s->allocs;
-    case BY_BYTES:
-        return s->bytes;
-    case BY_PEAK:
-        return s->peak_live_bytes;
-    default:
-        return s->never_written_bytes;
-    }
-}
-
-static int by_rank(const void *a, const void *b, void *ranking)
-{
-    enum ranking k = *(const enum ranking *)ranking;
-    uint64_t x = rank_key(*(const struct report_site *const *)a, k);
-    uint64_t y = rank_key(*(const struct report_site *const *)b, k);
-    return x > y ? -1 : x < y;
-}
-
-/* Sites sorted by k, highest first, those with a zero key left out. */
-static size_t ranked_sites(const struct report *r, enum ranking k, const struct report_site **out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->site_count; i++)
-        if (rank_key(&r->sites[i], k) > 0)
-            out[n++] = &r->sites[i];
-    qsort_r(out, n, sizeof *out, by_rank, &k);
-    return n;
-}
-
-static void ranking_table(struct document *d, const struct report *r,
-                          const struct report_site **ranked, size_t n, bool *shown)
-{
-    doc_table(d, (const char *const[]){"site", "allocations", "bytes", "peak live", "queue allocs",
-                                       "where", NULL});
-    for (size_t i = 0; i < n; i++) {
-        const struct report_site *s = ranked[i];
-        size_t id = (size_t)(s - r->sites);
-        shown[id] = true;
-        char site[CELL], allocs[CELL], bytes[CELL], peak[CELL], queue[CELL], where[512];
-        snprintf(site, sizeof site, "#%zu", id + 1);
-        site_where(r, s, where, sizeof where);
-        doc_row(d, (const char *const[]){site, count_cell(allocs, s->allocs),
-                                         fmt_bytes(bytes, sizeof bytes, s->bytes),
-                                         fmt_bytes(peak, sizeof peak, s->peak_live_bytes),
-                                         count_cell(queue, s->queue_allocs), where});
-    }
-}
-
-static void section_sites(struct document *d, const struct report *r, unsigned top)
-{
-    doc_heading(d, 2, "Top allocation sites");
-    if (r->site_count == 0) {
-        doc_paragraph(d,
-                      "No sites: with stacks '%s' %s. Run with --stacks always or sampled:N "
-                      "to see where every allocation comes from.",
-                      r->process_count ? r->processes[0].stacks_mode : "?",
-                      r->process_count && strcmp(r->processes[0].stacks_mode, "queue") == 0
-                          ? "only allocations inside queue operations get a stack, and there "
-                            "were none"
-                          : "no stack was taken");
-        return;
-    }
-    const struct report_site **ranked = calloc(r->site_count, sizeof *ranked);
-    bool *shown = calloc(r->site_count, sizeof *shown);
-    if (ranked == NULL || shown == NULL) {
-        free(ranked);
-        free(shown);
-        return;
-    }
-    static const char *const titles[] = {"By allocations", "By bytes", "By peak live bytes"};
-    for (int k = BY_ALLOCS; k <= BY_PEAK; k++) {
-        size_t n = ranked_sites(r, (enum ranking)k, ranked);
-        doc_paragraph(d, "%s (%zu of %zu sites):", titles[k], n < top ? n : top, r->site_count);
-        ranking_table(d, r, ranked, n < top ? n : top, shown);
-        if (k != BY_ALLOCS)
-            continue;
-        doc_chart(d, "Top sites by allocations", "allocations", true);
-        char label[CELL];
-        for (size_t i = 0; i < n && i < top; i++) {
-            snprintf(label, sizeof label, "#%zu", (size_t)(ranked[i] - r->sites) + 1);
-            doc_bar(d, label, (double)ranked[i]->allocs);
-        }
-    }
-    doc_paragraph(d, "Stacks of the sites above, innermost frame first:");
-    doc_lines(d);
-    for (size_t i = 0; i < r->site_count; i++) {
-        if (!shown[i])
-            continue;
-        const struct report_site *s = &r->sites[i];
-        doc_line(d,
-                 "site #%zu: %" PRIu64 " allocations, %" PRIu64 " bytes, %" PRIu64
-                 " inside queue operations",
-                 i + 1, s->allocs, s->bytes, s->queue_allocs);
-        stack_lines(d, r, &s->stack);
-    }
-    free(ranked);
-    free(shown);
 }
 
 static void class_range(enum allocator a, uint64_t from, uint64_t to, char *out, size_t size)
@@ -424,7 +309,7 @@ static void section_failures(struct document *d, const struct report *r)
 static void section_never_written(struct document *d, const struct report *r, unsigned top)
 {
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
-    size_t n = ranked ? ranked_sites(r, BY_NEVER_WRITTEN, ranked) : 0;
+    size_t n = ranked ? rank_sites(r, RANK_NEVER_WRITTEN, ranked) : 0;
     if (n > 0 || r->precision.never_written_unattributed > 0) {
         doc_heading(d, 2, "Bytes never written");
         doc_paragraph(d, "Bytes of freed blocks that still held the poison byte (QAUDIT_POISON), "
@@ -453,9 +338,13 @@ static void section_never_written(struct document *d, const struct report *r, un
 
 static void section_layouts(struct document *d, const struct report_options *o)
 {
-    if (o->layout_count == 0)
+    if (o->layout_count == 0 && o->layout_note == NULL)
         return;
     doc_heading(d, 2, "Struct layouts");
+    if (o->layout_note != NULL)
+        doc_paragraph(d, "%s", o->layout_note);
+    if (o->layout_count == 0)
+        return;
     doc_paragraph(d, "From %s.", o->layout_source ? o->layout_source : "DWARF");
     for (size_t i = 0; i < o->layout_count; i++) {
         const struct layout_type *t = o->layouts[i];
@@ -480,25 +369,20 @@ static void section_layouts(struct document *d, const struct report_options *o)
 
 static void section_precision(struct document *d, const struct report *r)
 {
-    const struct report_precision *p = &r->precision;
     doc_heading(d, 2, "Precision");
-    if (p->exact && p->deepbind_count == 0) {
+    bool estimated = false;
+    for (size_t i = 0; i < r->site_count && !estimated; i++)
+        estimated = r->sites[i].estimated;
+    if (r->trust.partial)
+        doc_paragraph(d, "Partial: some allocations or frees are missing from the figures above:");
+    else if (estimated)
+        doc_paragraph(d, "Totals are exact; the sites' figures marked '~' are estimates from "
+                         "sampled stacks, each with its 99 %% range.");
+    else
         doc_paragraph(d, "Exact: every count above is exact%s.",
-                      p->peak_live_bytes_within ? "" : ", peak included");
-    } else {
-        doc_paragraph(d,
-                      "Counts of calls and bytes are exact. Where precision was lost: peak "
-                      "live bytes within %" PRIu64 " bytes; %" PRIu64 " blocks untracked; %" PRIu64
-                      " allocations on the overflow site; %" PRIu64 " stacks truncated; %" PRIu64
-                      " usable sizes outside the histogram; %" PRIu64 " modules dropped.",
-                      p->peak_live_bytes_within, p->blocks_untracked, p->sites_dropped,
-                      p->stacks_truncated, p->usable_sizes_dropped, p->modules_dropped);
-    }
-    for (size_t i = 0; i < p->deepbind_count; i++)
-        doc_paragraph(d,
-                      "%s was loaded with RTLD_DEEPBIND: its own allocator calls may bypass "
-                      "the interposer.",
-                      p->deepbind_libraries[i]);
+                      r->precision.peak_live_bytes_within ? "" : ", peak included");
+    for (size_t i = 0; i < r->trust.note_count; i++)
+        doc_paragraph(d, "%s", r->trust.notes[i]);
     for (size_t i = 0; i < r->module_count; i++)
         if (r->modules[i].mismatched)
             doc_paragraph(d,
@@ -512,15 +396,22 @@ void report_build_document(struct document *d, const struct report *r,
 {
     unsigned top = o->top ? o->top : 10;
     d->cacheline = o->cacheline ? o->cacheline : 64;
-    d->passed = report_passed(r);
+    report_check_tally(r, d->checks);
+    bool *shown = calloc(r->site_count + 1, sizeof *shown);
     section_dumps(d, r);
+    section_coverage(d, r);
     section_checks(d, r);
     section_totals(d, r);
     section_queue_depths(d, &r->queues);
     section_per_connection(d, &r->queues);
     section_attribution(d, &r->queues);
     section_violations(d, r);
-    section_sites(d, r, top);
+    if (shown != NULL) {
+        section_sites(d, r, top, shown);
+        section_live(d, r, top, shown);
+    }
+    section_temporary(d, r, top);
+    free(shown);
     section_sizes(d, r);
     section_failures(d, r);
     section_never_written(d, r, top);

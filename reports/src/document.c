@@ -158,6 +158,8 @@ bool table_numeric_column(const struct table *t, size_t column)
 {
     for (size_t r = 1; r < t->rows; r++) {
         const char *cell = t->cells[r * t->columns + column];
+        if (cell[0] == '~') /* an estimate */
+            cell++;
         if (cell[0] != '\0' && (cell[0] < '0' || cell[0] > '9'))
             return false;
     }

@@ -46,7 +46,7 @@ struct document {
     struct block *blocks;
     size_t count;
     unsigned cacheline;
-    bool passed; /* every check passed */
+    unsigned checks[3]; /* checks that passed, failed, could not apply (enum report_check_status) */
 };
 
 void doc_heading(struct document *d, int level, const char *fmt, ...)
@@ -62,7 +62,8 @@ void doc_line(struct document *d, const char *fmt, ...) __attribute__((format(pr
 void doc_layout(struct document *d, const struct layout_type *layout);
 void doc_free(struct document *d);
 
-/* A column whose body cells all start with a digit: renderers align it right. */
+/* A column whose body cells all start with a digit (or "~" and a digit, an estimate): renderers
+ * align it right. */
 bool table_numeric_column(const struct table *t, size_t column);
 
 /* 1234567 -> "1,234,567" */

@@ -54,6 +54,42 @@ static uint64_t number(struct reader *r, json_t *object, const char *where, cons
     return (uint64_t)json_integer_value(value);
 }
 
+/* A field later dumps added: absent is fine (has says so), present it must be right. */
+static uint64_t optional_number(struct reader *r, json_t *object, const char *where,
+                                const char *key, bool *has)
+{
+    bool present = json_object_get(object, key) != NULL;
+    if (has != NULL)
+        *has = present;
+    return present ? number(r, object, where, key) : 0;
+}
+
+static bool optional_flag(struct reader *r, json_t *object, const char *where, const char *key,
+                          bool fallback)
+{
+    json_t *value = json_object_get(object, key);
+    if (value == NULL)
+        return fallback;
+    if (!json_is_boolean(value)) {
+        reader_fail(r, "%s.%s is not true/false", where, key);
+        return fallback;
+    }
+    return json_is_true(value);
+}
+
+static const char *optional_text(struct reader *r, json_t *object, const char *where,
+                                 const char *key)
+{
+    json_t *value = json_object_get(object, key);
+    if (value == NULL)
+        return NULL;
+    if (!json_is_string(value)) {
+        reader_fail(r, "%s.%s is not a string", where, key);
+        return NULL;
+    }
+    return json_string_value(value);
+}
+
 static const char *text(struct reader *r, json_t *object, const char *where, const char *key)
 {
     json_t *value = field(r, object, where, key, JSON_STRING);
@@ -157,6 +193,45 @@ static struct report_stack read_stack(struct reader *r, json_t *object, const ch
     return stack;
 }
 
+/* Reasons of an image's last dump; an older dump without end_time_ns says it by its reason. */
+static bool is_final_reason(const char *reason)
+{
+    static const char *const finals[] = {"exit", "_exit", "fatal_signal", "exec"};
+    for (size_t i = 0; i < sizeof finals / sizeof *finals; i++)
+        if (strcmp(reason, finals[i]) == 0)
+            return true;
+    return false;
+}
+
+/* config: the stacks mode and, when sampled, the rate and whether it counts bytes. */
+static void read_config(struct reader *r, json_t *doc, struct report_process *proc)
+{
+    json_t *config = json_object_get(doc, "config");
+    const char *stacks = string_or(json_object_get(config, "stacks"), "?");
+    proc->stacks_mode = copy_string(stacks);
+    proc->stack_depth = optional_number(r, config, "config", "stack_depth", NULL);
+    if (strncmp(stacks, "sampled", 7) != 0)
+        return;
+    proc->sample_every = optional_number(r, config, "config", "sample_every", NULL);
+    json_t *by_bytes = json_object_get(config, "sample_by_bytes");
+    const char *unit = optional_text(r, config, "config", "sample_by");
+    size_t len = strlen(stacks);
+    if (by_bytes != NULL)
+        proc->sampling = optional_flag(r, config, "config", "sample_by_bytes", false)
+                             ? SAMPLING_BYTES
+                             : SAMPLING_COUNT;
+    else if (unit != NULL)
+        proc->sampling = strcmp(unit, "bytes") == 0 ? SAMPLING_BYTES : SAMPLING_COUNT;
+    else if (len > 8 && stacks[7] == ':') /* "sampled:64b" spelled in the mode */
+        proc->sampling = stacks[len - 1] == 'b' ? SAMPLING_BYTES : SAMPLING_COUNT;
+    else {
+        proc->sampling = SAMPLING_COUNT;
+        proc->sampling_inferred = true;
+    }
+    const char *intervals = optional_text(r, config, "config", "sample_intervals");
+    proc->exponential = intervals != NULL && strcmp(intervals, "exponential") == 0;
+}
+
 static void read_process(struct reader *r, json_t *doc, struct report *out)
 {
     json_t *p = field(r, doc, "", "process", JSON_OBJECT);
@@ -172,8 +247,12 @@ static void read_process(struct reader *r, json_t *doc, struct report *out)
     proc->dump_time_ns = number(r, p, "process", "dump_time_ns");
     proc->reason = copy_string(text(r, doc, "", "reason"));
     proc->source = copy_string(r->path);
-    json_t *config = json_object_get(doc, "config");
-    proc->stacks_mode = copy_string(string_or(json_object_get(config, "stacks"), "?"));
+    proc->sequence = optional_number(r, p, "process", "sequence", &proc->has_sequence);
+    bool ended = false;
+    optional_number(r, p, "process", "end_time_ns", &ended);
+    proc->final = ended || is_final_reason(proc->reason);
+    proc->end_signal = copy_string(optional_text(r, p, "process", "end_signal"));
+    read_config(r, doc, proc);
     json_t *argv = field(r, p, "process", "argv", JSON_ARRAY);
     size_t length = 1, i;
     json_t *arg;
@@ -207,6 +286,7 @@ static void read_totals(struct reader *r, json_t *doc, struct report_totals *t)
     t->live_blocks = number(r, o, "totals", "live_blocks");
     t->peak_live_bytes = number(r, o, "totals", "peak_live_bytes");
     t->threads = number(r, o, "totals", "threads");
+    t->temporary = optional_number(r, o, "totals", "temporary", &t->has_temporary);
     json_t *calls = field(r, o, "totals", "calls", JSON_OBJECT);
     for (int c = 0; c < CALL_COUNT && calls; c++)
         t->calls[c] = number(r, calls, "totals.calls", report_call_names[c]);
@@ -266,6 +346,8 @@ static void read_sites(struct reader *r, json_t *doc, struct report *out,
         site->peak_live_bytes = number(r, s, "sites[]", "peak_live_bytes");
         site->never_written_bytes = number(r, s, "sites[]", "never_written_bytes");
         site->queue_allocs = number(r, s, "sites[]", "queue_allocs");
+        site->temporary = optional_number(r, s, "sites[]", "temporary", NULL);
+        site->allocs_estimate = (double)optional_number(r, s, "sites[]", "allocs_estimate", NULL);
     }
 }
 
@@ -310,6 +392,26 @@ static void read_queues(struct reader *r, json_t *doc, struct report_queues *q)
     q->records_dropped = number(r, o, "queues", "records_dropped");
 }
 
+/* checks[].status, which must agree with passed; not_applicable marks the ones read as n/a (an
+ * older dump has no status: checks.c derives it). */
+static bool read_status(struct reader *r, const char *status, struct report_check *check)
+{
+    for (int s = CHECK_PASS; s <= CHECK_NA; s++)
+        if (strcmp(status, report_check_status_names[s]) == 0) {
+            if ((s == CHECK_PASS) == (check->failed != 0)) {
+                reader_fail(r, "checks[].status '%s' of %s contradicts passed", status,
+                            check->name);
+                return false;
+            }
+            check->status = (enum report_check_status)s;
+            check->failed = s == CHECK_FAIL;
+            check->not_applicable = s == CHECK_NA;
+            return true;
+        }
+    reader_fail(r, "checks[].status is '%s', not pass, fail or n/a", status);
+    return false;
+}
+
 static void read_checks(struct reader *r, json_t *doc, struct report *out)
 {
     size_t i;
@@ -323,6 +425,12 @@ static void read_checks(struct reader *r, json_t *doc, struct report *out)
         check->detail = copy_string(text(r, c, "checks[]", "detail"));
         check->dumps = 1;
         check->failed = !flag(r, c, "checks[]", "passed");
+        check->status = check->failed ? CHECK_FAIL : CHECK_PASS;
+        const char *status = optional_text(r, c, "checks[]", "status");
+        if (status == NULL)
+            check_derive(out, check);
+        else if (!read_status(r, status, check))
+            return;
     }
 }
 
@@ -368,6 +476,22 @@ static void read_precision(struct reader *r, json_t *doc, struct report_precisio
         if (slot)
             *slot = copy_string(string_or(lib, "?"));
     }
+    /* Fields of later dumps: what the preload could not see. */
+    json_t *uninterposed = json_object_get(o, "uninterposed_allocators");
+    json_array_foreach(uninterposed, i, lib)
+    {
+        char **slot = push_item(&p->uninterposed_allocators, &p->uninterposed_count, sizeof *slot);
+        if (slot)
+            *slot = copy_string(string_or(lib, "?"));
+    }
+    if (optional_flag(r, o, "precision", "unexplained_anonymous", false)) {
+        p->unexplained_anonymous = 1;
+        uint64_t grew = optional_number(r, o, "precision", "anonymous_bytes", NULL) -
+                        optional_number(r, o, "precision", "anonymous_bytes_at_start", NULL);
+        uint64_t peak = optional_number(r, o, "precision", "counted_peak_live_bytes", NULL);
+        p->unexplained_bytes = grew > peak && grew < (1ull << 62) ? grew - peak : 0;
+    }
+    p->modules_unknown = !optional_flag(r, o, "precision", "modules_known", true);
 }
 
 static void read_document(struct reader *r, json_t *doc, struct report *out)
@@ -405,6 +529,13 @@ static void read_document(struct reader *r, json_t *doc, struct report *out)
     }
     read_precision(r, doc, &out->precision);
     free(extents);
+    if (out->process_count > 0)
+        out->processes[0].modules_known = out->precision.modules_unknown == 0;
+    out->totals.has_temporary = out->totals.has_temporary && !r->failed;
+    out->has_sequences = out->process_count > 0 && out->processes[0].has_sequence;
+    out->temporary_missing = !out->totals.has_temporary;
+    if (!r->failed)
+        estimate_sites(out);
 }
 
 enum report_status dump_read(const char *path, struct report *out, char *error, size_t size)

@@ -3,6 +3,7 @@
 #define REPORTS_INTERNAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "reports/report.h"
 
@@ -22,5 +23,51 @@ struct report_stack stack_copy(const struct report_stack *stack, const uint32_t 
 void report_merge_one(struct report *into, const struct report *dump);
 /* Reads one dump into a fresh report; REPORT_INPUT_ERROR with error set on a bad dump. */
 enum report_status dump_read(const char *path, struct report *out, char *error, size_t size);
+
+/* estimate.c: a 95 % Poisson interval for k events; the allocations one sample of mean_size bytes
+ * stands for in a dump of process p; every site of a single dump given its estimate. */
+void poisson_interval(double k, double *low, double *high);
+double sample_weight(const struct report_process *p, double mean_size);
+void estimate_sites(struct report *dump);
+
+/* checks.c: the status of a dump's check that has none (an older dump): fail when not passed, n/a
+ * when it could not apply (no queue hook seen, no connection), else pass; and the merge of one
+ * dump's checks into a report. */
+void check_derive(const struct report *dump, struct report_check *check);
+void checks_merge(struct report *into, const struct report *dump);
+
+/* merge.c: stacks compared by their frames (module and offset). */
+bool same_stack(const struct report_stack *a, const struct report_stack *b);
+uint64_t stack_hash(const struct report_stack *s);
+
+/* Adds from's counters and estimate into to. */
+void site_add(struct report_site *to, const struct report_site *from);
+
+/* fold.c: a frame in the C or C++ runtime (libc, libstdc++, the loader). */
+bool runtime_frame(const struct report *r, const struct report_frame *f);
+
+/* figures.c: what every rendering derives alike. */
+enum site_rank {
+    RANK_ALLOCS,
+    RANK_BYTES,
+    RANK_PEAK,
+    RANK_NEVER_WRITTEN,
+    RANK_LIVE,
+    RANK_TEMPORARY
+};
+double site_figure(const struct report_site *s, enum site_rank key);
+/* Sites whose figure is above 0, highest first, into out (room for every site); their number. */
+size_t rank_sites(const struct report *r, enum site_rank key, const struct report_site **out);
+enum live_scope { LIVE_AT_EXIT, LIVE_NOW, LIVE_MIXED };
+extern const char *const live_scope_names[3]; /* "exit", "now", "mixed" */
+enum live_scope live_scope(const struct report *r);
+double shallow_share(const struct report *r);
+/* "always", "sampled:64", "sampled:4096b" ('?' after it when inferred), or "mixed". */
+void stacks_mode(const struct report *r, char *out, size_t size);
+void process_stacks(const struct report_process *p, char *out, size_t size);
+
+/* Appends a formatted string to a list of strings. */
+void push_string(char ***list, size_t *count, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

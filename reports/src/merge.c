@@ -38,7 +38,7 @@ static uint32_t *merge_modules(struct report *into, const struct report *dump)
     return map;
 }
 
-static bool same_stack(const struct report_stack *a, const struct report_stack *b)
+bool same_stack(const struct report_stack *a, const struct report_stack *b)
 {
     if (a->frame_count != b->frame_count)
         return false;
@@ -49,7 +49,7 @@ static bool same_stack(const struct report_stack *a, const struct report_stack *
     return true;
 }
 
-static uint64_t stack_hash(const struct report_stack *s)
+uint64_t stack_hash(const struct report_stack *s)
 {
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < s->frame_count; i++) {
@@ -96,13 +96,7 @@ static void merge_sites(struct report *into, const struct report *dump, const ui
             to = &into->sites[index[s]];
             stack_free(&stack);
         }
-        to->allocs += from->allocs;
-        to->frees += from->frees;
-        to->bytes += from->bytes;
-        to->live_bytes += from->live_bytes;
-        to->peak_live_bytes += from->peak_live_bytes;
-        to->never_written_bytes += from->never_written_bytes;
-        to->queue_allocs += from->queue_allocs;
+        site_add(to, from);
     }
     free(index);
 }
@@ -161,6 +155,7 @@ static void merge_totals(struct report_totals *t, const struct report_totals *d)
     t->live_blocks += d->live_blocks;
     t->peak_live_bytes += d->peak_live_bytes;
     t->threads += d->threads;
+    t->temporary += d->temporary;
     for (int c = 0; c < CALL_COUNT; c++)
         t->calls[c] += d->calls[c];
 }
@@ -203,40 +198,6 @@ static void merge_queues(struct report_queues *q, const struct report_queues *d)
     q->records_dropped += d->records_dropped;
 }
 
-static void merge_checks(struct report *into, const struct report *dump)
-{
-    uint64_t pid = dump->process_count ? dump->processes[0].pid : 0;
-    for (size_t i = 0; i < dump->check_count; i++) {
-        const struct report_check *c = &dump->checks[i];
-        size_t j = 0;
-        while (j < into->check_count && strcmp(into->checks[j].name, c->name) != 0)
-            j++;
-        if (j == into->check_count) {
-            struct report_check *added = push_item(&into->checks, &into->check_count, sizeof *c);
-            if (added == NULL)
-                return;
-            added->name = copy_string(c->name);
-        }
-        struct report_check *to = &into->checks[j];
-        to->dumps++;
-        to->failed += c->failed;
-        char detail[1024];
-        if (c->failed && to->failed == 1) {
-            snprintf(detail, sizeof detail, "pid %llu: %s", (unsigned long long)pid, c->detail);
-            to->first_failure = strdup(detail);
-        }
-        if (to->dumps == 1)
-            snprintf(detail, sizeof detail, "%s", c->detail);
-        else if (to->failed == 0)
-            snprintf(detail, sizeof detail, "passed in all %u dumps", to->dumps);
-        else
-            snprintf(detail, sizeof detail, "failed in %u of %u dumps; the first: %s", to->failed,
-                     to->dumps, to->first_failure ? to->first_failure : "?");
-        free(to->detail);
-        to->detail = strdup(detail);
-    }
-}
-
 static void merge_events(struct report_event **into, size_t *count, const struct report_event *from,
                          size_t n, const uint32_t *map)
 {
@@ -246,6 +207,19 @@ static void merge_events(struct report_event **into, size_t *count, const struct
             return;
         *e = from[i];
         e->stack = stack_copy(&from[i].stack, map);
+    }
+}
+
+/* Adds the names not yet in the list. */
+static void merge_names(char ***list, size_t *count, char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        bool known = false;
+        for (size_t j = 0; j < *count && !known; j++)
+            known = strcmp((*list)[j], names[i]) == 0;
+        char **slot = known ? NULL : push_item(list, count, sizeof *slot);
+        if (slot)
+            *slot = copy_string(names[i]);
     }
 }
 
@@ -260,15 +234,13 @@ static void merge_precision(struct report_precision *p, const struct report_prec
     p->usable_sizes_dropped += d->usable_sizes_dropped;
     p->modules_dropped += d->modules_dropped;
     p->never_written_unattributed += d->never_written_unattributed;
-    for (size_t i = 0; i < d->deepbind_count; i++) {
-        bool known = false;
-        for (size_t j = 0; j < p->deepbind_count && !known; j++)
-            known = strcmp(p->deepbind_libraries[j], d->deepbind_libraries[i]) == 0;
-        char **slot =
-            known ? NULL : push_item(&p->deepbind_libraries, &p->deepbind_count, sizeof *slot);
-        if (slot)
-            *slot = copy_string(d->deepbind_libraries[i]);
-    }
+    p->unexplained_anonymous += d->unexplained_anonymous;
+    p->unexplained_bytes += d->unexplained_bytes;
+    p->modules_unknown += d->modules_unknown;
+    merge_names(&p->deepbind_libraries, &p->deepbind_count, d->deepbind_libraries,
+                d->deepbind_count);
+    merge_names(&p->uninterposed_allocators, &p->uninterposed_count, d->uninterposed_allocators,
+                d->uninterposed_count);
 }
 
 void report_merge_one(struct report *into, const struct report *dump)
@@ -285,7 +257,13 @@ void report_merge_one(struct report *into, const struct report *dump)
         p->reason = copy_string(d->reason);
         p->source = copy_string(d->source);
         p->stacks_mode = copy_string(d->stacks_mode);
+        p->end_signal = copy_string(d->end_signal);
     }
+    into->has_sequences = first ? dump->has_sequences : into->has_sequences && dump->has_sequences;
+    into->temporary_missing = into->temporary_missing || dump->temporary_missing;
+    into->sampled_large_sites += dump->sampled_large_sites;
+    into->mean_size_estimates += dump->mean_size_estimates;
+    into->totals.has_temporary = !into->temporary_missing;
     uint32_t *map = merge_modules(into, dump);
     if (map == NULL)
         return;
@@ -293,7 +271,7 @@ void report_merge_one(struct report *into, const struct report *dump)
     merge_buckets(into, dump);
     merge_sites(into, dump, map);
     merge_queues(&into->queues, &dump->queues);
-    merge_checks(into, dump);
+    checks_merge(into, dump);
     merge_events(&into->violations, &into->violation_count, dump->violations, dump->violation_count,
                  map);
     into->failure_candidates += dump->failure_candidates;
@@ -303,12 +281,58 @@ void report_merge_one(struct report *into, const struct report *dump)
     free(map);
 }
 
-/* True when b is a later dump of the process a was taken from. */
-static bool supersedes(const struct report *b, const struct report *a)
+/* Whether a and b are dumps of the same process image: same pid, start time and executable. */
+static bool same_image(const struct report *a, const struct report *b)
 {
     const struct report_process *pa = &a->processes[0], *pb = &b->processes[0];
     return pa->pid == pb->pid && pa->start_time_ns == pb->start_time_ns &&
-           strcmp(pa->exe, pb->exe) == 0 && pb->dump_time_ns > pa->dump_time_ns;
+           strcmp(pa->exe, pb->exe) == 0;
+}
+
+/* -1, 0 or 1 as a was taken before, with or after b (dumps of one image): by sequence, or by
+ * dump time for dumps that have no sequence. */
+static int dump_order(const struct report *a, const struct report *b)
+{
+    const struct report_process *pa = &a->processes[0], *pb = &b->processes[0];
+    if (pa->has_sequence && pb->has_sequence)
+        return pa->sequence < pb->sequence ? -1 : pa->sequence > pb->sequence;
+    return pa->dump_time_ns < pb->dump_time_ns ? -1 : pa->dump_time_ns > pb->dump_time_ns;
+}
+
+/* What to do with dump i of the n given: merge it, leave it out as superseded by a later dump of
+ * its image, or as a duplicate (a dump given twice, or a copy) of one given before it. */
+enum fate { MERGE, SUPERSEDED, DUPLICATE };
+
+static enum fate fate_of(struct report *dumps, size_t n, size_t i, size_t *original)
+{
+    for (size_t j = 0; j < n; j++)
+        if (j != i && same_image(&dumps[j], &dumps[i]) && dump_order(&dumps[j], &dumps[i]) > 0)
+            return SUPERSEDED;
+    for (size_t j = 0; j < i; j++)
+        if (same_image(&dumps[j], &dumps[i]) && dump_order(&dumps[j], &dumps[i]) == 0) {
+            *original = j;
+            return DUPLICATE;
+        }
+    return MERGE;
+}
+
+static void note_duplicate(struct report *report, const struct report *copy,
+                           const struct report *original)
+{
+    const struct report_process *p = &copy->processes[0];
+    report->duplicates++;
+    if (p->has_sequence)
+        push_string(&report->input_notes, &report->input_note_count,
+                    "%s is the same dump as %s (pid %llu, start time %llu, sequence %llu): "
+                    "counted once.",
+                    p->source, original->processes[0].source, (unsigned long long)p->pid,
+                    (unsigned long long)p->start_time_ns, (unsigned long long)p->sequence);
+    else
+        push_string(&report->input_notes, &report->input_note_count,
+                    "%s is the same dump as %s (pid %llu, start time %llu, written at %llu): "
+                    "counted once.",
+                    p->source, original->processes[0].source, (unsigned long long)p->pid,
+                    (unsigned long long)p->start_time_ns, (unsigned long long)p->dump_time_ns);
 }
 
 enum report_status report_load(const char *const *paths, size_t count, struct report *report,
@@ -321,16 +345,23 @@ enum report_status report_load(const char *const *paths, size_t count, struct re
     for (size_t i = 0; i < count && status == REPORT_OK; i++)
         status = dump_read(paths[i], &dumps[i], error, error_size);
     for (size_t i = 0; i < count && status == REPORT_OK; i++) {
-        bool superseded = false;
-        for (size_t j = 0; j < count && !superseded; j++)
-            superseded = j != i && supersedes(&dumps[j], &dumps[i]);
-        if (superseded)
+        size_t original = 0;
+        switch (fate_of(dumps, count, i, &original)) {
+        case SUPERSEDED:
             report->superseded++;
-        else
+            break;
+        case DUPLICATE:
+            note_duplicate(report, &dumps[i], &dumps[original]);
+            break;
+        case MERGE:
             report_merge_one(report, &dumps[i]);
+            break;
+        }
     }
     for (size_t i = 0; dumps && i < count; i++)
         report_free(&dumps[i]);
     free(dumps);
+    if (status == REPORT_OK)
+        report_assess(report);
     return status;
 }

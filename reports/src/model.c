@@ -1,5 +1,7 @@
 /* The report model's small pieces: growing arrays, stacks, freeing, and the questions every
  * renderer asks of the queue figures. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +60,55 @@ struct report_stack stack_copy(const struct report_stack *stack, const uint32_t 
     return copy;
 }
 
+void site_add(struct report_site *to, const struct report_site *from)
+{
+    to->allocs += from->allocs;
+    to->frees += from->frees;
+    to->bytes += from->bytes;
+    to->live_bytes += from->live_bytes;
+    to->peak_live_bytes += from->peak_live_bytes;
+    to->never_written_bytes += from->never_written_bytes;
+    to->queue_allocs += from->queue_allocs;
+    to->temporary += from->temporary;
+    to->estimated = to->estimated || from->estimated;
+    struct report_estimate *e = &to->est;
+    const struct report_estimate *f = &from->est;
+    e->allocs += f->allocs;
+    e->allocs_low += f->allocs_low;
+    e->allocs_high += f->allocs_high;
+    e->bytes += f->bytes;
+    e->bytes_low += f->bytes_low;
+    e->bytes_high += f->bytes_high;
+    e->frees += f->frees;
+    e->live_bytes += f->live_bytes;
+    e->live_low += f->live_low;
+    e->live_high += f->live_high;
+    e->live_blocks += f->live_blocks;
+    e->peak_live_bytes += f->peak_live_bytes;
+    e->temporary += f->temporary;
+}
+
+void push_string(char ***list, size_t *count, const char *fmt, ...)
+{
+    char **slot = push_item(list, count, sizeof *slot);
+    if (slot == NULL)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(slot, fmt, ap) < 0)
+        *slot = NULL;
+    va_end(ap);
+}
+
+void report_coverage(const struct report *r, double *allocs, double *bytes)
+{
+    *allocs = *bytes = 0;
+    for (size_t i = 0; i < r->site_count; i++) {
+        *allocs += r->sites[i].est.allocs;
+        *bytes += r->sites[i].est.bytes;
+    }
+}
+
 const struct report_peak *report_peak_at(const struct report_queues *q, uint64_t depth)
 {
     for (size_t i = 0; i < q->by_peak_depth_count; i++)
@@ -71,19 +122,6 @@ double report_per_connection(const struct report_peak *p, uint64_t value)
     return p->connections ? (double)value / (double)p->connections : 0.0;
 }
 
-bool report_check_passed(const struct report_check *c)
-{
-    return c->failed == 0;
-}
-
-bool report_passed(const struct report *r)
-{
-    for (size_t i = 0; i < r->check_count; i++)
-        if (!report_check_passed(&r->checks[i]))
-            return false;
-    return true;
-}
-
 void report_free(struct report *r)
 {
     for (size_t i = 0; i < r->process_count; i++) {
@@ -93,18 +131,22 @@ void report_free(struct report *r)
         free(p->reason);
         free(p->source);
         free(p->stacks_mode);
+        free(p->end_signal);
     }
     for (size_t i = 0; i < r->module_count; i++) {
         free(r->modules[i].path);
         free(r->modules[i].build_id);
         free(r->modules[i].file);
     }
-    for (size_t i = 0; i < r->site_count; i++)
+    for (size_t i = 0; i < r->site_count; i++) {
         stack_free(&r->sites[i].stack);
+        free(r->sites[i].wrapper);
+    }
     for (size_t i = 0; i < r->check_count; i++) {
         free(r->checks[i].name);
         free(r->checks[i].detail);
         free(r->checks[i].first_failure);
+        free(r->checks[i].na_detail);
     }
     for (size_t i = 0; i < r->violation_count; i++)
         stack_free(&r->violations[i].stack);
@@ -112,6 +154,18 @@ void report_free(struct report *r)
         stack_free(&r->failures[i].stack);
     for (size_t i = 0; i < r->precision.deepbind_count; i++)
         free(r->precision.deepbind_libraries[i]);
+    for (size_t i = 0; i < r->precision.uninterposed_count; i++)
+        free(r->precision.uninterposed_allocators[i]);
+    free(r->precision.uninterposed_allocators);
+    for (size_t i = 0; i < r->skip_count; i++)
+        free(r->skip[i]);
+    free(r->skip);
+    for (size_t i = 0; i < r->input_note_count; i++)
+        free(r->input_notes[i]);
+    free(r->input_notes);
+    for (size_t i = 0; i < r->trust.note_count; i++)
+        free(r->trust.notes[i]);
+    free(r->trust.notes);
     free(r->processes);
     free(r->modules);
     free(r->requested_sizes);

@@ -16,6 +16,7 @@ static const char style[] =
     "font-variant-numeric:tabular-nums}pre{background:#f6f8fa;padding:8px;overflow-x:auto;"
     "font-size:12px}.verdict{padding:8px 12px;border-radius:6px;font-weight:600}"
     ".pass{background:#dafbe1;color:#116329}.fail{background:#ffebe9;color:#82071e}"
+    ".na{background:#eaeef2;color:#424a53}"
     "svg text{font:11px system-ui,sans-serif;fill:#1f2328}.bar{fill:#0969da}"
     ".m0{fill:#b6e3ff;stroke:#0969da}.m1{fill:#ddf4ff;stroke:#0969da}"
     ".straddle{fill:#fff8c5;stroke:#d1242f;stroke-width:2}.hole{fill:url(#hatch);stroke:#d1242f}"
@@ -32,9 +33,13 @@ static void print_table(FILE *out, const struct table *t)
             const char *tag = r == 0 ? "th" : "td";
             fprintf(out, "<%s%s>", tag,
                     r > 0 && table_numeric_column(t, c) ? " class=\"num\"" : "");
-            if (r > 0 && (strcmp(cell, "PASS") == 0 || strcmp(cell, "FAIL") == 0))
+            if (r > 0 && (strcmp(cell, "PASS") == 0 || strcmp(cell, "FAIL") == 0 ||
+                          strcmp(cell, "N/A") == 0))
                 fprintf(out, "<span class=\"verdict %s\">%s</span>",
-                        cell[0] == 'P' ? "pass" : "fail", cell);
+                        cell[0] == 'P'   ? "pass"
+                        : cell[0] == 'F' ? "fail"
+                                         : "na",
+                        cell);
             else
                 xml_escape(out, cell);
             fprintf(out, "</%s>", tag);
@@ -73,10 +78,25 @@ static void print_layout(FILE *out, const struct layout_type *t, unsigned cachel
     free(text);
 }
 
+/* Green only when every check passed; n/a checks are counted, never called passed. */
 static void print_verdict(FILE *out, const struct document *d)
 {
-    fprintf(out, "<p class=\"verdict %s\">%s</p>\n", d->passed ? "pass" : "fail",
-            d->passed ? "Every check passed." : "Some check failed: see Checks.");
+    unsigned pass = d->checks[0], fail = d->checks[1], na = d->checks[2];
+    if (fail > 0)
+        fprintf(out, "<p class=\"verdict fail\">%u of %u checks failed: see Checks.", fail,
+                pass + fail + na);
+    else if (na == 0 && pass > 0)
+        fprintf(out, "<p class=\"verdict pass\">Every check passed (%u).", pass);
+    else if (pass == 0 && na > 0)
+        fprintf(out, "<p class=\"verdict na\">No check could apply (%u n/a): see Checks.", na);
+    else if (pass == 0)
+        fprintf(out, "<p class=\"verdict na\">The dumps hold no checks.");
+    else
+        fprintf(out,
+                "<p class=\"verdict na\">%u checks passed, %u could not apply (n/a): see "
+                "Checks.",
+                pass, na);
+    fputs("</p>\n", out);
 }
 
 static void print_block(FILE *out, const struct document *d, const struct block *b)

@@ -1,9 +1,13 @@
 /* The machine rendering, qaudit-report/1 (docs/report-format.md, schema in
  * docs/report-schema.json), and the format dispatch. */
 #include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "content.h"
 #include "document.h"
+#include "internal.h"
 #include "probe/render.h"
 #include "reports/render.h"
 
@@ -53,17 +57,37 @@ static json_t *stack_json(const struct report *r, const struct report_stack *s)
     return frames;
 }
 
+/* A figure that may be an estimate, as the nearest integer. */
+static json_t *rounded(double v)
+{
+    return json_integer((json_int_t)llround(v));
+}
+
+static json_t *sampling_json(const struct report_process *p)
+{
+    if (p->sampling == SAMPLING_NONE)
+        return json_null();
+    return json_pack("{s:s, s:I, s:b, s:s}", "by",
+                     p->sampling == SAMPLING_BYTES ? "bytes" : "allocations", "every",
+                     (json_int_t)p->sample_every, "inferred", p->sampling_inferred, "intervals",
+                     p->exponential ? "exponential" : "fixed");
+}
+
 static json_t *dumps_json(const struct report *r)
 {
     json_t *dumps = json_array();
     for (size_t i = 0; i < r->process_count; i++) {
         const struct report_process *p = &r->processes[i];
-        json_array_append_new(
-            dumps,
+        json_t *dump =
             json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "pid", (json_int_t)p->pid,
                       "ppid", (json_int_t)p->ppid, "exe", p->exe, "argv", p->argv, "reason",
                       p->reason, "source", p->source, "stacks", p->stacks_mode, "start_time_ns",
-                      (json_int_t)p->start_time_ns, "dump_time_ns", (json_int_t)p->dump_time_ns));
+                      (json_int_t)p->start_time_ns, "dump_time_ns", (json_int_t)p->dump_time_ns);
+        json_object_set_new(dump, "sequence", p->has_sequence ? u64(p->sequence) : json_null());
+        json_object_set_new(dump, "final", json_boolean(p->final));
+        json_object_set_new(dump, "end_signal", string_or_null(p->end_signal));
+        json_object_set_new(dump, "sampling", sampling_json(p));
+        json_array_append_new(dumps, dump);
     }
     return dumps;
 }
@@ -90,6 +114,7 @@ static json_t *totals_json(const struct report_totals *t)
     json_object_set_new(o, "live_blocks", u64(t->live_blocks));
     json_object_set_new(o, "peak_live_bytes", u64(t->peak_live_bytes));
     json_object_set_new(o, "threads", u64(t->threads));
+    json_object_set_new(o, "temporary", t->has_temporary ? u64(t->temporary) : json_null());
     json_object_set_new(o, "calls", calls);
     return o;
 }
@@ -149,21 +174,101 @@ static json_t *queues_json(const struct report_queues *q)
     return o;
 }
 
+static json_t *range_json(double low, double high)
+{
+    return json_pack("[o, o]", rounded(low), rounded(high));
+}
+
+/* A site's best figures (estimates for a sampled site), and what they were made from. */
+static json_t *site_json(const struct report *r, const struct report_site *s, size_t i)
+{
+    const struct report_estimate *e = &s->est;
+    char where[512];
+    site_where(r, s, where, sizeof where);
+    json_t *o = json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)i + 1,
+                          "precision", s->estimated ? "estimated" : "exact", "allocs",
+                          rounded(e->allocs), "frees", rounded(e->frees), "bytes",
+                          rounded(e->bytes), "live_bytes", rounded(e->live_bytes), "live_blocks",
+                          rounded(e->live_blocks), "peak_live_bytes", rounded(e->peak_live_bytes),
+                          "temporary", r->temporary_missing ? json_null() : rounded(e->temporary));
+    json_object_set_new(o, "range",
+                        json_pack("{s:o, s:o, s:o}", "allocs",
+                                  range_json(e->allocs_low, e->allocs_high), "bytes",
+                                  range_json(e->bytes_low, e->bytes_high), "live_bytes",
+                                  range_json(e->live_low, e->live_high)));
+    json_object_set_new(
+        o, "sampled",
+        s->estimated ? json_pack("{s:I, s:I, s:I, s:I, s:I}", "allocs", (json_int_t)s->allocs,
+                                 "frees", (json_int_t)s->frees, "bytes", (json_int_t)s->bytes,
+                                 "live_bytes", (json_int_t)s->live_bytes, "peak_live_bytes",
+                                 (json_int_t)s->peak_live_bytes)
+                     : json_null());
+    json_object_set_new(o, "never_written_bytes", u64(s->never_written_bytes));
+    json_object_set_new(o, "queue_allocs", u64(s->queue_allocs));
+    json_object_set_new(o, "where", json_string(where));
+    json_object_set_new(o, "folded_frames", u64(s->folded));
+    json_object_set_new(o, "wrapper", string_or_null(s->wrapper));
+    json_object_set_new(o, "frames", stack_json(r, &s->stack));
+    return o;
+}
+
 static json_t *sites_json(const struct report *r)
 {
     json_t *list = json_array();
-    for (size_t i = 0; i < r->site_count; i++) {
-        const struct report_site *s = &r->sites[i];
-        json_array_append_new(
-            list,
-            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "id", (json_int_t)i + 1,
-                      "allocs", (json_int_t)s->allocs, "frees", (json_int_t)s->frees, "bytes",
-                      (json_int_t)s->bytes, "live_bytes", (json_int_t)s->live_bytes,
-                      "peak_live_bytes", (json_int_t)s->peak_live_bytes, "never_written_bytes",
-                      (json_int_t)s->never_written_bytes, "queue_allocs",
-                      (json_int_t)s->queue_allocs, "frames", stack_json(r, &s->stack)));
-    }
+    for (size_t i = 0; i < r->site_count; i++)
+        json_array_append_new(list, site_json(r, &r->sites[i], i));
     return list;
+}
+
+static json_t *coverage_json(const struct report *r)
+{
+    double allocs, bytes;
+    report_coverage(r, &allocs, &bytes);
+    double calls = (double)(r->totals.allocs + r->totals.reallocs);
+    double requested = (double)r->totals.bytes_requested;
+    return json_pack("{s:o, s:I, s:f, s:o, s:I, s:f}", "site_allocs", rounded(allocs),
+                     "allocs_total", (json_int_t)(r->totals.allocs + r->totals.reallocs),
+                     "allocs_share", calls > 0 ? allocs / calls : 0.0, "site_bytes", rounded(bytes),
+                     "bytes_total", (json_int_t)r->totals.bytes_requested, "bytes_share",
+                     requested > 0 ? bytes / requested : 0.0);
+}
+
+/* Sites by bytes still allocated at exit (or at the snapshot): the leaks first. */
+static json_t *live_json(const struct report *r)
+{
+    const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
+    size_t n = ranked ? rank_sites(r, RANK_LIVE, ranked) : 0;
+    json_t *sites = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const struct report_site *s = ranked[i];
+        double whole = (double)r->totals.live_bytes;
+        json_array_append_new(sites, json_pack("{s:I, s:o, s:o, s:f, s:s}", "id",
+                                               (json_int_t)(s - r->sites) + 1, "live_bytes",
+                                               rounded(s->est.live_bytes), "live_blocks",
+                                               rounded(s->est.live_blocks), "share",
+                                               whole > 0 ? s->est.live_bytes / whole : 0.0,
+                                               "precision", s->estimated ? "estimated" : "exact"));
+    }
+    free(ranked);
+    return json_pack("{s:s, s:I, s:I, s:o}", "at", live_scope_names[live_scope(r)], "bytes",
+                     (json_int_t)r->totals.live_bytes, "blocks", (json_int_t)r->totals.live_blocks,
+                     "sites", sites);
+}
+
+static json_t *temporary_json(const struct report *r)
+{
+    if (r->temporary_missing)
+        return json_pack("{s:b, s:n, s:[]}", "counted", false, "total", "sites");
+    const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
+    size_t n = ranked ? rank_sites(r, RANK_TEMPORARY, ranked) : 0;
+    json_t *sites = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(sites,
+                              json_pack("{s:I, s:o}", "id", (json_int_t)(ranked[i] - r->sites) + 1,
+                                        "temporary", rounded(ranked[i]->est.temporary)));
+    free(ranked);
+    return json_pack("{s:b, s:I, s:o}", "counted", true, "total", (json_int_t)r->totals.temporary,
+                     "sites", sites);
 }
 
 static json_t *events_json(const struct report *r, const struct report_event *e, size_t n,
@@ -183,9 +288,11 @@ static json_t *checks_json(const struct report *r)
     json_t *list = json_array();
     for (size_t i = 0; i < r->check_count; i++) {
         const struct report_check *c = &r->checks[i];
-        json_array_append_new(list, json_pack("{s:s, s:b, s:s, s:i, s:i}", "name", c->name,
-                                              "passed", report_check_passed(c), "detail", c->detail,
-                                              "dumps", (int)c->dumps, "failed", (int)c->failed));
+        json_array_append_new(
+            list, json_pack("{s:s, s:s, s:b, s:s, s:i, s:i, s:i}", "name", c->name, "status",
+                            report_check_status_names[report_check_status(c)], "passed",
+                            report_check_passed(c), "detail", c->detail, "dumps", (int)c->dumps,
+                            "failed", (int)c->failed, "not_applicable", (int)c->not_applicable));
     }
     return list;
 }
@@ -214,11 +321,17 @@ static json_t *modules_json(const struct report *r)
     return list;
 }
 
-static json_t *precision_json(const struct report_precision *p)
+static json_t *strings_json(char *const *list, size_t n)
 {
-    json_t *deepbind = json_array();
-    for (size_t i = 0; i < p->deepbind_count; i++)
-        json_array_append_new(deepbind, json_string(p->deepbind_libraries[i]));
+    json_t *array = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(array, json_string(list[i] ? list[i] : "?"));
+    return array;
+}
+
+static json_t *precision_counters(const struct report_precision *p)
+{
+    json_t *deepbind = strings_json(p->deepbind_libraries, p->deepbind_count);
     return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "exact", p->exact,
                      "peak_live_bytes_within", (json_int_t)p->peak_live_bytes_within,
                      "blocks_untracked", (json_int_t)p->blocks_untracked, "sites_dropped",
@@ -227,6 +340,19 @@ static json_t *precision_json(const struct report_precision *p)
                      (json_int_t)p->usable_sizes_dropped, "modules_dropped",
                      (json_int_t)p->modules_dropped, "never_written_unattributed",
                      (json_int_t)p->never_written_unattributed, "deepbind_libraries", deepbind);
+}
+
+static json_t *precision_json(const struct report *r)
+{
+    const struct report_precision *p = &r->precision;
+    json_t *o = precision_counters(p);
+    json_object_set_new(o, "counts", json_string(r->trust.partial ? "partial" : "exact"));
+    json_object_set_new(o, "notes", strings_json(r->trust.notes, r->trust.note_count));
+    json_object_set_new(o, "uninterposed_allocators",
+                        strings_json(p->uninterposed_allocators, p->uninterposed_count));
+    json_object_set_new(o, "unexplained_anonymous", u64(p->unexplained_anonymous));
+    json_object_set_new(o, "modules_unknown", u64(p->modules_unknown));
+    return o;
 }
 
 json_t *report_json(const struct report *r, const struct report_options *o)
@@ -238,7 +364,14 @@ json_t *report_json(const struct report *r, const struct report_options *o)
     json_object_set_new(doc, "format", json_string("qaudit-report/1"));
     json_object_set_new(doc, "dumps", dumps_json(r));
     json_object_set_new(doc, "superseded", u64(r->superseded));
+    json_object_set_new(doc, "duplicates", u64(r->duplicates));
+    json_object_set_new(doc, "input_notes", strings_json(r->input_notes, r->input_note_count));
+    unsigned tally[3];
+    report_check_tally(r, tally);
     json_object_set_new(doc, "passed", json_boolean(report_passed(r)));
+    json_object_set_new(doc, "checks_summary",
+                        json_pack("{s:i, s:i, s:i}", "pass", (int)tally[CHECK_PASS], "fail",
+                                  (int)tally[CHECK_FAIL], "n/a", (int)tally[CHECK_NA]));
     json_object_set_new(doc, "checks", checks_json(r));
     json_object_set_new(doc, "totals", totals_json(&r->totals));
     json_object_set_new(doc, "requested_sizes", sizes_json(r));
@@ -247,7 +380,14 @@ json_t *report_json(const struct report *r, const struct report_options *o)
     json_object_set_new(doc, "queues", queues_json(&r->queues));
     json_object_set_new(doc, "symbolized", json_boolean(r->symbolized));
     json_object_set_new(doc, "modules", modules_json(r));
+    json_object_set_new(doc, "skip", strings_json(r->skip, r->skip_count));
+    json_object_set_new(doc, "folded_sites", u64(r->folded_sites));
+    double shallow = shallow_share(r);
+    json_object_set_new(doc, "shallow_stacks", shallow > 0 ? json_real(shallow) : json_null());
+    json_object_set_new(doc, "coverage", coverage_json(r));
     json_object_set_new(doc, "sites", sites_json(r));
+    json_object_set_new(doc, "live", live_json(r));
+    json_object_set_new(doc, "temporary", temporary_json(r));
     json_object_set_new(doc, "depth_one_violations",
                         events_json(r, r->violations, r->violation_count, "depth"));
     json_object_set_new(doc, "injected_failures",
@@ -256,7 +396,8 @@ json_t *report_json(const struct report *r, const struct report_options *o)
                                   (json_int_t)r->failures_injected, "first",
                                   events_json(r, r->failures, r->failure_count, "candidate")));
     json_object_set_new(doc, "layouts", layouts);
-    json_object_set_new(doc, "precision", precision_json(&r->precision));
+    json_object_set_new(doc, "layout_note", string_or_null(o->layout_note));
+    json_object_set_new(doc, "precision", precision_json(r));
     return doc;
 }
 

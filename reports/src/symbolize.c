@@ -3,6 +3,7 @@
  * become extra locations from DW_TAG_inlined_subroutine scopes, as eu-addr2line -i does. */
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <libiberty/demangle.h>
 #include <stdlib.h>
@@ -12,9 +13,29 @@
 
 #include "internal.h"
 
+/* The main program's debug file given with --debug-file, while its module is being opened. */
+static const char *explicit_debug_file;
+
+/* libdwfl's own search (build id under /usr/lib/debug/.build-id, .gnu_debuglink beside the file
+ * or under /usr/lib/debug), unless a debug file was given for the module being opened. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                          const char *file_name, const char *debuglink_file,
+                          GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+    if (explicit_debug_file != NULL) {
+        int fd = open(explicit_debug_file, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            *debuginfo_file_name = strdup(explicit_debug_file);
+            return fd;
+        }
+    }
+    return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                        debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
     .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = find_debuginfo,
     .section_address = dwfl_offline_section_address,
 };
 
@@ -226,13 +247,22 @@ struct symbolizer {
     struct opened *opened;
     struct cache cache;
     FILE *warn;
+    const char *debug_file; /* the main program's, or NULL */
 };
 
 static Dwfl_Module *module_for(struct symbolizer *s, uint32_t index)
 {
     struct opened *o = &s->opened[index];
     if (!o->tried) {
-        *o = open_module(&s->report->modules[index], s->warn);
+        struct report_module *m = &s->report->modules[index];
+        explicit_debug_file = m->is_main ? s->debug_file : NULL;
+        *o = open_module(m, s->warn);
+        if (o->module != NULL) { /* load the debug file now, while it is the one to use */
+            Dwarf_Addr bias;
+            dwfl_module_getdwarf(o->module, &bias);
+            dwfl_module_getsymtab(o->module);
+        }
+        explicit_debug_file = NULL;
         o->tried = true;
     }
     return o->module;
@@ -275,8 +305,8 @@ static size_t main_module(const struct report *r)
     return 0;
 }
 
-enum report_status report_symbolize(struct report *r, const char *binary, FILE *warn, char *error,
-                                    size_t error_size)
+enum report_status report_symbolize(struct report *r, const char *binary, const char *debug_file,
+                                    FILE *warn, char *error, size_t error_size)
 {
     struct stat st;
     if (binary != NULL &&
@@ -284,7 +314,8 @@ enum report_status report_symbolize(struct report *r, const char *binary, FILE *
         snprintf(error, error_size, "--binary %s: cannot read it as a file", binary);
         return REPORT_INPUT_ERROR;
     }
-    struct symbolizer s = {r, calloc(r->module_count + 1, sizeof *s.opened), {NULL, 64, 0}, warn};
+    struct symbolizer s = {
+        r, calloc(r->module_count + 1, sizeof *s.opened), {NULL, 64, 0}, warn, debug_file};
     while (s.cache.capacity < 2 * frames_in_report(r))
         s.cache.capacity *= 2;
     s.cache.slots = calloc(s.cache.capacity, sizeof *s.cache.slots);
@@ -326,13 +357,19 @@ static const char *base_name(const char *path)
 void report_frame_describe(const struct report *r, const struct report_frame *frame, char *out,
                            size_t size)
 {
+    report_frame_describe_from(r, frame, 0, out, size);
+}
+
+void report_frame_describe_from(const struct report *r, const struct report_frame *frame,
+                                size_t first, char *out, size_t size)
+{
     size_t used = 0;
     out[0] = '\0';
     const struct report_module *m =
         frame->module != REPORT_NO_MODULE ? &r->modules[frame->module] : NULL;
-    for (size_t i = 0; i < frame->location_count && used < size; i++) {
+    for (size_t i = first; i < frame->location_count && used < size; i++) {
         const struct report_location *l = &frame->locations[i];
-        int n = snprintf(out + used, size - used, "%s%s", i ? " <- " : "",
+        int n = snprintf(out + used, size - used, "%s%s", i > first ? " <- " : "",
                          l->function ? l->function : "??");
         used += n > 0 ? (size_t)n : 0;
         if (l->file != NULL && used < size) {

@@ -117,9 +117,10 @@ assert locs[1]["line"] == call_line, locs
 assert site["frames"][1]["locations"][0]["function"] == "main", site["frames"][1]
 EOF
 
-# C++ names come out demangled (libstdc++'s operator new is _Znwm in its symbol table).
+# C++ names come out demangled (libstdc++'s operator new is _Znwm in its symbol table); --skip
+# none keeps the operator new frames the default wrapper list folds away.
 "$qaudit" run --stacks always --out "$work/cpp.json" -- "$bin/fixture_cpp_new" 2>/dev/null
-"$qaudit" report "$work/cpp.json" --format json -o "$work/cpp-report.json" 2>/dev/null
+"$qaudit" report "$work/cpp.json" --skip none --format json -o "$work/cpp-report.json" 2>/dev/null
 json_check "$work/cpp-report.json" "any(l['function'] == 'operator new' for s in d['sites'] for f in s['frames'] for l in f['locations'])" &&
   pass "C++ symbols are demangled (operator new)" || fail "demangling"
 

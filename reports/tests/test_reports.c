@@ -213,7 +213,7 @@ static char *render(const struct report *r, enum report_format format)
     char *text = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
-    struct report_options options = {10, 64, NULL, 0, NULL};
+    struct report_options options = {10, 64, NULL, 0, NULL, NULL};
     report_render(out, r, format, &options);
     fclose(out);
     return text;
@@ -229,7 +229,7 @@ static void renders_every_format(void **state)
     char error[512];
     assert_int_equal(load(&path, 1, &r, error), REPORT_OK);
     FILE *quiet = fopen("/dev/null", "w");
-    assert_int_equal(report_symbolize(&r, NULL, quiet, error, sizeof error), REPORT_OK);
+    assert_int_equal(report_symbolize(&r, NULL, NULL, quiet, error, sizeof error), REPORT_OK);
     fclose(quiet);
     char *text = render(&r, REPORT_TEXT);
     assert_non_null(strstr(text, "depth_one_no_alloc  FAIL"));

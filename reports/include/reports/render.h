@@ -18,6 +18,7 @@ struct report_options {
     const struct layout_type *const *layouts; /* structs to show with their classes (may be 0) */
     size_t layout_count;
     const char *layout_source; /* where the layouts came from: a binary or a layout file */
+    const char *layout_note;   /* why there are no layouts, or which structs could be shown */
 };
 
 /* Parses "text", "md", "json" or "html"; false for anything else. */

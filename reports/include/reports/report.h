@@ -41,9 +41,25 @@ struct report_stack {
     size_t frame_count;
 };
 
+/* What a site's figures stand for. A sampled site's counters hold its samples only; the estimate
+ * scales them by the sampling rate (estimate.c), with a range from a Poisson interval on the
+ * number of samples. An exact site's estimate is its counters. */
+struct report_estimate {
+    double allocs, allocs_low, allocs_high;
+    double bytes, bytes_low, bytes_high;
+    double frees, live_bytes, live_blocks, peak_live_bytes, temporary;
+    double live_low, live_high; /* range of live_bytes, from the live samples */
+};
+
 struct report_site {
     struct report_stack stack;
     uint64_t allocs, frees, bytes, live_bytes, peak_live_bytes, never_written_bytes, queue_allocs;
+    uint64_t temporary;     /* allocations freed before the thread's next allocation (if counted) */
+    double allocs_estimate; /* sampled: the dump's sum of each sample's weight, 0 when absent */
+    bool estimated;         /* from sampled stacks: est scales the counters */
+    struct report_estimate est;
+    size_t folded; /* leading wrapper frames folded away by report_fold */
+    char *wrapper; /* the innermost function folded away, or NULL */
 };
 
 /* A stack kept by a check or by fault injection, with what it was about. */
@@ -64,17 +80,36 @@ struct report_peak {
     uint64_t peak_depth, connections, allocs, bytes;
 };
 
+enum report_check_status { CHECK_PASS, CHECK_FAIL, CHECK_NA };
+extern const char *const report_check_status_names[3]; /* "pass", "fail", "n/a" */
+
 struct report_check {
     char *name;
-    char *detail;           /* the dump's detail, or with several dumps how many failed */
-    char *first_failure;    /* "pid P: detail" of the first dump where it failed, or NULL */
-    unsigned dumps, failed; /* dumps that hold the check, and those where it failed */
+    char *detail;            /* the dump's detail, or with several dumps how many failed */
+    char *first_failure;     /* "pid P: detail" of the first dump where it failed, or NULL */
+    unsigned dumps, failed;  /* dumps that hold the check, and those where it failed */
+    unsigned not_applicable; /* dumps where it could not apply (n/a) */
+    char *na_detail;         /* why, in the first dump where it could not */
+    enum report_check_status status; /* a single dump's: read, or derived for an older dump */
 };
+
+/* How a dump's stacks were sampled (config.stacks "sampled"). */
+enum report_sampling { SAMPLING_NONE, SAMPLING_COUNT, SAMPLING_BYTES };
 
 struct report_process {
     uint64_t pid, ppid, start_time_ns, dump_time_ns;
+    uint64_t sequence; /* this image's dump number (process.sequence) */
+    bool has_sequence; /* an older dump has none: dump_time_ns orders its dumps */
+    bool final;        /* the image's last dump (exit, _exit, fatal_signal, exec) */
     char *exe, *argv, *reason, *source; /* argv joined by spaces; source: the dump's path */
-    char *stacks_mode;
+    char *stacks_mode;                  /* config.stacks */
+    char *end_signal;                   /* with reason fatal_signal, or NULL */
+    enum report_sampling sampling;
+    uint64_t sample_every;  /* N of sampled:N or sampled:Nb */
+    bool sampling_inferred; /* the dump does not say count or bytes: inferred (estimate.c) */
+    bool exponential;       /* byte sampling draws exponential intervals (tcmalloc's way) */
+    uint64_t stack_depth;   /* config.stack_depth, 0 when absent */
+    bool modules_known;     /* precision.modules_known (true when absent) */
 };
 
 enum report_call {
@@ -97,6 +132,8 @@ struct report_totals {
     uint64_t failed_allocs, bytes_requested, bytes_usable, live_bytes, live_blocks;
     uint64_t peak_live_bytes; /* with several processes: the sum of their peaks */
     uint64_t threads;
+    uint64_t temporary; /* allocations freed before the thread's next allocation */
+    bool has_temporary; /* every dump counted them (totals.temporary) */
     uint64_t calls[CALL_COUNT];
 };
 
@@ -119,6 +156,19 @@ struct report_precision {
     uint64_t usable_sizes_dropped, modules_dropped, never_written_unattributed;
     char **deepbind_libraries;
     size_t deepbind_count;
+    char **uninterposed_allocators; /* allocators whose own entry points were not counted */
+    size_t uninterposed_count;
+    unsigned unexplained_anonymous; /* dumps whose anonymous memory the counts do not explain */
+    uint64_t unexplained_bytes;     /* their anonymous growth beyond the counted peak */
+    unsigned modules_unknown;       /* dumps written before any module map was gathered */
+};
+
+/* How far the report's figures can be trusted (precision.c): counts is "exact" or "partial",
+ * each note says why in a sentence. */
+struct report_trust {
+    bool partial;
+    char **notes;
+    size_t note_count;
 };
 
 struct report {
@@ -144,6 +194,17 @@ struct report {
     size_t failure_count;
     struct report_precision precision;
     bool symbolized;
+    size_t duplicates;  /* dumps given twice (same pid, start time and sequence) */
+    char **input_notes; /* one sentence per dump left out as a duplicate */
+    size_t input_note_count;
+    bool has_sequences; /* every dump carries process.sequence */
+    char **skip;        /* the wrapper globs report_fold applied */
+    size_t skip_count;
+    size_t folded_sites;          /* sites merged into another once their wrappers were folded */
+    bool temporary_missing;       /* some dump does not count temporary allocations */
+    uint64_t sampled_large_sites; /* sites byte-sampled by a fixed countdown, mean size >= N */
+    uint64_t mean_size_estimates; /* byte-sampled sites counted from their mean sampled size */
+    struct report_trust trust;
 };
 
 enum report_status { REPORT_OK = 0, REPORT_CHECK_FAILED = 1, REPORT_INPUT_ERROR = 2 };
@@ -154,17 +215,40 @@ enum report_status { REPORT_OK = 0, REPORT_CHECK_FAILED = 1, REPORT_INPUT_ERROR 
 enum report_status report_load(const char *const *paths, size_t count, struct report *report,
                                char *error, size_t error_size);
 
-/* Symbolizes every frame with libdwfl, reading each module's file once. binary, when not NULL,
- * replaces the main program's file. Problems that leave frames raw or untrusted (a missing library,
- * a build id that differs) are written to warn, one line each; a missing binary is an error. */
-enum report_status report_symbolize(struct report *report, const char *binary, FILE *warn,
-                                    char *error, size_t error_size);
+/* Symbolizes every frame with libdwfl, reading each module's file once, with its separate debug
+ * file found by build id or debuglink. binary, when not NULL, replaces the main program's file,
+ * and debug_file, when not NULL, is its debug file. Problems that leave frames raw or untrusted (a
+ * missing library, a build id that differs) are written to warn, one line each; a missing binary
+ * is an error. */
+enum report_status report_symbolize(struct report *report, const char *binary,
+                                    const char *debug_file, FILE *warn, char *error,
+                                    size_t error_size);
 
 void report_free(struct report *report);
 
-/* A check passed when it failed in no dump; the report passed when every check did. */
-bool report_check_passed(const struct report_check *check);
+/* A check's status over every dump: fail when it failed in one, n/a when it could apply in none,
+ * else pass. The report passed when no check failed (an n/a check does not fail it). */
+enum report_check_status report_check_status(const struct report_check *check);
+bool report_check_passed(const struct report_check *check); /* status is pass */
 bool report_passed(const struct report *report);
+/* How many checks have each status, indexed by enum report_check_status. */
+void report_check_tally(const struct report *report, unsigned tally[3]);
+
+/* Wrappers: folds every site's leading frames whose function matches one of globs (fnmatch), so
+ * the site is the first frame outside them, and merges sites that become the same. Needs
+ * symbols; count 0 folds nothing. The globs are kept in report->skip. */
+void report_fold(struct report *report, const char *const *globs, size_t count);
+/* The default wrapper globs (zmalloc*, xmalloc, g_malloc*, operator new*, ...), NULL-ended. */
+extern const char *const report_default_skip[];
+/* Whether function matches one of report->skip. */
+bool report_is_wrapper(const struct report *report, const char *function);
+
+/* The report's trust: counts exact or partial, and the notes saying why (report_load calls it;
+ * report_fold and report_symbolize do not change it). */
+void report_assess(struct report *report);
+
+/* Sums over sites of estimated allocations and bytes: the sites' coverage of the totals. */
+void report_coverage(const struct report *report, double *allocs, double *bytes);
 
 /* The by_peak_depth row of connections whose queue peaked at depth, or NULL. */
 const struct report_peak *report_peak_at(const struct report_queues *queues, uint64_t depth);
@@ -174,5 +258,8 @@ double report_per_connection(const struct report_peak *peak, uint64_t value);
 /* A frame as one line: "function (file:line)" or "module+0xoffset"; inlined levels joined. */
 void report_frame_describe(const struct report *report, const struct report_frame *frame, char *out,
                            size_t size);
+/* The same from the frame's location first on (the inlined levels inside it left out). */
+void report_frame_describe_from(const struct report *report, const struct report_frame *frame,
+                                size_t first, char *out, size_t size);
 
 #endif

@@ -1,0 +1,234 @@
+/* Finding and reading the control record (qaudit/control.h) of the libqaudit-preload.so loaded
+ * in another process: its mappings from /proc/PID/maps, the symbol from the ELF file's .dynsym
+ * (libelf), the record itself with process_vm_readv. Nothing here trusts the process's environment:
+ * programs rewrite it (redis-server overwrites it with its title). */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "qaudit/control.h"
+
+#define PRELOAD_NAME "libqaudit-preload"
+
+/* One line of /proc/PID/maps. */
+struct mapping {
+    uint64_t start, end, offset, inode;
+    char dev[16];
+    char path[PRELOAD_PATH_MAX];
+};
+
+static bool parse_mapping(const char *line, struct mapping *m)
+{
+    int path_at = 0;
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %15s %" SCNu64 " %n", &m->start,
+               &m->end, &m->offset, m->dev, &m->inode, &path_at) < 5 ||
+        path_at == 0)
+        return false;
+    snprintf(m->path, sizeof m->path, "%s", line + path_at);
+    m->path[strcspn(m->path, "\n")] = '\0';
+    return true;
+}
+
+/* The image already listed for this file (same device and inode), or a new slot. */
+static struct preload_image *image_for(struct preload_image *images, int *count, int max,
+                                       const struct mapping *m)
+{
+    for (int i = 0; i < *count; i++)
+        if (images[i].inode == m->inode && strcmp(images[i].dev, m->dev) == 0)
+            return &images[i];
+    if (*count == max)
+        return NULL;
+    struct preload_image *img = &images[(*count)++];
+    memset(img, 0, sizeof *img);
+    snprintf(img->path, sizeof img->path, "%s", m->path);
+    snprintf(img->dev, sizeof img->dev, "%s", m->dev);
+    img->inode = m->inode;
+    return img;
+}
+
+/* Opens the file behind a mapping: map_files/ reaches it even when it was deleted or replaced
+ * (a rebuilt preload) or lies in another mount namespace; then the path under the process's
+ * root; then the path as named. */
+static int open_mapped_file(pid_t pid, const struct preload_image *img)
+{
+    char path[PRELOAD_PATH_MAX + 64];
+    snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, img->map_start,
+             img->map_end);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0)
+        return fd;
+    snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, img->path);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    return fd >= 0 ? fd : open(img->path, O_RDONLY | O_CLOEXEC);
+}
+
+/* The load base: the mapping at file offset 0 minus the first PT_LOAD's page-aligned address. */
+static bool load_bias(Elf *elf, const struct preload_image *img, uint64_t *bias)
+{
+    size_t count;
+    if (elf_getphdrnum(elf, &count) != 0)
+        return false;
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    for (size_t i = 0; i < count; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, (int)i, &ph) != NULL && ph.p_type == PT_LOAD) {
+            *bias = img->map_start - (ph.p_vaddr & ~(page - 1));
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The defined data symbol name in the file's .dynsym: its address in the file and size. */
+static bool find_dynamic_symbol(Elf *elf, const char *name, uint64_t *value, uint64_t *size)
+{
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn != NULL; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_DYNSYM || sh.sh_entsize == 0)
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        for (size_t i = 0; data != NULL && i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Sym sym;
+            if (gelf_getsym(data, (int)i, &sym) == NULL || sym.st_shndx == SHN_UNDEF ||
+                GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
+                continue;
+            const char *s = elf_strptr(elf, sh.sh_link, sym.st_name);
+            if (s != NULL && strcmp(s, name) == 0) {
+                *value = sym.st_value;
+                *size = sym.st_size;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Fills img->record and img->record_size, or leaves them 0 when the file has no record. */
+static void locate_record(pid_t pid, struct preload_image *img)
+{
+    int fd = open_mapped_file(pid, img);
+    if (fd < 0) {
+        img->unreadable = errno;
+        return;
+    }
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    uint64_t bias, value, size;
+    if (elf != NULL && elf_kind(elf) == ELF_K_ELF && load_bias(elf, img, &bias) &&
+        find_dynamic_symbol(elf, QAUDIT_CONTROL_SYMBOL, &value, &size)) {
+        img->record = bias + value;
+        img->record_size = size;
+    }
+    if (elf != NULL)
+        elf_end(elf);
+    close(fd);
+}
+
+int preload_images(pid_t pid, struct preload_image *images, int max)
+{
+    char path[64], line[PRELOAD_PATH_MAX + 128];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *maps = fopen(path, "r");
+    if (maps == NULL)
+        return -errno;
+    int count = 0;
+    struct mapping m;
+    while (fgets(line, sizeof line, maps))
+        if (parse_mapping(line, &m) && strstr(m.path, PRELOAD_NAME) != NULL) {
+            struct preload_image *img = image_for(images, &count, max, &m);
+            if (img != NULL && m.offset == 0 && img->map_end == 0) {
+                img->map_start = m.start;
+                img->map_end = m.end;
+            }
+        }
+    fclose(maps);
+    elf_version(EV_CURRENT);
+    for (int i = 0; i < count; i++)
+        if (images[i].map_end != 0)
+            locate_record(pid, &images[i]);
+    return count;
+}
+
+static int read_remote(pid_t pid, uint64_t address, void *out, size_t size)
+{
+    struct iovec local = {out, size};
+    struct iovec remote = {(void *)(uintptr_t)address, size};
+    ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (n < 0)
+        return errno;
+    return (size_t)n == size ? 0 : EFAULT;
+}
+
+int preload_control_read(pid_t pid, const struct preload_image *img, struct qaudit_control *out)
+{
+    size_t size = img->record_size < sizeof *out ? (size_t)img->record_size : sizeof *out;
+    if (size < offsetof(struct qaudit_control, pid))
+        return EFAULT; /* too small to hold even the magic and version */
+    uint64_t generation_at = img->record + offsetof(struct qaudit_control, generation);
+    /* A seqlock read: the preload holds the generation odd only around a short copy. */
+    for (int attempt = 0; attempt < 1000; attempt++) {
+        memset(out, 0, sizeof *out);
+        int err = read_remote(pid, img->record, out, size);
+        uint32_t after;
+        if (err == 0)
+            err = read_remote(pid, generation_at, &after, sizeof after);
+        if (err != 0)
+            return err;
+        if (out->generation % 2 == 0 && after == out->generation)
+            return 0;
+        nanosleep(&(struct timespec){0, 100 * 1000}, NULL);
+    }
+    return EAGAIN;
+}
+
+/* The record's pid is the one getpid() gave inside the process: in a pid namespace (a container)
+ * that is the last NSpid of /proc/PID/status, not the pid seen from here. */
+bool preload_pid_matches(pid_t pid, int32_t record_pid)
+{
+    if (record_pid == (int32_t)pid)
+        return true;
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    bool match = false;
+    while (f != NULL && !match && fgets(line, sizeof line, f))
+        if (strncmp(line, "NSpid:", 6) == 0) {
+            const char *last = strrchr(line, '\t');
+            match = last != NULL && atoi(last + 1) == record_pid;
+            break;
+        }
+    if (f != NULL)
+        fclose(f);
+    return match;
+}
+
+void preload_permission_hint(char *out, size_t size)
+{
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    int scope = -1;
+    if (f != NULL) {
+        if (fscanf(f, "%d", &scope) != 1)
+            scope = -1;
+        fclose(f);
+    }
+    if (scope >= 1)
+        snprintf(out, size,
+                 "ptrace permission denied: /proc/sys/kernel/yama/ptrace_scope is %d (%s); run "
+                 "qaudit snapshot as root or with CAP_SYS_PTRACE",
+                 scope,
+                 scope == 1   ? "only a parent may read its children's memory"
+                 : scope == 2 ? "only CAP_SYS_PTRACE may read another process's memory"
+                              : "no process may read another's memory");
+    else
+        snprintf(out, size,
+                 "ptrace permission denied: the process belongs to another user, or changed "
+                 "credentials (setuid, not dumpable); run qaudit snapshot as its user or as root");
+}

@@ -1,0 +1,124 @@
+/* The process's anonymous memory at start-up and at each dump, beside the counted live bytes:
+ * what no interposed call accounts for (a statically linked allocator, private mmap arenas)
+ * shows as anonymous growth the counted bytes do not explain. Read from /proc/self/smaps_rollup
+ * ("Anonymous:") or, without it, /proc/self/statm (resident minus shared pages) into a stack
+ * buffer with qa_file_slurp, which touches its descriptor only while it is still its own (a
+ * program may close or reuse any number): no malloc, no stdio, safe in a signal handler. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unseen.h"
+
+/* What the counted bytes are allowed not to explain: the interposer's own tables, the loader's
+ * and libc's bookkeeping, thread stacks, allocator metadata (docs/design.md). */
+#define ALLOWANCE_BASE (16u << 20)
+#define ALLOWANCE_PER_THREAD (256u << 10)
+
+enum source { SOURCE_NONE, SOURCE_SMAPS_ROLLUP, SOURCE_STATM };
+static const char *const source_names[] = {"none", "smaps_rollup", "statm"};
+static enum source source;
+static uint64_t at_start;
+
+static bool read_small(const char *path, char *buf, size_t size)
+{
+    int saved = errno;
+    ssize_t len = qa_file_slurp(path, buf, size);
+    errno = saved;
+    return len > 0;
+}
+
+/* The decimal at s (spaces first), and where it ends. */
+static uint64_t decimal(const char *s, const char **end)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    uint64_t v = 0;
+    const char *start = s;
+    for (; *s >= '0' && *s <= '9'; s++)
+        v = v * 10 + (uint64_t)(*s - '0');
+    *end = s == start ? NULL : s;
+    return v;
+}
+
+static bool from_smaps_rollup(uint64_t *bytes)
+{
+    char buf[4096];
+    if (!read_small("/proc/self/smaps_rollup", buf, sizeof buf))
+        return false;
+    const char *line = strstr(buf, "\nAnonymous:");
+    if (line == NULL)
+        return false;
+    const char *end;
+    uint64_t kb = decimal(line + strlen("\nAnonymous:"), &end);
+    if (end == NULL)
+        return false;
+    *bytes = kb * 1024;
+    return true;
+}
+
+static bool from_statm(uint64_t *bytes)
+{
+    char buf[256];
+    if (!read_small("/proc/self/statm", buf, sizeof buf))
+        return false;
+    const char *end;
+    (void)decimal(buf, &end); /* size */
+    uint64_t resident = end ? decimal(end, &end) : 0;
+    uint64_t shared = end ? decimal(end, &end) : 0;
+    if (end == NULL || shared > resident)
+        return false;
+    *bytes = (resident - shared) * (uint64_t)sysconf(_SC_PAGESIZE);
+    return true;
+}
+
+static bool anonymous_now(enum source from, uint64_t *bytes)
+{
+    switch (from) {
+    case SOURCE_SMAPS_ROLLUP:
+        return from_smaps_rollup(bytes);
+    case SOURCE_STATM:
+        return from_statm(bytes);
+    default:
+        return false;
+    }
+}
+
+/* At start-up, and in a forked child (which counts from the fork on): the same source is used
+ * for every later reading, so that the two figures compare. */
+void qa_memory_start(void)
+{
+    source = SOURCE_SMAPS_ROLLUP;
+    if (anonymous_now(source, &at_start))
+        return;
+    source = SOURCE_STATM;
+    if (anonymous_now(source, &at_start))
+        return;
+    source = SOURCE_NONE;
+    at_start = 0;
+}
+
+/* The precision fields on anonymous memory; false when the counted bytes, at their peak plus
+ * the allowance, explain less than half of the growth since start-up. */
+bool qa_memory_write(struct qa_json *j)
+{
+    uint64_t now = 0;
+    bool known = anonymous_now(source, &now);
+    struct qa_counters c;
+    qa_sum_counters(&c, NULL);
+    int64_t peak = qa_peak_live();
+    uint64_t growth = known && now > at_start ? now - at_start : 0;
+    /* Per thread record: records are reused, so they follow the threads alive at once (whose
+     * stacks are anonymous memory), not every thread the program ever made. */
+    uint64_t allowance = ALLOWANCE_BASE + qa_thread_total() * ALLOWANCE_PER_THREAD;
+    uint64_t explained = (peak > 0 ? (uint64_t)peak : 0) + allowance;
+    bool unexplained = known && 2 * explained < growth;
+    qa_json_key(j, "anonymous_memory_from"), qa_json_str(j, source_names[known ? source : 0]);
+    qa_json_key(j, "anonymous_bytes_at_start"), qa_json_u64(j, at_start);
+    qa_json_key(j, "anonymous_bytes"), qa_json_u64(j, now);
+    qa_json_key(j, "counted_live_bytes"), qa_json_i64(j, qa_counters_live_bytes(&c));
+    qa_json_key(j, "counted_peak_live_bytes"), qa_json_i64(j, peak);
+    qa_json_key(j, "anonymous_allowance"), qa_json_u64(j, allowance);
+    qa_json_key(j, "unexplained_anonymous"), qa_json_bool(j, unexplained);
+    return !unexplained;
+}

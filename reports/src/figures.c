@@ -1,0 +1,108 @@
+/* Figures every rendering derives the same way: sites ranked by one of their (estimated) figures,
+ * whether the live bytes are at exit or at a snapshot, and how shallow the stacks are. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+double site_figure(const struct report_site *s, enum site_rank key)
+{
+    switch (key) {
+    case RANK_ALLOCS:
+        return s->est.allocs;
+    case RANK_BYTES:
+        return s->est.bytes;
+    case RANK_PEAK:
+        return s->est.peak_live_bytes;
+    case RANK_LIVE:
+        return s->est.live_bytes;
+    case RANK_TEMPORARY:
+        return s->est.temporary;
+    default:
+        return (double)s->never_written_bytes;
+    }
+}
+
+struct rank_context {
+    const struct report_site *base;
+    enum site_rank key;
+};
+
+/* Highest first; ties keep the sites' order. */
+static int by_figure(const void *a, const void *b, void *context)
+{
+    const struct rank_context *c = context;
+    const struct report_site *x = *(const struct report_site *const *)a;
+    const struct report_site *y = *(const struct report_site *const *)b;
+    double fx = site_figure(x, c->key), fy = site_figure(y, c->key);
+    if (fx != fy)
+        return fx > fy ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+size_t rank_sites(const struct report *r, enum site_rank key, const struct report_site **out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->site_count; i++)
+        if (site_figure(&r->sites[i], key) > 0)
+            out[n++] = &r->sites[i];
+    struct rank_context context = {r->sites, key};
+    qsort_r(out, n, sizeof *out, by_figure, &context);
+    return n;
+}
+
+enum live_scope live_scope(const struct report *r)
+{
+    size_t finals = 0;
+    for (size_t i = 0; i < r->process_count; i++)
+        finals += r->processes[i].final;
+    if (finals == r->process_count)
+        return LIVE_AT_EXIT;
+    return finals == 0 ? LIVE_NOW : LIVE_MIXED;
+}
+
+const char *const live_scope_names[3] = {"exit", "now", "mixed"};
+
+/* Stacks of one or two frames under a stack depth that allowed more: frame pointers missing
+ * (--stacks fp on code built without them) or an unwinder that gave up. Weighted by allocations;
+ * the share of them, or 0 when stacks are not shallow or there are no sites. */
+double shallow_share(const struct report *r)
+{
+    double shallow = 0, all = 0;
+    uint64_t depth = 0;
+    for (size_t i = 0; i < r->process_count; i++)
+        depth = r->processes[i].stack_depth > depth ? r->processes[i].stack_depth : depth;
+    if (depth != 0 && depth <= 2)
+        return 0;
+    for (size_t i = 0; i < r->site_count; i++) {
+        const struct report_site *s = &r->sites[i];
+        all += s->est.allocs;
+        if (s->stack.frame_count + s->folded <= 2)
+            shallow += s->est.allocs;
+    }
+    return all > 0 && shallow / all > 0.5 ? shallow / all : 0;
+}
+
+/* The stacks mode of the dumps when they agree ("fp", "sampled:64b"), else "mixed". */
+void stacks_mode(const struct report *r, char *out, size_t size)
+{
+    snprintf(out, size, "%s", r->process_count ? "" : "?");
+    for (size_t i = 0; i < r->process_count; i++) {
+        char mode[96];
+        process_stacks(&r->processes[i], mode, sizeof mode);
+        if (i > 0 && strcmp(out, mode) != 0) {
+            snprintf(out, size, "mixed");
+            return;
+        }
+        snprintf(out, size, "%s", mode);
+    }
+}
+
+void process_stacks(const struct report_process *p, char *out, size_t size)
+{
+    if (p->sampling == SAMPLING_NONE || p->sample_every == 0)
+        snprintf(out, size, "%s", p->stacks_mode);
+    else
+        snprintf(out, size, "sampled:%llu%s%s", (unsigned long long)p->sample_every,
+                 p->sampling == SAMPLING_BYTES ? "b" : "", p->sampling_inferred ? "?" : "");
+}

@@ -1,0 +1,137 @@
+/* Wrappers folded away: a program's own allocation wrappers (zmalloc, xmalloc, g_malloc, operator
+ * new...) would otherwise be every site's first frame. Leading frames whose functions match the
+ * skip globs are dropped, and sites left with the same stack become one, as pprof's drop_frames
+ * does. Runs after symbolization: it matches function names. */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+const char *const report_default_skip[] = {"zmalloc*",
+                                           "ztrymalloc*",
+                                           "zcalloc*",
+                                           "ztrycalloc*",
+                                           "zrealloc*",
+                                           "ztryrealloc*",
+                                           "zstrdup",
+                                           "xmalloc",
+                                           "xcalloc",
+                                           "xrealloc",
+                                           "xzalloc",
+                                           "xstrdup",
+                                           "xmemdup*",
+                                           "g_malloc*",
+                                           "g_try_malloc*",
+                                           "g_realloc*",
+                                           "g_try_realloc*",
+                                           "g_strdup*",
+                                           "g_slice_alloc*",
+                                           "operator new*",
+                                           "je_*",
+                                           "Perl_safesys*",
+                                           "PyMem_Raw*",
+                                           "__gnu_cxx::new_allocator*",
+                                           "std::__new_allocator*",
+                                           "std::allocator_traits*",
+                                           NULL};
+
+bool report_is_wrapper(const struct report *r, const char *function)
+{
+    if (function == NULL)
+        return false;
+    for (size_t i = 0; i < r->skip_count; i++)
+        if (fnmatch(r->skip[i], function, 0) == 0)
+            return true;
+    return false;
+}
+
+/* A frame is a wrapper when every function in it (the inlined ones too) is. */
+static bool wrapper_frame(const struct report *r, const struct report_frame *f)
+{
+    if (f->location_count == 0)
+        return false;
+    for (size_t i = 0; i < f->location_count; i++)
+        if (!report_is_wrapper(r, f->locations[i].function))
+            return false;
+    return true;
+}
+
+bool runtime_frame(const struct report *r, const struct report_frame *f)
+{
+    const char *path = f->module != REPORT_NO_MODULE ? r->modules[f->module].path : "";
+    return strstr(path, "/libc.so") || strstr(path, "/libstdc++") || strstr(path, "/ld-linux");
+}
+
+/* Drops a site's leading frames up to its last wrapper frame among those leading frames that are
+ * wrappers or the C and C++ runtime's (strdup called by a wrapper goes with it), unless every
+ * frame would go (shallow stacks keep what they have). */
+static void fold_site(const struct report *r, struct report_site *s)
+{
+    struct report_stack *stack = &s->stack;
+    size_t k = 0;
+    for (size_t i = 0; i < stack->frame_count; i++) {
+        const struct report_frame *f = &stack->frames[i];
+        if (wrapper_frame(r, f))
+            k = i + 1;
+        else if (!runtime_frame(r, f))
+            break;
+    }
+    if (k == 0 || k == stack->frame_count)
+        return;
+    const struct report_frame *last = &stack->frames[k - 1];
+    s->wrapper = copy_string(last->locations[last->location_count - 1].function);
+    for (size_t i = 0; i < k; i++)
+        locations_free(stack->frames[i].locations, stack->frames[i].location_count);
+    memmove(stack->frames, stack->frames + k, (stack->frame_count - k) * sizeof *stack->frames);
+    stack->frame_count -= k;
+    s->folded = k;
+}
+
+/* Merges sites whose stacks are now the same into the first of them; returns how many went. */
+static size_t merge_same(struct report *r)
+{
+    size_t slots = 16;
+    while (slots < 2 * r->site_count)
+        slots *= 2;
+    size_t *index = malloc(slots * sizeof *index);
+    if (index == NULL)
+        return 0;
+    memset(index, 0xff, slots * sizeof *index);
+    size_t kept = 0;
+    for (size_t i = 0; i < r->site_count; i++) {
+        struct report_site *s = &r->sites[i];
+        size_t slot = stack_hash(&s->stack) & (slots - 1);
+        while (index[slot] != SIZE_MAX && !same_stack(&r->sites[index[slot]].stack, &s->stack))
+            slot = (slot + 1) & (slots - 1);
+        if (index[slot] == SIZE_MAX) {
+            index[slot] = kept;
+            r->sites[kept++] = *s;
+            continue;
+        }
+        struct report_site *into = &r->sites[index[slot]];
+        site_add(into, s);
+        into->folded = into->folded > s->folded ? into->folded : s->folded;
+        if (into->wrapper == NULL) {
+            into->wrapper = s->wrapper;
+            s->wrapper = NULL;
+        }
+        stack_free(&s->stack);
+        free(s->wrapper);
+    }
+    free(index);
+    size_t merged = r->site_count - kept;
+    r->site_count = kept;
+    return merged;
+}
+
+void report_fold(struct report *r, const char *const *globs, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        push_string(&r->skip, &r->skip_count, "%s", globs[i]);
+    if (count == 0 || !r->symbolized)
+        return;
+    for (size_t i = 0; i < r->site_count; i++)
+        fold_site(r, &r->sites[i]);
+    r->folded_sites = merge_same(r);
+}

@@ -1,0 +1,160 @@
+/* How far a report's figures can be trusted: `partial` when some allocations or frees may be
+ * missing from them (a process without a final dump, allocators the preload could not see,
+ * blocks or sites it could not hold), with a note for each reason, and notes for what is only
+ * approximate (sampled sites, truncated stacks, the peak of several threads). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "document.h"
+#include "internal.h"
+
+static void add_note(struct report *r, const char *fmt, va_list ap)
+{
+    char **slot = push_item(&r->trust.notes, &r->trust.note_count, sizeof *slot);
+    if (slot != NULL && vasprintf(slot, fmt, ap) < 0)
+        *slot = NULL;
+}
+
+/* A reason some allocations or frees may be missing from the figures. */
+__attribute__((format(printf, 2, 3))) static void partial(struct report *r, const char *fmt, ...)
+{
+    r->trust.partial = true;
+    va_list ap;
+    va_start(ap, fmt);
+    add_note(r, fmt, ap);
+    va_end(ap);
+}
+
+/* Something approximate that the figures say themselves (estimates, truncation). */
+__attribute__((format(printf, 2, 3))) static void note(struct report *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    add_note(r, fmt, ap);
+    va_end(ap);
+}
+
+static void assess_processes(struct report *r)
+{
+    for (size_t i = 0; i < r->process_count; i++) {
+        const struct report_process *p = &r->processes[i];
+        if (!p->final)
+            partial(r,
+                    "%s (pid %" PRIu64 ") has no final dump here, only a snapshot: what it did "
+                    "after the snapshot is not counted.",
+                    p->exe, p->pid);
+    }
+}
+
+static void assess_sampling(struct report *r)
+{
+    for (size_t i = 0; i < r->process_count; i++) {
+        const struct report_process *p = &r->processes[i];
+        if (p->sampling == SAMPLING_NONE)
+            continue;
+        note(r,
+             "Sites of pid %" PRIu64 " (%s, stacks sampled:%" PRIu64 "%s) are estimates: the "
+             "samples scaled by the sampling rate, with a 99 %% range.",
+             p->pid, p->exe, p->sample_every, p->sampling == SAMPLING_BYTES ? "b" : "");
+        if (p->sampling_inferred)
+            note(r,
+                 "The dump of pid %" PRIu64 " does not say whether it sampled by count or "
+                 "by bytes (config.sample_by_bytes): the report inferred it from the number "
+                 "of samples.",
+                 p->pid);
+    }
+    if (r->mean_size_estimates > 0)
+        note(r,
+             "%" PRIu64 " byte-sampled sites have their allocations estimated from their mean "
+             "sampled size (the dumps carry no sites[].allocs_estimate): larger blocks are "
+             "sampled more often, so where a site's sizes vary its allocations are "
+             "underestimated; its bytes are not.",
+             r->mean_size_estimates);
+    if (r->sampled_large_sites > 0)
+        note(r,
+             "%" PRIu64 " sampled sites allocate blocks of the sampling period or more: under "
+             "a fixed byte countdown each such block also makes the allocations right after it "
+             "sampled, so the estimates of other sites may be high.",
+             r->sampled_large_sites);
+}
+
+static void assess_unseen(struct report *r)
+{
+    const struct report_precision *p = &r->precision;
+    for (size_t i = 0; i < p->uninterposed_count; i++)
+        partial(r,
+                "Calls to %s's own entry points were not counted: no allocator shim "
+                "interposed them (qaudit run adds it; see docs/dump-format.md).",
+                p->uninterposed_allocators[i]);
+    if (p->unexplained_anonymous > 0) {
+        char bytes[64];
+        fmt_bytes(bytes, sizeof bytes, p->unexplained_bytes);
+        partial(r,
+                "Anonymous memory grew by %s more than the counted peak in %" PRIu64
+                " dump(s): an allocator the preload could not see (statically linked, private "
+                "mmap arenas, loaded later) made most of the heap.",
+                bytes, (uint64_t)p->unexplained_anonymous);
+    }
+    for (size_t i = 0; i < p->deepbind_count; i++)
+        partial(r,
+                "%s was loaded with RTLD_DEEPBIND: its own allocator calls may bypass the "
+                "interposer.",
+                p->deepbind_libraries[i]);
+}
+
+static void assess_tables(struct report *r)
+{
+    const struct report_precision *p = &r->precision;
+    if (p->blocks_untracked)
+        partial(r,
+                "%" PRIu64 " blocks did not fit the live-block table: their frees are not "
+                "credited to their sites, whose live bytes are then too high.",
+                p->blocks_untracked);
+    if (p->sites_dropped)
+        partial(r,
+                "%" PRIu64 " allocations went to the overflow site (more than 65,536 "
+                "distinct stacks).",
+                p->sites_dropped);
+    if (p->stacks_truncated)
+        note(r,
+             "%" PRIu64 " stacks were cut at the stack depth: sites that differ only deeper "
+             "are one.",
+             p->stacks_truncated);
+    if (p->usable_sizes_dropped)
+        note(r, "%" PRIu64 " usable sizes did not fit the usable-size histogram.",
+             p->usable_sizes_dropped);
+    if (p->modules_dropped)
+        note(r, "%" PRIu64 " modules beyond 128 were dropped: frames in them stay addresses.",
+             p->modules_dropped);
+    if (p->modules_unknown)
+        note(r,
+             "%" PRIu64 " dump(s) were written before any module map was gathered: their "
+             "frames cannot be symbolized.",
+             (uint64_t)p->modules_unknown);
+    if (p->peak_live_bytes_within) {
+        char within[64];
+        fmt_bytes(within, sizeof within, p->peak_live_bytes_within);
+        note(r, "The peak of live bytes is within %s: threads publish live bytes in batches.",
+             within);
+    }
+}
+
+void report_assess(struct report *r)
+{
+    for (size_t i = 0; i < r->trust.note_count; i++)
+        free(r->trust.notes[i]);
+    free(r->trust.notes);
+    r->trust = (struct report_trust){0};
+    assess_processes(r);
+    assess_unseen(r);
+    assess_tables(r);
+    assess_sampling(r);
+    bool explained = r->trust.partial || r->precision.modules_unknown ||
+                     r->precision.usable_sizes_dropped || r->precision.modules_dropped;
+    if (!r->precision.exact && r->process_count > 0 && !explained)
+        partial(r, "A dump says its figures are not exact (precision.exact is false) for a "
+                   "reason this report does not know.");
+}
