@@ -100,21 +100,13 @@ uint64_t qa_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Writes to stderr with SIGPIPE blocked: a program whose stderr is a closed pipe must not be
- * killed by a line of ours. A SIGPIPE our write raised is taken back; one already pending for the
- * program stays. */
+/* A program whose stderr is a closed pipe must not be killed by a line of ours. */
 static void write_stderr(const char *line, size_t n)
 {
-    sigset_t pipe_only, saved, pending;
-    sigemptyset(&pipe_only);
-    sigaddset(&pipe_only, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_only, &saved);
-    sigpending(&pending);
-    bool was_pending = sigismember(&pending, SIGPIPE);
+    struct qa_sigpipe guard;
+    qa_sigpipe_block(&guard);
     ssize_t written = write(STDERR_FILENO, line, n);
-    if (written < 0 && errno == EPIPE && !was_pending)
-        sigtimedwait(&pipe_only, NULL, &(struct timespec){0, 0});
-    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    qa_sigpipe_restore(&guard, written < 0 && errno == EPIPE);
 }
 
 /* One line on stderr, formatted without malloc (vsnprintf into a stack buffer). */

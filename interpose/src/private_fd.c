@@ -41,17 +41,32 @@ bool qa_file_still_ours(const struct qa_file *f)
     return f->fd >= 0 && fstat(f->fd, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino;
 }
 
-/* A write that stops, with EBADF, as soon as the number is no longer ours, with SIGPIPE
- * blocked: a write of the interposer's must never raise a signal for the program (a SIGPIPE it
- * raised is taken back; one already pending stays). */
+/* Blocks SIGPIPE around a write of the interposer's: such a write must never raise a signal for
+ * the program. A SIGPIPE the write raised is taken back; one already pending stays. */
+void qa_sigpipe_block(struct qa_sigpipe *g)
+{
+    sigset_t pending;
+    sigemptyset(&g->pipe_only);
+    sigaddset(&g->pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &g->pipe_only, &g->saved);
+    sigpending(&pending);
+    g->was_pending = sigismember(&pending, SIGPIPE);
+}
+
+void qa_sigpipe_restore(struct qa_sigpipe *g, bool raised)
+{
+    int saved_errno = errno;
+    if (raised && !g->was_pending)
+        sigtimedwait(&g->pipe_only, NULL, &(struct timespec){0, 0});
+    pthread_sigmask(SIG_SETMASK, &g->saved, NULL);
+    errno = saved_errno;
+}
+
+/* A write that stops, with EBADF, as soon as the number is no longer ours; SIGPIPE blocked. */
 bool qa_file_write_all(struct qa_file *f, const void *data, size_t size)
 {
-    sigset_t pipe_only, saved, pending;
-    sigemptyset(&pipe_only);
-    sigaddset(&pipe_only, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_only, &saved);
-    sigpending(&pending);
-    bool was_pending = sigismember(&pending, SIGPIPE);
+    struct qa_sigpipe guard;
+    qa_sigpipe_block(&guard);
     const char *p = data;
     bool ok = true;
     while (ok && size > 0) {
@@ -71,11 +86,7 @@ bool qa_file_write_all(struct qa_file *f, const void *data, size_t size)
         p += n;
         size -= (size_t)n;
     }
-    int error = errno;
-    if (!ok && error == EPIPE && !was_pending)
-        sigtimedwait(&pipe_only, NULL, &(struct timespec){0, 0});
-    pthread_sigmask(SIG_SETMASK, &saved, NULL);
-    errno = error;
+    qa_sigpipe_restore(&guard, !ok && errno == EPIPE);
     return ok;
 }
 

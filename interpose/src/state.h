@@ -431,6 +431,12 @@ bool qa_file_write_all(struct qa_file *f, const void *data, size_t size);
 ssize_t qa_file_read(struct qa_file *f, void *buf, size_t size);
 int qa_file_close(struct qa_file *f);
 ssize_t qa_file_slurp(const char *path, char *buf, size_t size);
+struct qa_sigpipe {
+    sigset_t pipe_only, saved;
+    bool was_pending;
+};
+void qa_sigpipe_block(struct qa_sigpipe *g);
+void qa_sigpipe_restore(struct qa_sigpipe *g, bool raised); /* raised: the write got EPIPE */
 
 /* unwinder_fds.c: libunwind keeps no descriptor in the host (pipe2, read, syscall) */
 void qa_unwinder_fds_init(void);

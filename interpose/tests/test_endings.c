@@ -234,6 +234,26 @@ static void test_no_descriptor_of_its_own_in_any_stack_mode(void **state)
     }
 }
 
+/* The preload's line on stderr ("cannot write the dump") must not kill a program whose stderr is
+ * a pipe nobody reads any more: SIGPIPE is blocked around the write and taken back. */
+static void test_a_closed_stderr_pipe_kills_nothing(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fds[2];
+        if (pipe(fds) != 0)
+            _exit(126);
+        close(fds[0]);
+        dup2(fds[1], STDERR_FILENO);
+        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("QAUDIT_OUT", "/nonexistent/dir/x.json", 1);
+        execl("/bin/true", "true", (char *)NULL);
+        _exit(127);
+    }
+    assert_int_equal(wait_exit(pid), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +264,7 @@ int main(void)
         cmocka_unit_test(test_one_file_per_process),
         cmocka_unit_test(test_left_overs_replaced_and_relative_paths_kept),
         cmocka_unit_test(test_no_descriptor_of_its_own_in_any_stack_mode),
+        cmocka_unit_test(test_a_closed_stderr_pipe_kills_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
