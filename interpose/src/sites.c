@@ -113,17 +113,23 @@ static int walk_frame_pointers(void **frames, unsigned max, bool *truncated)
     return n;
 }
 
-/* libunwind finds unwind tables with dl_iterate_phdr, which holds the loader's list lock while
- * it runs, and glibc's fork does not reset that lock in the child: a thread inside it at the fork
- * leaves the child deadlocked on its first stack. Natively a program seldom walks the module list;
- * with stacks on, every allocation does. So a thread marks its record while it unwinds, and fork
- * (qa_unwinds_block) raises a flag, waits for every mark to clear and keeps new ones out until
+/* glibc's fork does not reset the loader's module-list lock in the child, so a thread holding it
+ * at the fork (inside dl_iterate_phdr, which libunwind calls for every stack, or inside dlopen or
+ * dlclose) leaves the child deadlocked on its first stack. Natively a program seldom walks the
+ * module list; with stacks on, every allocation does. So a thread counts, in its record, the
+ * loader calls it is inside (qa_loader_enter/leave), and fork (qa_unwinds_block) raises a flag,
+ * waits for every other thread's count to drop to zero and keeps new outermost calls out until
  * the fork is done. Sequentially consistent stores and loads on both sides: each side sees the
- * other's, so no unwind starts unseen. */
+ * other's, so no call starts unseen. A nested call (a stack inside dlopen) goes on: its thread is
+ * already counted, and fork is waiting for it. */
 static atomic_bool fork_pending;
 
-static void unwind_begin(struct qa_thread *t)
+void qa_loader_enter(struct qa_thread *t)
 {
+    if (atomic_load_explicit(&t->unwinding, memory_order_relaxed) > 0) {
+        atomic_fetch_add(&t->unwinding, 1);
+        return;
+    }
     for (;;) {
         atomic_store(&t->unwinding, 1);
         if (!atomic_load(&fork_pending))
@@ -134,11 +140,17 @@ static void unwind_begin(struct qa_thread *t)
     }
 }
 
+void qa_loader_leave(struct qa_thread *t)
+{
+    atomic_fetch_sub_explicit(&t->unwinding, 1, memory_order_release);
+}
+
 void qa_unwinds_block(void)
 {
     atomic_store(&fork_pending, true);
+    struct qa_thread *self = qa_self_if_registered();
     for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next)
-        while (atomic_load(&t->unwinding))
+        while (t != self && atomic_load(&t->unwinding) > 0)
             sched_yield();
 }
 
@@ -166,10 +178,10 @@ __attribute__((always_inline)) inline int qa_capture(void **frames, unsigned max
     unsigned want = max + 8 < QA_MAX_DEPTH + 8 ? max + 8 : QA_MAX_DEPTH + 8;
     struct qa_thread *t = qa_self_if_registered();
     if (t != NULL)
-        unwind_begin(t);
+        qa_loader_enter(t);
     int n = unw_backtrace(raw, (int)want);
     if (t != NULL)
-        atomic_store_explicit(&t->unwinding, 0, memory_order_release);
+        qa_loader_leave(t);
     int skip = 0;
     while (skip < n && ours(raw[skip]))
         skip++;
@@ -603,7 +615,12 @@ QA_EXPORT void *dlopen(const char *file, int flags)
     static void *(*next_dlopen)(const char *, int);
     if (next_dlopen == NULL)
         next_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+    struct qa_thread *loader = atomic_load(&qa_ready) == 2 ? qa_self() : NULL;
+    if (loader)
+        qa_loader_enter(loader);
     void *handle = next_dlopen ? next_dlopen(file, flags) : NULL;
+    if (loader)
+        qa_loader_leave(loader);
     if (handle != NULL && atomic_load(&qa_ready) == 2) {
         struct qa_thread *t = qa_self();
         bool was_busy = t ? qa_guard(t) : true;
@@ -623,7 +640,12 @@ QA_EXPORT int dlclose(void *handle)
     static int (*next_dlclose)(void *);
     if (next_dlclose == NULL)
         next_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+    struct qa_thread *loader = atomic_load(&qa_ready) == 2 ? qa_self() : NULL;
+    if (loader)
+        qa_loader_enter(loader);
     int result = next_dlclose ? next_dlclose(handle) : -1;
+    if (loader)
+        qa_loader_leave(loader);
     if (atomic_load(&qa_ready) == 2) {
         struct qa_thread *t = qa_self();
         bool was_busy = t ? qa_guard(t) : true;

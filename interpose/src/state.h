@@ -122,7 +122,8 @@ struct qa_thread {
     int64_t live_resume;
     uint64_t allocs_before_owner; /* the record's allocations when its owner took it */
     bool owner_allocated;         /* the owner is counted in totals.threads */
-    /* Set while the thread is inside libunwind (sites.c): fork waits for it to clear. */
+    /* The loader calls (libunwind's stack walk, dlopen, dlclose) the thread is inside (sites.c):
+     * fork waits for every other thread's count to drop to zero. */
     _Atomic int unwinding;
     bool record_counted; /* the record has published live bytes */
 };
@@ -331,7 +332,10 @@ bool qa_frames_match(void *const *frames, int depth, unsigned set);
 bool qa_frames_match_patterns(void *const *frames, int depth);
 void qa_patterns_hold(void);
 void qa_patterns_release(void);
-void qa_unwinds_block(void);   /* before fork: waits for every stack under way, holds new ones */
+void qa_loader_enter(struct qa_thread *t); /* around loader calls fork must not split */
+void qa_loader_leave(struct qa_thread *t);
+void qa_unwinds_block(
+    void); /* before fork: waits for every loader call under way, holds new ones */
 void qa_unwinds_unblock(void); /* after fork, in parent and child */
 void qa_patterns_resolve(void);
 bool qa_patterns_active(void);

@@ -71,10 +71,11 @@ static void start_thread(void)
 /* No lock of the interposer's may be held across fork by a thread the child will not have. */
 static void before_fork(void)
 {
+    /* First, while no lock of ours is held: a thread inside dlopen may need any of them. */
+    qa_unwinds_block();
     qa_patterns_hold();
     qa_dump_before_fork();
     qa_blocks_lock_all();
-    qa_unwinds_block();
 }
 
 static void after_fork_parent(void)

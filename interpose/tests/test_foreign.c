@@ -804,6 +804,12 @@ static json_t *own_site(json_t *dump, long long allocs)
     return NULL;
 }
 
+static void assert_count(const char *what, long long counted, long long made)
+{
+    if (counted != made)
+        fail_msg("%s: %lld in the dump, %lld made by the program", what, counted, made);
+}
+
 /* Allocations credited to sites without a single frame (the stack could not be taken). */
 static long long frameless_allocs(json_t *dump)
 {
@@ -825,8 +831,9 @@ static void assert_site_balanced(json_t *dump, long long allocs, const char *wha
         fail_msg("no site of the fixture's %s with %lld allocations (sites without frames hold "
                  "%lld)",
                  what, allocs, frameless_allocs(dump));
-    assert_int_equal(json_integer_value(json_object_get(site, "frees")), allocs);
-    assert_int_equal(json_integer_value(json_object_get(site, "live_bytes")), 0);
+    assert_count("frees at that site", json_integer_value(json_object_get(site, "frees")), allocs);
+    assert_count("live bytes at that site", json_integer_value(json_object_get(site, "live_bytes")),
+                 0);
 }
 
 struct stress_counts {
@@ -865,7 +872,10 @@ static json_t *parent_exit_dump(const char *dir, pid_t pid)
     return exit_dump;
 }
 
-/* Runs fixture_stress under QAUDIT_STACKS=mode in dir (bounded: killed after 300 s) and reads
+/* A run takes 1 to 2 s on 2 cores: a run still going after this has hung. */
+enum { STRESS_LIMIT_S = 120 };
+
+/* Runs fixture_stress under QAUDIT_STACKS=mode in dir (killed after STRESS_LIMIT_S) and reads
  * the counts it prints of its own blocks; returns its pid. */
 static pid_t run_stress(const char *mode, const char *dir, struct stress_counts *c)
 {
@@ -882,11 +892,12 @@ static pid_t run_stress(const char *mode, const char *dir, struct stress_counts 
                               .extra = extra,
                               .out = out,
                               .err = err,
-                              .limit_s = 300};
+                              .limit_s = STRESS_LIMIT_S};
     int status = foreign_run(&run);
     char *said = slurp(err, NULL);
     if (status == RUN_TIMED_OUT)
-        fail_msg("%s: still running after 300 s (killed); stderr:\n%.2000s", mode, said);
+        fail_msg("%s: still running after %d s (killed); stderr:\n%.2000s", mode, STRESS_LIMIT_S,
+                 said);
     if (status != 0)
         fail_msg("%s: exit %d; stderr:\n%.2000s", mode, status, said);
     free(said);
@@ -915,9 +926,9 @@ static void stress(const char *mode)
     pid_t pid = run_stress(mode, dir, &c);
     bool every_stack = strcmp(mode, "always") == 0 || strcmp(mode, "fp") == 0;
     json_t *parent = parent_exit_dump(dir, pid);
-    assert_int_equal(requested_bucket(parent, 449), c.workers);
-    assert_int_equal(requested_bucket(parent, 465), c.shorts);
-    assert_int_equal(requested_bucket(parent, 481), 0);
+    assert_count("workers' blocks (449..464 bytes)", requested_bucket(parent, 449), c.workers);
+    assert_count("short threads' blocks (465..480)", requested_bucket(parent, 465), c.shorts);
+    assert_count("the child's sizes (481..496) in the parent", requested_bucket(parent, 481), 0);
     if (every_stack) {
         assert_site_balanced(parent, c.workers, "workers' blocks");
         assert_site_balanced(parent, c.shorts, "short threads' blocks");
@@ -927,8 +938,8 @@ static void stress(const char *mode)
     if (child == NULL)
         fail_msg("no dump of the child forked from a worker (pid %d)", c.child);
     assert_string_equal(reason(child), "exit");
-    assert_int_equal(requested_bucket(child, 481), c.child_blocks);
-    assert_int_equal(requested_bucket(child, 449), 0);
+    assert_count("the child's blocks (481..496)", requested_bucket(child, 481), c.child_blocks);
+    assert_count("workers' sizes (449..464) in the child", requested_bucket(child, 449), 0);
     if (every_stack)
         assert_site_balanced(child, c.child_blocks, "forked child's blocks");
     json_decref(child);
