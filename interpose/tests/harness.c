@@ -1,5 +1,6 @@
 /* The preload tests' shared harness: a fresh dump directory per test, fixtures started under
  * LD_PRELOAD, and dumps read back with jansson. */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <jansson.h>
 #include <setjmp.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -229,4 +231,30 @@ void free_dumps(json_t **dumps, size_t count)
 const char *str_at(json_t *root, const char *object, const char *key)
 {
     return json_string_value(json_object_get(json_object_get(root, object), key));
+}
+
+/* A TCP port on 127.0.0.1 that was free a moment ago, for a server a test starts. */
+int free_port(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
+    close(s);
+    return ntohs(a.sin_port);
+}
+
+/* One PING on 127.0.0.1:port answered +PONG. */
+bool redis_ping(int port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    char reply[16] = {0};
+    bool pong = connect(s, (struct sockaddr *)&a, sizeof a) == 0 && write(s, "PING\r\n", 6) == 6 &&
+                read(s, reply, sizeof reply - 1) > 0 && strcmp(reply, "+PONG\r\n") == 0;
+    close(s);
+    return pong;
 }

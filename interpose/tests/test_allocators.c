@@ -405,17 +405,6 @@ static void test_no_false_alarm_for_plain_malloc_bash_python(void **state)
     remove_dir();
 }
 
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
 static void redis_cli(const char *port, const char *command)
 {
     const char *argv[] = {"/usr/bin/redis-cli", "-h", "127.0.0.1", "-p", port, command, NULL};

@@ -305,17 +305,6 @@ static void test_gcc(void **state)
 
 /* ---------------------------------------------------------------- redis-server */
 
-static int free_port(void)
-{
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
-    close(s);
-    return ntohs(a.sin_port);
-}
-
 static bool accepts(int port)
 {
     int s = socket(AF_INET, SOCK_STREAM, 0);

@@ -132,31 +132,6 @@ static void assert_signal_dump_of(const struct snapshot_result *r, pid_t pid)
     json_decref(d);
 }
 
-static int free_port(void)
-{
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
-    close(s);
-    return ntohs(a.sin_port);
-}
-
-/* One PING on 127.0.0.1:port answered +PONG. */
-static bool redis_ping(int port)
-{
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET,
-                            .sin_port = htons((uint16_t)port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    char reply[16] = {0};
-    bool pong = connect(s, (struct sockaddr *)&a, sizeof a) == 0 && write(s, "PING\r\n", 6) == 6 &&
-                read(s, reply, sizeof reply - 1) > 0 && strcmp(reply, "+PONG\r\n") == 0;
-    close(s);
-    return pong;
-}
-
 static bool environ_names(pid_t pid, const char *name)
 {
     char path[64], buf[65536];

@@ -15,28 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reports/render.h"
-#include "reports/report.h"
-
-static char scratch[] = "/tmp/qaudit-test-truth-XXXXXX";
-
-static json_t *example(void)
-{
-    json_error_t e;
-    json_t *doc = json_load_file(EXAMPLE_DUMP, 0, &e);
-    assert_non_null(doc);
-    return doc;
-}
-
-static const char *write_doc(json_t *doc, const char *name)
-{
-    static char paths[8][512];
-    static int next;
-    char *path = paths[next++ % 8];
-    snprintf(path, 512, "%s/%s", scratch, name);
-    assert_int_equal(json_dump_file(doc, path, 0), 0);
-    return path;
-}
+#include "report_fixture.h"
 
 static void load_paths(const char **paths, size_t n, struct report *r)
 {
@@ -50,17 +29,6 @@ static void load_doc(json_t *doc, const char *name, struct report *r)
 {
     const char *path = write_doc(doc, name);
     load_paths(&path, 1, r);
-}
-
-static char *render(const struct report *r, enum report_format format)
-{
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    struct report_options options = {10, 64, NULL, 0, NULL, NULL};
-    report_render(out, r, format, &options);
-    fclose(out);
-    return text;
 }
 
 static json_t *render_json(const struct report *r)
@@ -442,20 +410,6 @@ static void wrappers_fold_into_their_callers(void **state)
     assert_string_equal(r.sites[1].stack.frames[0].locations[0].function, "zmalloc");
     assert_int_equal(r.skip_count, n);
     report_free(&r);
-}
-
-static int make_scratch(void **state)
-{
-    (void)state;
-    return mkdtemp(scratch) ? 0 : -1;
-}
-
-static int remove_scratch(void **state)
-{
-    (void)state;
-    char command[600];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    return system(command) == 0 ? 0 : -1;
 }
 
 int main(void)

@@ -12,28 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reports/render.h"
-#include "reports/report.h"
-
-static char scratch[] = "/tmp/qaudit-test-reports-XXXXXX";
-
-static json_t *example(void)
-{
-    json_error_t e;
-    json_t *doc = json_load_file(EXAMPLE_DUMP, 0, &e);
-    assert_non_null(doc);
-    return doc;
-}
-
-static const char *write_doc(json_t *doc, const char *name)
-{
-    static char paths[8][512];
-    static int next;
-    char *path = paths[next++ % 8];
-    snprintf(path, 512, "%s/%s", scratch, name);
-    assert_int_equal(json_dump_file(doc, path, 0), 0);
-    return path;
-}
+#include "report_fixture.h"
 
 static enum report_status load(const char **paths, size_t n, struct report *r, char *error)
 {
@@ -158,8 +137,7 @@ static void a_truncated_dump_is_an_error_with_its_position(void **state)
     char buf[2000];
     size_t n = fread(buf, 1, sizeof buf, in);
     fclose(in);
-    char path[512];
-    snprintf(path, sizeof path, "%s/truncated.json", scratch);
+    const char *path = scratch_path("truncated.json");
     FILE *out = fopen(path, "w");
     fwrite(buf, 1, n / 2, out);
     fclose(out);
@@ -199,24 +177,11 @@ static void a_missing_or_mistyped_field_is_named(void **state)
 static void a_missing_file_or_non_object_is_an_error(void **state)
 {
     (void)state;
-    char path[512];
-    snprintf(path, sizeof path, "%s/absent.json", scratch);
+    const char *path = scratch_path("absent.json");
     expect_error(path, "cannot read");
     json_t *array = json_array();
     expect_error(write_doc(array, "array.json"), "top level is not an object");
     json_decref(array);
-}
-
-/* Renders report in format into a string (the caller frees it). */
-static char *render(const struct report *r, enum report_format format)
-{
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    struct report_options options = {10, 64, NULL, 0, NULL, NULL};
-    report_render(out, r, format, &options);
-    fclose(out);
-    return text;
 }
 
 /* Every format of the example (symbolized against nothing: its modules are gone) holds the
@@ -253,20 +218,6 @@ static void renders_every_format(void **state)
     json_decref(doc);
     free(json);
     report_free(&r);
-}
-
-static int make_scratch(void **state)
-{
-    (void)state;
-    return mkdtemp(scratch) ? 0 : -1;
-}
-
-static int remove_scratch(void **state)
-{
-    (void)state;
-    char command[600];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    return system(command) == 0 ? 0 : -1;
 }
 
 int main(void)
