@@ -77,26 +77,11 @@ static bool lock_bounded(void)
     return false;
 }
 
-/* An ordinary dump owns the static module map from gathering it to writing it. */
-static _Atomic int gathering;
-
-static void gather_begin(void)
-{
-    while (atomic_exchange(&gathering, 1))
-        nanosleep(&(struct timespec){0, 100 * 1000}, NULL);
-}
-
-static void gather_end(void)
-{
-    atomic_store(&gathering, 0);
-}
-
 /* Around fork: no dump may be half-way in the child, whose only thread is the one that forked
  * (a flag or lock held by another thread would be held there for ever). Taken in the order a
  * dump takes them. */
 void qa_dump_before_fork(void)
 {
-    gather_begin();
     qa_modules_hold();
     qa_dump_lock();
 }
@@ -105,7 +90,6 @@ void qa_dump_after_fork_parent(void)
 {
     qa_dump_unlock();
     qa_modules_release();
-    gather_end();
 }
 
 /* The forked child: the locks the forking thread took before the fork are released; the dump
@@ -114,7 +98,6 @@ void qa_dump_reset_after_fork(void)
 {
     atomic_store(&dump_owner, 0);
     qa_modules_release();
-    gather_end();
     atomic_store(&sequence, 0);
     atomic_store(&error_reported, 0);
     atomic_store(&final_written, 0);
@@ -376,18 +359,18 @@ static void write_locked(enum qa_dump_reason reason, int signo,
         qa_json_release(&j);
         return;
     }
-    bool written = qa_dump_file_write(n, j.buf, j.len, tmp, sizeof tmp);
+    enum qa_dump_file_result result =
+        qa_dump_file_put(n, j.buf, j.len, tmp, sizeof tmp, path, sizeof path);
     int error = errno;
     qa_json_release(&j);
-    if (!written) {
+    if (result == QA_DUMP_FILE_NOT_WRITTEN) {
         report_once(tmp[0] ? tmp : qa_cfg.out_pattern,
                     error == EBADF ? "its descriptor kept being taken by the program" : "write",
                     error);
         return;
     }
-    if (!qa_dump_file_commit(tmp, n, path, sizeof path)) {
-        report_once(tmp, "rename", errno);
-        unlink(tmp);
+    if (result == QA_DUMP_FILE_NOT_PLACED) {
+        report_once(tmp, "rename", error);
         return;
     }
     qa_control_dump_written(path);
@@ -400,16 +383,14 @@ void qa_dump(enum qa_dump_reason reason)
         return; /* a vfork child, or one made by clone(): the parent's account, not its own */
     struct qa_thread *t = qa_self();
     bool was_busy = t ? qa_guard(t) : true;
-    /* In static storage (about 36 KB), gathered before the dump lock: dl_iterate_phdr takes the
-     * loader lock, which must never be waited for while a qaudit lock is held. */
-    static struct qa_module_list modules;
-    gather_begin();
-    qa_modules_copy_fresh(&modules);
+    /* Gathered before the dump lock: dl_iterate_phdr takes the loader lock, which must never be
+     * waited for while the dump lock is held (a fatal dump may be waiting for that). */
+    const struct qa_module_list *modules = qa_modules_hold_fresh();
     qa_dump_lock();
     if (!is_final(reason) || atomic_exchange(&final_written, 1) == 0)
-        write_locked(reason, 0, &modules);
+        write_locked(reason, 0, modules);
     qa_dump_unlock();
-    gather_end();
+    qa_modules_release();
     if (t)
         qa_guard_restore(t, was_busy);
 }

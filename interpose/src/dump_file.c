@@ -173,12 +173,11 @@ static bool claim(const char *tmp, const char *expanded, char *out, size_t size)
     return false;
 }
 
-/* The temporary file's name for dump number sequence, attempt try: "<path>.tmp.<pid>.<n>[.t]". */
-static bool temporary_name(uint64_t sequence, unsigned try, char *tmp, size_t size)
+/* The temporary file's name for attempt try: "<expanded>.tmp.<pid>.<n>[.try]". */
+static bool temporary_name(const char *expanded, uint64_t sequence, unsigned try, char *tmp,
+                           size_t size)
 {
-    char expanded[QA_PATH_MAX], number[24];
-    if (!expand(expanded, sizeof expanded, sequence))
-        return false;
+    char number[24];
     size_t len = 0;
     tmp[0] = '\0';
     bool fits = append(tmp, size, &len, expanded) && append(tmp, size, &len, ".tmp.");
@@ -196,11 +195,11 @@ static bool temporary_name(uint64_t sequence, unsigned try, char *tmp, size_t si
 /* Writes the rendered dump to a new temporary file (its path in tmp). The descriptor lives for a
  * few system calls; if the program takes it meanwhile, the half-written file is removed and the
  * write tried again under another name, a few times. */
-bool qa_dump_file_write(uint64_t sequence, const char *data, size_t size, char *tmp,
-                        size_t tmp_size)
+static bool write_temporary(const char *expanded, uint64_t sequence, const char *data, size_t size,
+                            char *tmp, size_t tmp_size)
 {
     for (unsigned try = 0; try < 8; try++) {
-        if (!temporary_name(sequence, try, tmp, tmp_size)) {
+        if (!temporary_name(expanded, sequence, try, tmp, tmp_size)) {
             errno = ENAMETOOLONG;
             return false;
         }
@@ -229,12 +228,9 @@ bool qa_dump_file_write(uint64_t sequence, const char *data, size_t size, char *
     return false;
 }
 
-/* Moves the finished temporary file of dump number sequence into place; the final path in out. */
-bool qa_dump_file_commit(const char *tmp, uint64_t sequence, char *out, size_t size)
+/* Moves the finished temporary file into place under this image's name for expanded. */
+static bool put_in_place(const char *tmp, const char *expanded, char *out, size_t size)
 {
-    char expanded[QA_PATH_MAX];
-    if (!expand(expanded, sizeof expanded, sequence))
-        return false;
     if (claimed_for[0] != '\0' && strcmp(expanded, claimed_for) == 0) {
         if (strlen(claimed_as) >= size || rename(tmp, claimed_as) != 0)
             return false;
@@ -247,4 +243,26 @@ bool qa_dump_file_commit(const char *tmp, uint64_t sequence, char *out, size_t s
     if (strlen(out) < sizeof claimed_as)
         memcpy(claimed_as, out, strlen(out) + 1);
     return true;
+}
+
+/* Writes dump number sequence and puts it in place: its final path in path, or, on failure,
+ * the temporary file's in tmp (removed) with errno set. */
+enum qa_dump_file_result qa_dump_file_put(uint64_t sequence, const char *data, size_t size,
+                                          char *tmp, size_t tmp_size, char *path, size_t path_size)
+{
+    char expanded[QA_PATH_MAX];
+    tmp[0] = '\0';
+    if (!expand(expanded, sizeof expanded, sequence)) {
+        errno = ENAMETOOLONG;
+        return QA_DUMP_FILE_NOT_WRITTEN;
+    }
+    if (!write_temporary(expanded, sequence, data, size, tmp, tmp_size))
+        return QA_DUMP_FILE_NOT_WRITTEN;
+    if (!put_in_place(tmp, expanded, path, path_size)) {
+        int error = errno;
+        unlink(tmp);
+        errno = error;
+        return QA_DUMP_FILE_NOT_PLACED;
+    }
+    return QA_DUMP_FILE_PLACED;
 }

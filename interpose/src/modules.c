@@ -1,9 +1,9 @@
 /* The module map a dump carries (path, load bias, extent, build id of every loaded object).
  * dl_iterate_phdr takes the loader's lock, which a dump written from a fatal signal handler must
  * never wait for (the crash may have happened inside the loader). So the map is gathered at
- * start-up, after every dlopen/dlclose and before every ordinary dump, into one of two static
- * copies, so that the current one stays whole while the other is rewritten; a fatal dump reads
- * the current one. */
+ * start-up, after every dlopen/dlclose and by every ordinary dump (which holds the lock until it
+ * has written), into one of two static copies, so that the current one stays whole while the
+ * other is rewritten; a fatal dump reads the current one without a lock. */
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
@@ -95,13 +95,13 @@ void qa_modules_changed(void)
     pthread_mutex_unlock(&gather_lock);
 }
 
-/* A fresh map into out, for an ordinary dump. */
-void qa_modules_copy_fresh(struct qa_module_list *out)
+/* A fresh map for an ordinary dump, which holds the lock until it has written the dump
+ * (qa_modules_release): no other gathering can rewrite the map meanwhile. */
+const struct qa_module_list *qa_modules_hold_fresh(void)
 {
     pthread_mutex_lock(&gather_lock);
     gather();
-    *out = copies[atomic_load(&current)];
-    pthread_mutex_unlock(&gather_lock);
+    return qa_modules_current();
 }
 
 /* The last whole map, or NULL before the first: for a dump from a fatal signal, which may take

@@ -402,9 +402,9 @@ uint64_t qa_dump_start_ns(void);
 struct qa_file;
 void qa_dump_file_init(bool after_fork);
 bool qa_dump_file_is_image_process(void);
-bool qa_dump_file_write(uint64_t sequence, const char *data, size_t size, char *tmp,
-                        size_t tmp_size);
-bool qa_dump_file_commit(const char *tmp, uint64_t sequence, char *out, size_t size);
+enum qa_dump_file_result { QA_DUMP_FILE_PLACED, QA_DUMP_FILE_NOT_WRITTEN, QA_DUMP_FILE_NOT_PLACED };
+enum qa_dump_file_result qa_dump_file_put(uint64_t sequence, const char *data, size_t size,
+                                          char *tmp, size_t tmp_size, char *path, size_t path_size);
 
 /* modules.c: the loaded objects, for symbolizing frames later */
 #define QA_MAX_MODULES 128
@@ -418,7 +418,7 @@ struct qa_module_list {
     size_t count, dropped;
 };
 void qa_modules_changed(void);
-void qa_modules_copy_fresh(struct qa_module_list *out);
+const struct qa_module_list *qa_modules_hold_fresh(void); /* then qa_modules_release */
 const struct qa_module_list *qa_modules_current(void);
 void qa_modules_hold(void);
 void qa_modules_release(void);
