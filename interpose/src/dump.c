@@ -204,6 +204,7 @@ static void write_totals(struct qa_json *j)
     qa_json_key(j, "reallocs_moved"), qa_json_u64(j, c.realloc_moved);
     qa_json_key(j, "aligned_allocs"), qa_json_u64(j, qa_counters_aligned(&c));
     qa_json_key(j, "failed_allocs"), qa_json_u64(j, c.failed);
+    qa_json_key(j, "temporary"), qa_json_u64(j, c.temporary);
     qa_json_key(j, "bytes_requested"), qa_json_u64(j, c.bytes_requested);
     qa_json_key(j, "bytes_usable"), qa_json_u64(j, c.bytes_usable);
     qa_json_key(j, "live_bytes"), qa_json_i64(j, qa_counters_live_bytes(&c));
@@ -244,6 +245,17 @@ static void write_totals(struct qa_json *j)
     qa_json_end_array(j);
 }
 
+/* Sampled by bytes: what the site's samples stand for, summed over each sample's own weight
+ * (sampling.c), so the report need not assume every allocation of a site has its mean size. */
+static void write_site_weights(struct qa_json *j, const struct qa_site_view *s)
+{
+    if (qa_cfg.stacks != QA_STACKS_SAMPLED || !qa_cfg.sample_by_bytes)
+        return;
+    qa_json_key(j, "allocs_estimate");
+    qa_json_u64(j, (s->weight_allocs + QA_WEIGHT_ONE / 2) / QA_WEIGHT_ONE);
+    qa_json_key(j, "bytes_estimate"), qa_json_u64(j, s->weight_bytes);
+}
+
 static void write_sites(struct qa_json *j)
 {
     qa_json_key(j, "sites");
@@ -263,6 +275,8 @@ static void write_sites(struct qa_json *j)
         qa_json_key(j, "peak_live_bytes"), qa_json_u64(j, s.peak_live_bytes);
         qa_json_key(j, "never_written_bytes"), qa_json_u64(j, s.never_written);
         qa_json_key(j, "queue_allocs"), qa_json_u64(j, s.queue_allocs);
+        qa_json_key(j, "temporary"), qa_json_u64(j, s.temporary);
+        write_site_weights(j, &s);
         qa_json_end_object(j);
     }
     qa_json_end_array(j);
@@ -308,6 +322,10 @@ static void write_config(struct qa_json *j)
     qa_json_key(j, "stacks"), qa_json_str(j, stacks[qa_cfg.stacks]);
     qa_json_key(j, "sample_every"), qa_json_u64(j, qa_cfg.sample_every);
     qa_json_key(j, "sample_by_bytes"), qa_json_bool(j, qa_cfg.sample_by_bytes);
+    if (qa_cfg.stacks == QA_STACKS_SAMPLED) {
+        qa_json_key(j, "sample_intervals"); /* sampling.c */
+        qa_json_str(j, qa_cfg.sample_by_bytes ? "exponential" : "geometric");
+    }
     qa_json_key(j, "stack_depth"), qa_json_u64(j, qa_cfg.depth);
     qa_json_key(j, "queue_sites"), qa_json_str(j, qa_cfg.sites);
     static const char *const poison[] = {"off", "all", "queue"};

@@ -217,7 +217,7 @@ static inline bool sample_due(struct qa_thread *t, size_t size)
     t->sample_left -= qa_cfg.sample_by_bytes ? (int64_t)size : 1;
     if (__builtin_expect(t->sample_left > 0, 1))
         return false;
-    t->sample_left += (int64_t)qa_cfg.sample_every;
+    t->sample_left = qa_sample_interval(t); /* drawn afresh: the intervals are memoryless */
     return true;
 }
 
@@ -238,10 +238,11 @@ static bool wants_stack(struct qa_thread *t, size_t size, bool in_queue)
 
 /* The totals of a new block. They call nothing, so the fast path runs them without the
  * re-entrancy guard; it reads usable sizes from glibc's headers (gates are shut otherwise). */
-static inline void count_new_block(struct qa_thread *t, size_t size, size_t usable,
+static inline void count_new_block(struct qa_thread *t, void *p, size_t size, size_t usable,
                                    enum qa_call call)
 {
     struct qa_counters *c = &t->c;
+    t->last_alloc = (uintptr_t)p;
     c->by_call[call]++;
     c->bytes_requested += size;
     c->bytes_usable += usable;
@@ -250,12 +251,19 @@ static inline void count_new_block(struct qa_thread *t, size_t size, size_t usab
     qa_live_grew(t);
 }
 
-/* The totals of a block about to be freed (the same guarantee as above). */
-static inline void count_freed_block(struct qa_thread *t, size_t usable)
+/* The totals of a block about to be freed (the same guarantee as above); whether it was
+ * temporary: the thread's last new block. */
+static inline bool count_freed_block(struct qa_thread *t, void *p, size_t usable)
 {
+    bool temporary = t->last_alloc == (uintptr_t)p;
+    if (__builtin_expect(temporary, 0)) {
+        t->c.temporary++;
+        t->last_alloc = 0;
+    }
     t->c.by_call[QA_FREE]++;
     t->c.bytes_freed_usable += usable;
     qa_live_shrank(t);
+    return temporary;
 }
 
 /* What a counted block p needs beyond its totals: its stack and site when with_stack, its queue
@@ -295,7 +303,7 @@ record_site_and_block(struct qa_thread *t, void *p, size_t size, enum qa_call ca
 __attribute__((always_inline)) static inline void
 record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call call, void **frames, int depth)
 {
-    count_new_block(t, size, qa_usable_size(p), call);
+    count_new_block(t, p, size, qa_usable_size(p), call);
     bool in_queue = qa_queue_in_op(t);
     bool with_stack = wants_stack(t, size, in_queue);
     record_site_and_block(t, p, size, call, in_queue, with_stack, frames, depth);
@@ -314,11 +322,11 @@ __attribute__((noinline)) static void record_sampled(struct qa_thread *t, void *
 
 static void record_free(struct qa_thread *t, void *p)
 {
-    count_freed_block(t, qa_usable_size(p));
+    bool temporary = count_freed_block(t, p, qa_usable_size(p));
     struct qa_block b;
     if (qa_blocks_enabled && qa_blocks_remove((uintptr_t)p, &b)) {
         uint64_t never = (b.flags & QA_BLOCK_POISONED) ? qa_poison_count(p, b.size) : 0;
-        qa_site_free(t, b.site, b.size, never);
+        qa_site_free(t, b.site, b.size, never, temporary);
     }
 }
 
@@ -369,7 +377,7 @@ QA_EXPORT void *malloc(size_t size)
         return malloc_slow(size);
     void *p = real.malloc(size);
     if (p != NULL) {
-        count_new_block(t, size, qa_glibc_chunk_usable(p), QA_MALLOC);
+        count_new_block(t, p, size, qa_glibc_chunk_usable(p), QA_MALLOC);
         if (qa_cfg.stacks == QA_STACKS_SAMPLED && sample_due(t, size))
             record_sampled(t, p, size);
     }
@@ -401,7 +409,7 @@ QA_EXPORT void free(void *p)
         free_slow(p);
         return;
     }
-    count_freed_block(t, qa_glibc_chunk_usable(p));
+    count_freed_block(t, p, qa_glibc_chunk_usable(p));
     real.free(p);
 }
 
@@ -427,6 +435,26 @@ QA_EXPORT void *calloc(size_t n, size_t size)
         record_alloc(t, p, bytes, QA_CALLOC, frames, depth);
     leave(t);
     return p;
+}
+
+/* Stacks sampled: a resize is an allocation of its new size to the sampler like any other, drawn
+ * whether or not the old block was sampled (so the figures stay unbiased), and attributed to the
+ * resize's own stack. kept: the old block's record, already taken from its site, or NULL. */
+static void resample_resized(struct qa_thread *t, void *p, size_t size, struct qa_block *kept,
+                             void **frames, int depth)
+{
+    uint16_t flags = kept ? kept->flags : 0;
+    if (!sample_due(t, size)) {
+        if (flags & QA_BLOCK_POISONED) /* poison still counts at its free */
+            qa_blocks_insert(&(struct qa_block){(uintptr_t)p, size, 0, flags});
+        return;
+    }
+    if (depth < 0)
+        depth = qa_capture(frames, qa_cfg.depth, false);
+    uint32_t site = qa_site_for(frames, depth);
+    qa_site_alloc(t, site, size, false);
+    if (qa_blocks_enabled)
+        qa_blocks_insert(&(struct qa_block){(uintptr_t)p, size, site, flags});
 }
 
 /* A resize of a live block, done by forward(args) (realloc, or another allocator's own entry
@@ -464,12 +492,17 @@ static void *counted_resize(struct qa_thread *t, void *old, size_t size, enum qa
     qa_size_hist_add(t, size);
     qa_usable_hist_add(t, usable);
     qa_live_grew(t);
+    t->last_alloc = (uintptr_t)p; /* the thread's newest block, as after a malloc */
     if (known) {
-        qa_site_free(t, before.site, before.size, 0);
+        qa_site_free(t, before.site, before.size, 0, false);
         before.ptr = (uintptr_t)p;
         if ((before.flags & QA_BLOCK_POISONED) && size > before.size && !zeroed)
             qa_poison_fill((char *)p + before.size, size - before.size);
         before.size = size;
+    }
+    if (qa_cfg.stacks == QA_STACKS_SAMPLED)
+        resample_resized(t, p, size, known ? &before : NULL, frames, depth);
+    else if (known) {
         qa_site_alloc(t, before.site, size, false);
         qa_blocks_insert(&before);
     }
@@ -630,7 +663,7 @@ QA_EXPORT size_t malloc_usable_size(void *p)
 __attribute__((always_inline)) static inline void record_extra(struct qa_thread *t, void *p,
                                                                size_t size, enum qa_call call)
 {
-    count_new_block(t, size, qa_usable_size(p), call);
+    count_new_block(t, p, size, qa_usable_size(p), call);
     bool in_queue = qa_queue_in_op(t);
     bool with_stack = wants_stack(t, size, in_queue);
     void *frames[QA_MAX_DEPTH + 1];

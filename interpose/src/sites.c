@@ -25,7 +25,8 @@
 struct site {
     uint64_t hash;
     int depth;
-    atomic_uint_fast64_t allocs, frees, bytes, queue_allocs, never_written;
+    atomic_uint_fast64_t allocs, frees, bytes, queue_allocs, never_written, temporary;
+    atomic_uint_fast64_t weight_allocs, weight_bytes;
     _Atomic int64_t live_bytes, peak_live_bytes;
     void *frames[QA_MAX_DEPTH];
 };
@@ -270,6 +271,9 @@ static void flush_delta(struct qa_site_delta *d)
     atomic_fetch_add_explicit(&s->bytes, d->bytes, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->queue_allocs, d->queue_allocs, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->never_written, d->never_written, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->temporary, d->temporary, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->weight_allocs, d->weight_allocs, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->weight_bytes, d->weight_bytes, memory_order_relaxed);
     int64_t before = atomic_fetch_add_explicit(&s->live_bytes, d->live_bytes, memory_order_relaxed);
     site_peak(s, before + d->live_peak);
     memset(d, 0, sizeof *d);
@@ -301,13 +305,20 @@ void qa_site_alloc(struct qa_thread *t, uint32_t id, uint64_t size, bool queue)
     d->bytes += size;
     d->queue_allocs += queue;
     d->live_bytes += (int64_t)size;
+    if (qa_cfg.stacks == QA_STACKS_SAMPLED) {
+        uint64_t allocs, bytes;
+        qa_sample_weight(size, &allocs, &bytes);
+        d->weight_allocs += allocs;
+        d->weight_bytes += bytes;
+    }
     if (d->live_bytes > d->live_peak)
         d->live_peak = d->live_bytes;
 }
 
 static atomic_uint_fast64_t never_written_unattributed;
 
-void qa_site_free(struct qa_thread *t, uint32_t id, uint64_t size, uint64_t never_written)
+void qa_site_free(struct qa_thread *t, uint32_t id, uint64_t size, uint64_t never_written,
+                  bool temporary)
 {
     if (id == 0 || sites == NULL) {
         atomic_fetch_add_explicit(&never_written_unattributed, never_written, memory_order_relaxed);
@@ -317,6 +328,7 @@ void qa_site_free(struct qa_thread *t, uint32_t id, uint64_t size, uint64_t neve
     d->frees++;
     d->live_bytes -= (int64_t)size;
     d->never_written += never_written;
+    d->temporary += temporary;
 }
 
 uint64_t qa_never_written_unattributed(void);
@@ -336,6 +348,9 @@ void qa_sites_reset_after_fork(void)
         atomic_store(&s->bytes, 0);
         atomic_store(&s->queue_allocs, 0);
         atomic_store(&s->never_written, 0);
+        atomic_store(&s->temporary, 0);
+        atomic_store(&s->weight_allocs, 0);
+        atomic_store(&s->weight_bytes, 0);
         atomic_store(&s->live_bytes, 0);
         atomic_store(&s->peak_live_bytes, 0);
     }
@@ -368,7 +383,10 @@ bool qa_site_get(uint32_t id, struct qa_site_view *out)
                                  .frees = atomic_load(&s->frees),
                                  .bytes = atomic_load(&s->bytes),
                                  .never_written = atomic_load(&s->never_written),
-                                 .queue_allocs = atomic_load(&s->queue_allocs)};
+                                 .queue_allocs = atomic_load(&s->queue_allocs),
+                                 .temporary = atomic_load(&s->temporary),
+                                 .weight_allocs = atomic_load(&s->weight_allocs),
+                                 .weight_bytes = atomic_load(&s->weight_bytes)};
     int64_t pending_live = 0;
     for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next) {
         const struct qa_site_delta *d = delta_slot(t, id);
@@ -379,6 +397,9 @@ bool qa_site_get(uint32_t id, struct qa_site_view *out)
         out->bytes += d->bytes;
         out->never_written += d->never_written;
         out->queue_allocs += d->queue_allocs;
+        out->temporary += d->temporary;
+        out->weight_allocs += d->weight_allocs;
+        out->weight_bytes += d->weight_bytes;
         pending_live += d->live_bytes;
         if (live + d->live_peak > peak)
             peak = live + d->live_peak; /* as a flush would record it */

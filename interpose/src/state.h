@@ -63,7 +63,7 @@ struct qa_counters {
      * that a malloc/free pair updates as few of them as possible. */
     uint64_t by_call[12];
     uint64_t bytes_requested, bytes_usable, bytes_freed_usable;
-    uint64_t reallocs, realloc_in_place, realloc_moved, failed;
+    uint64_t reallocs, realloc_in_place, realloc_moved, failed, temporary;
     uint64_t size_hist[QA_SIZE_BUCKETS];
     uint64_t fail_index;
     uint64_t rng;
@@ -81,8 +81,9 @@ struct qa_usable_local {
 #define QA_LOCAL_SITES 256
 struct qa_site_delta {
     uint32_t id;
-    uint64_t allocs, frees, bytes, queue_allocs, never_written;
-    int64_t live_bytes, live_peak; /* live_peak: highest live_bytes since the last flush */
+    uint64_t allocs, frees, bytes, queue_allocs, never_written, temporary;
+    uint64_t weight_allocs, weight_bytes; /* sampled: what the samples stand for (sampling.c) */
+    int64_t live_bytes, live_peak;        /* live_peak: highest live_bytes since the last flush */
 };
 
 /* Usable sizes up to this are counted by the thread directly, indexed by size / 8 (the classes
@@ -100,6 +101,9 @@ struct qa_thread {
     const void *queue_op;
     /* Stacks sampled:N: allocations (or bytes) left before the next sampled stack. */
     int64_t sample_left;
+    /* The thread's last new block: freed before the thread allocates again, it was temporary
+     * (heaptrack's definition). */
+    uintptr_t last_alloc;
     int64_t live_at_publish; /* this thread's live bytes when it last published them */
     int64_t peak_usable;     /* this thread's own highest live bytes */
     struct qa_counters c;
@@ -126,6 +130,7 @@ struct qa_thread {
      * fork waits for every other thread's count to drop to zero. */
     _Atomic int unwinding;
     bool record_counted; /* the record has published live bytes */
+    uint64_t sample_rng; /* sampling.c's random stream */
 };
 
 enum qa_call {
@@ -326,7 +331,14 @@ bool qa_blocks_may_hold(uintptr_t ptr);
 int qa_capture(void **frames, unsigned max, bool frame_pointers);
 uint32_t qa_site_for(void *const *frames, int depth);
 void qa_site_alloc(struct qa_thread *t, uint32_t site, uint64_t size, bool queue);
-void qa_site_free(struct qa_thread *t, uint32_t site, uint64_t size, uint64_t never_written);
+void qa_site_free(struct qa_thread *t, uint32_t site, uint64_t size, uint64_t never_written,
+                  bool temporary);
+
+/* sampling.c: random intervals for stacks sampled:N, and what one sample stands for */
+#define QA_WEIGHT_ONE 1024 /* fixed point of sampled allocation weights */
+void qa_sample_seed(struct qa_thread *t, uint64_t order);
+int64_t qa_sample_interval(struct qa_thread *t);
+void qa_sample_weight(uint64_t size, uint64_t *allocs, uint64_t *bytes);
 enum { QA_PATTERNS_QUEUE = 1, QA_PATTERNS_FAIL = 2 };
 bool qa_frames_match(void *const *frames, int depth, unsigned set);
 bool qa_frames_match_patterns(void *const *frames, int depth);
@@ -344,6 +356,7 @@ struct qa_site_view {
     int depth;
     void *const *frames;
     uint64_t allocs, frees, bytes, live_bytes, peak_live_bytes, never_written, queue_allocs;
+    uint64_t temporary, weight_allocs, weight_bytes;
 };
 uint32_t qa_site_count(void);
 bool qa_site_get(uint32_t id, struct qa_site_view *out);

@@ -40,6 +40,7 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
         out->realloc_in_place += c->realloc_in_place;
         out->realloc_moved += c->realloc_moved;
         out->failed += c->failed;
+        out->temporary += c->temporary;
         out->bytes_requested += c->bytes_requested;
         out->bytes_usable += c->bytes_usable;
         out->bytes_freed_usable += c->bytes_freed_usable;

@@ -128,8 +128,9 @@ static struct qa_thread *map_record(void)
     struct qa_thread *t = qa_mmap(sizeof *t);
     if (t == NULL)
         return NULL;
-    t->sample_left = (int64_t)qa_cfg.sample_every;
-    t->c.rng = 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&records_mapped, 1) + 1);
+    uint64_t order = atomic_fetch_add(&records_mapped, 1);
+    t->c.rng = 0x9e3779b97f4a7c15ull * (order + 1);
+    qa_sample_seed(t, order);
     struct qa_thread *head = atomic_load(&threads);
     do
         t->next = head;

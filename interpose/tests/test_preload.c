@@ -471,38 +471,59 @@ static void test_stack_modes(void **state)
     }
 }
 
-/* sampled:N takes the stack of exactly every Nth allocation of each thread, sampled:Nb one per N
- * bytes, and the sampled blocks' frees come back to their site. Two workers each make 20,000
- * mallocs of 16 + i % 1000 bytes from one call site (10,310,000 bytes a thread). */
-static void test_sampling_takes_every_nth(void **state)
+/* The sampled site of fixture_threads' workers: the one with the most samples. */
+static json_t *busiest_site(json_t *d)
+{
+    json_t *best = NULL, *site;
+    size_t i;
+    json_array_foreach(json_object_get(d, "sites"), i, site)
+    {
+        if (best == NULL || json_integer_value(json_object_get(site, "allocs")) >
+                                json_integer_value(json_object_get(best, "allocs")))
+            best = site;
+    }
+    return best;
+}
+
+static long long site_number(json_t *site, const char *key)
+{
+    return json_integer_value(json_object_get(site, key));
+}
+
+/* sampled:N draws each allocation with probability 1/N (geometric intervals), sampled:Nb each
+ * byte with probability 1/N (exponential intervals), and the sampled blocks' frees come back to
+ * their site. Two workers each make 20,000 mallocs of 16 + i % 1000 bytes from one call site
+ * (10,310,000 bytes a thread). By count the samples are Binomial(40,000, 1/10): 4,000, standard
+ * deviation 60; the bounds are 5 deviations. By bytes, each sample's weight 1/(1 - e^(-s/N))
+ * summed (allocs_estimate, bytes_estimate) estimates the site's 40,000 allocations and
+ * 20,620,000 bytes with a standard deviation near 1.4 %; the bounds are 6 %. The streams are
+ * seeded, so a run's samples are reproducible. */
+static void test_sampling_draws_one_in_n(void **state)
 {
     (void)state;
-    static const struct {
-        const char *setting;
-        long long low, high; /* samples at the workers' site, both threads */
-    } cases[] = {{"QAUDIT_STACKS=sampled:10", 4000, 4000},
-                 /* 10,310,000 / 4096 = 2517.09: 2517 or 2518 a thread, by where it started */
-                 {"QAUDIT_STACKS=sampled:4096b", 2 * 2517, 2 * 2518}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    static const char *const settings[] = {"QAUDIT_STACKS=sampled:10",
+                                           "QAUDIT_STACKS=sampled:4096b"};
+    for (size_t c = 0; c < 2; c++) {
         fresh_dir();
         const char *argv[] = {FIXTURE("fixture_threads"), "2", "20000", NULL};
-        const char *env[] = {cases[c].setting, NULL};
+        const char *env[] = {settings[c], NULL};
         pid_t pid = start(argv, env);
         assert_int_equal(wait_exit(pid), 0);
         json_t *d = load_pid(pid);
-        json_t *workers = NULL;
-        size_t i;
-        json_t *site;
-        json_array_foreach(json_object_get(d, "sites"), i, site)
-        {
-            long long allocs = json_integer_value(json_object_get(site, "allocs"));
-            if (allocs >= cases[c].low && allocs <= cases[c].high)
-                workers = site;
-        }
+        json_t *workers = busiest_site(d);
         assert_non_null(workers);
-        assert_int_equal(json_integer_value(json_object_get(workers, "frees")),
-                         json_integer_value(json_object_get(workers, "allocs")));
-        assert_int_equal(json_integer_value(json_object_get(workers, "live_bytes")), 0);
+        assert_int_equal(site_number(workers, "frees"), site_number(workers, "allocs"));
+        assert_int_equal(site_number(workers, "live_bytes"), 0);
+        json_t *config = json_object_get(d, "config");
+        const char *intervals = json_string_value(json_object_get(config, "sample_intervals"));
+        if (c == 0) {
+            assert_in_range(site_number(workers, "allocs"), 4000 - 300, 4000 + 300);
+            assert_string_equal(intervals, "geometric");
+        } else {
+            assert_in_range(site_number(workers, "allocs_estimate"), 37600, 42400);
+            assert_in_range(site_number(workers, "bytes_estimate"), 19382800, 21857200);
+            assert_string_equal(intervals, "exponential");
+        }
         json_decref(d);
         remove_dir();
     }
@@ -813,7 +834,7 @@ int main(void)
         cmocka_unit_test(test_cpp_new_and_delete),
         cmocka_unit_test(test_foreign_abi_and_deepbind_are_reported),
         cmocka_unit_test(test_stack_modes),
-        cmocka_unit_test(test_sampling_takes_every_nth),
+        cmocka_unit_test(test_sampling_draws_one_in_n),
         cmocka_unit_test(test_stacks_start_at_the_program_and_stop_at_the_depth),
         cmocka_unit_test(test_unwritable_dump_path),
         cmocka_unit_test(test_ringkv_under_the_preload),

@@ -230,6 +230,7 @@ static void read_config(struct reader *r, json_t *doc, struct report_process *pr
     }
     const char *intervals = optional_text(r, config, "config", "sample_intervals");
     proc->exponential = intervals != NULL && strcmp(intervals, "exponential") == 0;
+    proc->geometric = intervals != NULL && strcmp(intervals, "geometric") == 0;
 }
 
 static void read_process(struct reader *r, json_t *doc, struct report *out)
@@ -348,6 +349,7 @@ static void read_sites(struct reader *r, json_t *doc, struct report *out,
         site->queue_allocs = number(r, s, "sites[]", "queue_allocs");
         site->temporary = optional_number(r, s, "sites[]", "temporary", NULL);
         site->allocs_estimate = (double)optional_number(r, s, "sites[]", "allocs_estimate", NULL);
+        site->bytes_estimate = (double)optional_number(r, s, "sites[]", "bytes_estimate", NULL);
     }
 }
 

@@ -114,9 +114,11 @@ static void sampled_estimate(const struct report_process *p, struct report_site 
     e->allocs = k * per_sample;
     e->allocs_low = low * per_sample;
     e->allocs_high = high * per_sample;
-    e->bytes = (double)s->bytes * w;
-    e->bytes_low = low * mean * w;
-    e->bytes_high = high * mean * w;
+    /* Bytes per sample likewise: each sample's own size times its weight when the dump has it. */
+    double bytes_per_sample = s->bytes_estimate > 0 ? s->bytes_estimate / k : mean * w;
+    e->bytes = k * bytes_per_sample;
+    e->bytes_low = low * bytes_per_sample;
+    e->bytes_high = high * bytes_per_sample;
     e->frees *= per_sample;
     e->live_blocks *= per_sample;
     e->temporary *= per_sample;

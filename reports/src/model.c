@@ -70,6 +70,8 @@ void site_add(struct report_site *to, const struct report_site *from)
     to->never_written_bytes += from->never_written_bytes;
     to->queue_allocs += from->queue_allocs;
     to->temporary += from->temporary;
+    to->allocs_estimate += from->allocs_estimate;
+    to->bytes_estimate += from->bytes_estimate;
     to->estimated = to->estimated || from->estimated;
     struct report_estimate *e = &to->est;
     const struct report_estimate *f = &from->est;

@@ -70,7 +70,9 @@ static json_t *sampling_json(const struct report_process *p)
     return json_pack("{s:s, s:I, s:b, s:s}", "by",
                      p->sampling == SAMPLING_BYTES ? "bytes" : "allocations", "every",
                      (json_int_t)p->sample_every, "inferred", p->sampling_inferred, "intervals",
-                     p->exponential ? "exponential" : "fixed");
+                     p->exponential ? "exponential"
+                     : p->geometric ? "geometric"
+                                    : "fixed");
 }
 
 static json_t *dumps_json(const struct report *r)

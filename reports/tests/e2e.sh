@@ -41,6 +41,9 @@ echo "--- qaudit run"
 expect_status 0 "run returns the program's status" "$qaudit" run -- "$bin/fixture_exact_counts"
 grep -q "qaudit run: dump .*qaudit-[0-9]*.json (exit)" "$work/err" || fail "run names its dump: $(cat "$work/err")"
 [ "$(grep -c '^qaudit run:' "$work/err")" -eq 3 ] || fail "run prints three summary lines"
+json_check "$(ls "$work"/qaudit-*.json | head -n 1)" \
+  "d['config']['stacks'] == 'sampled' and d['config']['sample_by_bytes'] and d['config']['sample_every'] == 65536" &&
+  pass "run without --stacks samples a stack per 64 KiB, at random" || fail "run's default stacks"
 expect_status 7 "run passes a non-zero status through" "$qaudit" run --out "$work/st-%p.json" -- sh -c 'exit 7'
 expect_status 127 "run of a missing program" "$qaudit" run --out "$work/x-%p.json" -- /nonexistent/program
 expect_status 2 "run with a bad --stacks" "$qaudit" run --stacks sometimes -- true
@@ -125,7 +128,7 @@ json_check "$work/cpp-report.json" "any(l['function'] == 'operator new' for s in
   pass "C++ symbols are demangled (operator new)" || fail "demangling"
 
 # JSON against its schema; the HTML well-formed and holding its charts.
-"$qaudit" run --out "$work/q.json" -- "$bin/fixture_queue_ring" depth9 2>/dev/null
+"$qaudit" run --stacks queue --out "$work/q.json" -- "$bin/fixture_queue_ring" depth9 2>/dev/null
 "$qaudit" report "$work/q.json" --binary "$bin/fixture_queue_ring" --format json -o "$work/q-report.json"
 python3 -c "import json,jsonschema,sys; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))" \
   "$work/q-report.json" "$src/docs/report-schema.json" && pass "report JSON matches docs/report-schema.json" || fail "schema"

@@ -48,6 +48,7 @@ for name, t in truth.items():
     s = sites[name]
     assert s["precision"] == "exact", s
     assert (s["allocs"], s["bytes"], s["live_bytes"]) == (t["allocs"], t["bytes"], t["live_bytes"]), (name, s, t)
+    assert s["temporary"] == t["temporary"], ("temporary", name, s, t)
     assert s["range"]["allocs"] == [t["allocs"], t["allocs"]]
 assert d["precision"]["counts"] == "exact", d["precision"]
 assert d["coverage"]["allocs_share"] >= 0.999, d["coverage"]
@@ -89,6 +90,19 @@ for seed in range(1, 41):
     d = json.load(open(f"{sys.argv[1]}/report-sampled_8192b-{seed}.json"))
     first = d["sites"][d["live"]["sites"][0]["id"] - 1]
     assert first["where"].startswith("leak_record") and first["precision"] == "estimated", (seed, first)
+EOF
+python3 - "$work" <<'EOF' && pass "sampled: temporary shares per site as the program made them, in all 80 runs" || fail "sampled: temporary shares"
+import json, sys
+for name in ("sampled_16", "sampled_8192b"):
+    for seed in range(1, 41):
+        d = json.load(open(f"{sys.argv[1]}/report-{name}-{seed}.json"))
+        share = {s["where"].split(" ")[0]: s["temporary"] / s["allocs"] for s in d["sites"] if s["allocs"]}
+        truth = json.load(open(f"{sys.argv[1]}/truth-{name}-{seed}.json"))
+        assert share["parse_token"] == 1, (name, seed, share)
+        for site in ("cache_entry", "grow_buffer", "leak_record"):
+            # none, or the one block freed at exit before any other allocation
+            assert share[site] < 0.01 if truth[site]["temporary"] else share[site] == 0, (name, seed, site, share)
+        assert d["dumps"][0]["sampling"]["intervals"] in ("geometric", "exponential"), d["dumps"][0]
 EOF
 "$qaudit" report "$work/dump-sampled_16-1.json" >"$work/sampled.txt"
 grep -qE "sampled:16([? ]|$)" "$work/sampled.txt" && grep -q "~" "$work/sampled.txt" &&

@@ -56,6 +56,7 @@ struct report_site {
     uint64_t allocs, frees, bytes, live_bytes, peak_live_bytes, never_written_bytes, queue_allocs;
     uint64_t temporary;     /* allocations freed before the thread's next allocation (if counted) */
     double allocs_estimate; /* sampled: the dump's sum of each sample's weight, 0 when absent */
+    double bytes_estimate;  /* the same for bytes: each sample's size times its weight */
     bool estimated;         /* from sampled stacks: est scales the counters */
     struct report_estimate est;
     size_t folded; /* leading wrapper frames folded away by report_fold */
@@ -108,6 +109,7 @@ struct report_process {
     uint64_t sample_every;  /* N of sampled:N or sampled:Nb */
     bool sampling_inferred; /* the dump does not say count or bytes: inferred (estimate.c) */
     bool exponential;       /* byte sampling draws exponential intervals (tcmalloc's way) */
+    bool geometric;         /* count sampling draws geometric intervals (each call 1 in N) */
     uint64_t stack_depth;   /* config.stack_depth, 0 when absent */
     bool modules_known;     /* precision.modules_known (true when absent) */
 };
