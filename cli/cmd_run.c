@@ -32,6 +32,7 @@ static const char run_usage[] =
     "  --poison[=all|queue]   fill new blocks and count bytes never written (default all)\n"
     "  --assert-depth1 MODE   report, abort or off (default report)\n"
     "  --interval S           also dump every S seconds\n"
+    "  --timeline MS          memory-over-time points every MS ms, or off (default 100)\n"
     "  --preload PATH         the interposer (default: found next to qaudit or installed)\n"
     "Runs COMMAND under the interposer, forwards signals sent to qaudit, and exits with\n"
     "COMMAND's status (128+N when signal N ended it); qaudit's own errors exit 2.\n";
@@ -108,7 +109,8 @@ static bool valid_choice(const char *value, const char *const *choices, size_t n
 }
 
 struct run_settings {
-    const char *out, *stacks, *sites, *fail, *poison, *assert_depth1, *interval, *preload;
+    const char *out, *stacks, *sites, *fail, *poison, *assert_depth1, *interval, *timeline;
+    const char *preload;
 };
 
 /* A whole number in text (decimal or 0x hex, no sign), as the preload reads its settings. */
@@ -215,6 +217,8 @@ static const char *check_settings(const struct run_settings *s)
                ",size=MIN-MAX";
     if (s->interval && !whole_number(s->interval, 86400))
         return "--interval wants whole seconds from 0 (off) to 86400";
+    if (s->timeline && strcmp(s->timeline, "off") != 0 && !whole_number(s->timeline, 3600000))
+        return "--timeline wants milliseconds from 0 (off) to 3600000, or off";
     if (s->out && s->out[0] == '\0')
         return "--out wants a path pattern";
     return check_out_directory(s->out ? s->out : "qaudit-%p.json");
@@ -235,7 +239,7 @@ static void export_settings(const struct run_settings *s, const char *preload, c
     } vars[] = {{"QAUDIT_OUT", s->out},           {"QAUDIT_STACKS", s->stacks},
                 {"QAUDIT_QUEUE_SITES", s->sites}, {"QAUDIT_FAIL", s->fail},
                 {"QAUDIT_POISON", s->poison},     {"QAUDIT_ASSERT_DEPTH1", s->assert_depth1},
-                {"QAUDIT_INTERVAL", s->interval}};
+                {"QAUDIT_INTERVAL", s->interval}, {"QAUDIT_TIMELINE", s->timeline}};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         if (vars[i].value != NULL)
             setenv(vars[i].name, vars[i].value, 1);
@@ -304,12 +308,17 @@ static bool print_summary(const char *pattern, pid_t pid, int status)
 
 static bool parse_run_options(int argc, char **argv, struct run_settings *s)
 {
-    static const struct option options[] = {
-        {"out", required_argument, NULL, 'o'},      {"stacks", required_argument, NULL, 's'},
-        {"sites", required_argument, NULL, 'S'},    {"fail", required_argument, NULL, 'f'},
-        {"poison", optional_argument, NULL, 'p'},   {"assert-depth1", required_argument, NULL, 'a'},
-        {"interval", required_argument, NULL, 'i'}, {"preload", required_argument, NULL, 'P'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    static const struct option options[] = {{"out", required_argument, NULL, 'o'},
+                                            {"stacks", required_argument, NULL, 's'},
+                                            {"sites", required_argument, NULL, 'S'},
+                                            {"fail", required_argument, NULL, 'f'},
+                                            {"poison", optional_argument, NULL, 'p'},
+                                            {"assert-depth1", required_argument, NULL, 'a'},
+                                            {"interval", required_argument, NULL, 'i'},
+                                            {"preload", required_argument, NULL, 'P'},
+                                            {"timeline", required_argument, NULL, 'T'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
     int opt;
     /* "+": stop at the first non-option, so COMMAND's own options stay COMMAND's. */
     while ((opt = getopt_long(argc, argv, "+", options, NULL)) != -1) {
@@ -334,6 +343,9 @@ static bool parse_run_options(int argc, char **argv, struct run_settings *s)
             break;
         case 'i':
             s->interval = optarg;
+            break;
+        case 'T':
+            s->timeline = optarg;
             break;
         case 'P':
             s->preload = optarg;

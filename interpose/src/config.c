@@ -210,6 +210,15 @@ void qa_config_load(void)
         else
             bad("QAUDIT_INTERVAL", v, "seconds from 0 (off) to 86400");
     }
+    qa_cfg.timeline_ms = 100;
+    if ((v = getenv("QAUDIT_TIMELINE")) != NULL) {
+        if (strcmp(v, "off") == 0)
+            qa_cfg.timeline_ms = 0;
+        else if (parse_u64(v, &n) && n <= 3600000)
+            qa_cfg.timeline_ms = (unsigned)n;
+        else
+            bad("QAUDIT_TIMELINE", v, "milliseconds from 0 (off) to 3600000, or off");
+    }
     copy(qa_cfg.sites, sizeof qa_cfg.sites, (v = getenv("QAUDIT_QUEUE_SITES")) ? v : "");
     load_fail(getenv("QAUDIT_FAIL"));
     load_poison(getenv("QAUDIT_POISON"));

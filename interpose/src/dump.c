@@ -137,7 +137,7 @@ static void write_argv(struct qa_json *j)
 }
 
 static void write_process(struct qa_json *j, enum qa_dump_reason reason, int signo,
-                          const struct qa_module_list *modules)
+                          const struct qa_module_list *modules, uint64_t now)
 {
     qa_json_key(j, "reason"), qa_json_str(j, reasons[reason]);
     qa_json_key(j, "process");
@@ -152,7 +152,6 @@ static void write_process(struct qa_json *j, enum qa_dump_reason reason, int sig
     /* dl_iterate_phdr reports the main program first. */
     qa_json_key(j, "build_id");
     qa_json_str(j, modules && modules->count ? modules->items[0].build_id : "");
-    uint64_t now = qa_now_ns();
     qa_json_key(j, "start_time_ns"), qa_json_u64(j, start_ns);
     qa_json_key(j, "dump_time_ns"), qa_json_u64(j, now);
     qa_json_key(j, "sequence"), qa_json_u64(j, atomic_load(&sequence) - 1);
@@ -334,6 +333,7 @@ static void write_config(struct qa_json *j)
     qa_json_key(j, "assert_depth1"), qa_json_str(j, assert_modes[qa_cfg.assert_depth1]);
     qa_json_key(j, "follow_exec"), qa_json_bool(j, qa_cfg.follow_exec);
     qa_json_key(j, "interval"), qa_json_u64(j, qa_cfg.interval);
+    qa_json_key(j, "timeline_ms"), qa_json_u64(j, qa_cfg.timeline_ms);
     qa_json_end_object(j);
 }
 
@@ -342,10 +342,12 @@ static void write_dump(struct qa_json *j, enum qa_dump_reason reason, int signo,
 {
     qa_json_begin_object(j);
     qa_json_key(j, "format"), qa_json_str(j, "qaudit-alloc/1");
-    write_process(j, reason, signo, modules);
+    uint64_t now = qa_now_ns(); /* the dump's moment, its timeline's last point too */
+    write_process(j, reason, signo, modules, now);
     write_config(j);
     write_modules(j, modules);
     write_totals(j);
+    qa_timeline_write(j, now);
     write_sites(j);
     qa_queue_write(j);
     qa_queue_write_checks(j, is_final(reason) || reason == QA_DUMP_EXEC);

@@ -41,6 +41,7 @@ struct qa_config {
     unsigned depth;
     int signal; /* 0: none */
     unsigned interval;
+    unsigned timeline_ms; /* QAUDIT_TIMELINE: period of the memory-over-time points, 0 off */
     char sites[1024]; /* QAUDIT_QUEUE_SITES, comma-separated patterns */
     enum qa_fail_mode fail_mode;
     uint64_t fail_n;
@@ -404,6 +405,13 @@ void qa_dump(enum qa_dump_reason reason);
 void qa_dump_final(enum qa_dump_reason reason, int signo); /* async-signal-safe, once */
 void qa_dump_note_deepbind(const char *path);
 void qa_dump_lock(void);
+
+/* timeline.c: memory over time, a bounded series the writer thread fills */
+void qa_timeline_start(void);
+bool qa_timeline_on(void);
+uint64_t qa_timeline_due(void);
+void qa_timeline_take(void);
+void qa_timeline_write(struct qa_json *j, uint64_t now_ns);
 void qa_dump_unlock(void);
 void qa_dump_before_fork(void);
 void qa_dump_after_fork_parent(void);

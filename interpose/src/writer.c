@@ -25,6 +25,28 @@ void qa_writer_wake(void)
     syscall(SYS_futex, (int *)&requests, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
 }
 
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleeps until a dump is requested (the futex word moves past seen) or the deadline passes
+ * (CLOCK_MONOTONIC, UINT64_MAX for none). */
+static void sleep_until(int seen, uint64_t deadline)
+{
+    uint64_t now = monotonic_ns();
+    if (deadline <= now)
+        return;
+    uint64_t wait = deadline - now;
+    struct timespec timeout = {(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
+    syscall(SYS_futex, (int *)&requests, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, seen,
+            deadline == UINT64_MAX ? NULL : &timeout, NULL, 0);
+}
+
+/* Serves dump requests, QAUDIT_INTERVAL's dumps and the timeline's points, each on its own
+ * schedule. */
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -32,16 +54,22 @@ static void *writer_main(void *arg)
     if (t)
         qa_guard(t); /* nothing this thread does is the program's allocation */
     int seen = 0;    /* requests made before this thread first ran are served too */
+    uint64_t interval_ns = (uint64_t)qa_cfg.interval * 1000000000u;
+    uint64_t next_dump = interval_ns ? monotonic_ns() + interval_ns : UINT64_MAX;
     for (;;) {
-        struct timespec period = {(time_t)qa_cfg.interval, 0};
-        long r = syscall(SYS_futex, (int *)&requests, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, seen,
-                         qa_cfg.interval ? &period : NULL, NULL, 0);
-        int now = atomic_load(&requests);
-        if (now != seen) {
-            seen = now;
+        uint64_t due = qa_timeline_due();
+        sleep_until(seen, due < next_dump ? due : next_dump);
+        int requested = atomic_load(&requests);
+        if (requested != seen) {
+            seen = requested;
             qa_dump(QA_DUMP_SIGNAL);
-        } else if (r != 0 && errno == ETIMEDOUT) {
+        }
+        uint64_t now = monotonic_ns();
+        if (now >= qa_timeline_due())
+            qa_timeline_take();
+        if (now >= next_dump) {
             qa_dump(QA_DUMP_INTERVAL);
+            next_dump = now + interval_ns;
         }
     }
     return NULL;
@@ -51,7 +79,8 @@ static void *writer_main(void *arg)
  * SIGTERM or SIGINT, nor the dump signal. */
 static void start_thread(void)
 {
-    if (qa_cfg.signal == 0 && qa_cfg.interval == 0)
+    qa_timeline_start();
+    if (qa_cfg.signal == 0 && qa_cfg.interval == 0 && !qa_timeline_on())
         return;
     sigset_t all, old;
     sigfillset(&all);
