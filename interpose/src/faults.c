@@ -3,6 +3,7 @@
  * blocks with a byte, count at free the bytes that still hold it). */
 #include <string.h>
 
+#include "random.h"
 #include "state.h"
 
 #define MAX_RECORDED 32
@@ -16,17 +17,6 @@ struct injected {
 static atomic_uint_fast64_t candidates, injected_total;
 static struct injected recorded[MAX_RECORDED];
 static atomic_uint_fast32_t recorded_count;
-
-static uint64_t next_random(uint64_t *state)
-{
-    /* xorshift64*: per-thread, seeded from QAUDIT_FAIL's seed and the thread's order */
-    uint64_t x = *state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *state = x;
-    return x * 0x2545f4914f6cdd1dull;
-}
 
 bool qa_fault_should_fail(struct qa_thread *t, size_t size, void **frames, int *depth)
 {
@@ -48,10 +38,10 @@ bool qa_fault_should_fail(struct qa_thread *t, size_t size, void **frames, int *
         fail = index % qa_cfg.fail_n == 0;
         break;
     case QA_FAIL_PROBABILITY:
-        if (t->c.fail_index++ == 0)
+        if (t->c.fail_index++ == 0) /* per thread: QAUDIT_FAIL's seed and the thread's order */
             t->c.rng ^= qa_cfg.fail_seed * 0x9e3779b97f4a7c15ull + 1;
-        fail =
-            (double)(next_random(&t->c.rng) >> 11) / 9007199254740992.0 < qa_cfg.fail_probability;
+        fail = (double)(qa_random_next(&t->c.rng) >> 11) / 9007199254740992.0 <
+               qa_cfg.fail_probability;
         break;
     default:
         fail = false;

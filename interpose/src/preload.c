@@ -93,11 +93,21 @@ void *qa_mmap(size_t bytes)
     return p == MAP_FAILED ? NULL : p;
 }
 
-uint64_t qa_now_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    clock_gettime(clock, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t qa_now_ns(void)
+{
+    return clock_ns(CLOCK_REALTIME);
+}
+
+uint64_t qa_monotonic_ns(void)
+{
+    return clock_ns(CLOCK_MONOTONIC);
 }
 
 /* A program whose stderr is a closed pipe must not be killed by a line of ours. */

@@ -6,26 +6,11 @@
  * with probability 1 - e^(-s/N) and one sample stands for 1 / (1 - e^(-s/N)) allocations. */
 #include <math.h>
 
+#include "random.h"
 #include "state.h"
 
-/* xorshift64*: the thread's own stream, apart from the fault injector's so that a run's injected
- * faults do not depend on the stack mode. Seeded from the record's order: runs are reproducible. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t x = *state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *state = x;
-    return x * 0x2545f4914f6cdd1dull;
-}
-
-/* Uniform in (0, 1]: never 0, whose logarithm is unbounded. */
-static double uniform(uint64_t *state)
-{
-    return (double)((next_random(state) >> 11) + 1) / 9007199254740992.0;
-}
-
+/* The thread's own stream, apart from the fault injector's so that a run's injected faults do
+ * not depend on the stack mode. Seeded from the record's order: runs are reproducible. */
 void qa_sample_seed(struct qa_thread *t, uint64_t order)
 {
     t->sample_rng = 0xd1b54a32d192ed03ull * (order + 1) | 1;
@@ -38,7 +23,7 @@ int64_t qa_sample_interval(struct qa_thread *t)
     double n = (double)qa_cfg.sample_every;
     if (qa_cfg.sample_every <= 1)
         return 1;
-    double u = uniform(&t->sample_rng), draw;
+    double u = qa_random_unit(&t->sample_rng), draw;
     if (qa_cfg.sample_by_bytes)
         draw = -log(u) * n;
     else

@@ -178,7 +178,8 @@ struct qa_thread *qa_self(void);
 struct qa_thread *qa_self_if_registered(void); /* never registers: async-signal-safe */
 void *qa_mmap(size_t bytes);
 void qa_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-uint64_t qa_now_ns(void);
+uint64_t qa_now_ns(void);       /* CLOCK_REALTIME: the times a dump gives */
+uint64_t qa_monotonic_ns(void); /* CLOCK_MONOTONIC: the writer thread's schedule */
 
 /* usable.c: a block's usable size */
 struct qa_usable_probe {

@@ -23,13 +23,6 @@ static uint64_t period_ns; /* 0: off */
 static uint64_t next_due;  /* CLOCK_MONOTONIC */
 static uint64_t page_size; /* read once: sysconf is not for signal handlers */
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The resident set from /proc/self/statm's second field (pages); 0 when it cannot be read. */
 static uint64_t resident_bytes(void)
 {
@@ -65,7 +58,7 @@ void qa_timeline_start(void)
     period_ns = (uint64_t)qa_cfg.timeline_ms * 1000000u;
     page_size = (uint64_t)sysconf(_SC_PAGESIZE);
     point_count = 0;
-    next_due = monotonic_ns();
+    next_due = qa_monotonic_ns();
 }
 
 bool qa_timeline_on(void)
@@ -90,7 +83,7 @@ void qa_timeline_take(void)
     if (point_count == TIMELINE_POINTS)
         thin();
     points[point_count++] = p;
-    next_due = monotonic_ns() + period_ns;
+    next_due = qa_monotonic_ns() + period_ns;
     qa_dump_unlock();
 }
 

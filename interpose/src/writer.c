@@ -25,18 +25,11 @@ void qa_writer_wake(void)
     syscall(SYS_futex, (int *)&requests, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
 }
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Sleeps until a dump is requested (the futex word moves past seen) or the deadline passes
  * (CLOCK_MONOTONIC, UINT64_MAX for none). */
 static void sleep_until(int seen, uint64_t deadline)
 {
-    uint64_t now = monotonic_ns();
+    uint64_t now = qa_monotonic_ns();
     if (deadline <= now)
         return;
     uint64_t wait = deadline - now;
@@ -55,7 +48,7 @@ static void *writer_main(void *arg)
         qa_guard(t); /* nothing this thread does is the program's allocation */
     int seen = 0;    /* requests made before this thread first ran are served too */
     uint64_t interval_ns = (uint64_t)qa_cfg.interval * 1000000000u;
-    uint64_t next_dump = interval_ns ? monotonic_ns() + interval_ns : UINT64_MAX;
+    uint64_t next_dump = interval_ns ? qa_monotonic_ns() + interval_ns : UINT64_MAX;
     for (;;) {
         uint64_t due = qa_timeline_due();
         sleep_until(seen, due < next_dump ? due : next_dump);
@@ -64,7 +57,7 @@ static void *writer_main(void *arg)
             seen = requested;
             qa_dump(QA_DUMP_SIGNAL);
         }
-        uint64_t now = monotonic_ns();
+        uint64_t now = qa_monotonic_ns();
         if (now >= qa_timeline_due())
             qa_timeline_take();
         if (now >= next_dump) {
