@@ -472,10 +472,12 @@ static char *redis_session(struct redis *r, bool preload, long long big[3], long
  * status as natively. valgrind cannot be the reference here: under valgrind
  * malloc_usable_size() returns the requested size, and redis, which sizes its strings by it,
  * then allocates differently. The reference is the program's own count of SET commands
- * (INFO commandstats): each SET of a 300,000-byte value makes a fixed number of allocations in
- * the 262,145..524,288-byte bucket and nothing else in redis allocates there, so the bucket
- * grows by the SETs of a round plus a per-round cost (the benchmark's connections' buffers)
- * that is the same for a round of 100 and one of 300. */
+ * (INFO commandstats): each SET of a 300,000-byte value makes one allocation in the
+ * 262,145..524,288-byte bucket and nothing else in redis allocates there but the query buffers of
+ * the benchmark's 10 connections, which grow into it once or twice a connection depending on how
+ * the bytes arrive (the per-round cost varies with the machine's load: 10 to 14 were seen). So
+ * each round's bucket grows by its SETs plus 0 to 20: a SET counted twice or lost would be off
+ * by 100 or 300. */
 static void test_redis(void **state)
 {
     (void)state;
@@ -492,9 +494,10 @@ static void test_redis(void **state)
     assert_int_equal(sets[2] - sets[1], 300);
     long long first_round = big[1] - big[0] - (sets[1] - sets[0]);
     long long second_round = big[2] - big[1] - (sets[2] - sets[1]);
-    if (first_round != second_round || first_round < 0)
+    if (first_round < 0 || first_round > 20 || second_round < 0 || second_round > 20)
         fail_msg("300,000-byte allocations per round: %lld, then %lld; the rounds made %lld and "
-                 "%lld SETs, so the per-round costs %lld and %lld differ",
+                 "%lld SETs, so the per-round costs %lld and %lld are not those of 10 "
+                 "connections' buffers (0 to 20)",
                  big[1] - big[0], big[2] - big[1], sets[1] - sets[0], sets[2] - sets[1],
                  first_round, second_round);
     char path[700];
