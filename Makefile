@@ -2,6 +2,8 @@
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
+# CMake's own makefiles run under this one: without this each prints every directory it enters.
+MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps configure build test demo asan bench fuzz clean format
 
