@@ -1,0 +1,125 @@
+/* What the three groups of test_foreign share: a scratch directory per test, the environment
+ * every run gets in full, and comparisons of native and preloaded output. */
+#include <ftw.h>
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "foreign_common.h"
+#include "foreign_run.h"
+#include "harness.h"
+
+char work[256]; /* this test's directory, removed after it */
+
+int make_work(void **state)
+{
+    (void)state;
+    snprintf(work, sizeof work, "/tmp/qaudit-foreign-XXXXXX");
+    return mkdtemp(work) ? 0 : -1;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)type, (void)ftw;
+    return remove(path);
+}
+
+void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int remove_work(void **state)
+{
+    (void)state;
+    if (getenv("QAUDIT_KEEP_TEST_DIRS") == NULL)
+        remove_tree(work);
+    return 0;
+}
+
+/* work/name (made if missing) into buf. */
+const char *in_work(char *buf, size_t size, const char *name)
+{
+    snprintf(buf, size, "%s/%s", work, name);
+    mkdir(buf, 0700);
+    return buf;
+}
+
+const char *const *base_env(struct env *e, const char *qaudit_out, bool preload)
+{
+    size_t n = 0;
+    e->list[n++] = "PATH=/usr/bin:/bin";
+    e->list[n++] = "LANG=C";
+    e->list[n++] = "LC_ALL=C";
+    e->list[n++] = "VALGRIND_LIB=/usr/libexec/valgrind";
+    snprintf(e->text[0], sizeof e->text[0], "HOME=%s", work);
+    snprintf(e->text[1], sizeof e->text[1], "TMPDIR=%s", work);
+    snprintf(e->text[2], sizeof e->text[2], "QAUDIT_OUT=%s", qaudit_out);
+    snprintf(e->text[3], sizeof e->text[3], "LD_PRELOAD=%s", PRELOAD_PATH);
+    for (int i = 0; i < (preload ? 4 : 3); i++)
+        e->list[n++] = e->text[i];
+    e->list[n] = NULL;
+    return e->list;
+}
+
+void assert_same_text(const char *what, const char *native, const char *preloaded)
+{
+    if (strcmp(native, preloaded) != 0)
+        fail_msg("%s differs under the preload.\n--- native:\n%.2000s\n--- preloaded:\n%.2000s",
+                 what, native, preloaded);
+}
+
+/* The file work/run/name of two runs, byte for byte. */
+void assert_same_file(const char *native_dir, const char *preload_dir, const char *name)
+{
+    char a[600], b[600];
+    snprintf(a, sizeof a, "%s/%s", native_dir, name);
+    snprintf(b, sizeof b, "%s/%s", preload_dir, name);
+    size_t la, lb;
+    char *x = slurp(a, &la), *y = slurp(b, &lb);
+    if (la == 0 || la != lb || memcmp(x, y, la) != 0)
+        fail_msg("%s: %zu bytes natively, %zu under the preload, or different bytes", name, la, lb);
+    free(x);
+    free(y);
+}
+
+/* ---- reading dumps */
+
+json_t *dump_n(const char *dir, pid_t pid, int n)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/d-%d-%d.json", dir, (int)pid, n);
+    return access(path, F_OK) == 0 ? load(path) : NULL;
+}
+
+const char *text_of(json_t *object, const char *key)
+{
+    const char *text = json_string_value(json_object_get(object, key));
+    return text ? text : "";
+}
+
+const char *reason(json_t *dump)
+{
+    return text_of(dump, "reason");
+}
+
+long long requested_bucket(json_t *dump, long long from)
+{
+    size_t i;
+    json_t *b;
+    json_array_foreach(json_object_get(dump, "requested_sizes"), i, b)
+    {
+        if (json_integer_value(json_object_get(b, "from")) == from)
+            return json_integer_value(json_object_get(b, "count"));
+    }
+    return 0;
+}
