@@ -194,6 +194,7 @@ static void write_totals(struct qa_json *j)
     struct qa_counters c;
     uint64_t threads;
     qa_sum_counters(&c, &threads);
+    qa_peak_observe(qa_counters_live_bytes(&c)); /* the exact sum now is a peak's lower bound */
     qa_json_key(j, "totals");
     qa_json_begin_object(j);
     qa_json_key(j, "allocs"), qa_json_u64(j, qa_counters_allocs(&c));
@@ -346,8 +347,8 @@ static void write_dump(struct qa_json *j, enum qa_dump_reason reason, int signo,
     write_process(j, reason, signo, modules, now);
     write_config(j);
     write_modules(j, modules);
+    qa_timeline_write(j, now); /* first: its points raise the peak that totals gives */
     write_totals(j);
-    qa_timeline_write(j, now);
     write_sites(j);
     qa_queue_write(j);
     qa_queue_write_checks(j, is_final(reason) || reason == QA_DUMP_EXEC);

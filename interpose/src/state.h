@@ -272,6 +272,7 @@ static inline void qa_live_shrank(struct qa_thread *t)
     qa_live_check(t, qa_counters_live_bytes(&t->c));
 }
 int64_t qa_peak_live(void);
+void qa_peak_observe(int64_t live);
 uint64_t qa_thread_total(void); /* thread records that counted: a bound on threads alive at once */
 void qa_stats_reset_after_fork(void);
 

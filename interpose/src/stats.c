@@ -80,9 +80,16 @@ void qa_live_publish(struct qa_thread *t, int64_t live)
     int64_t delta = target - t->live_at_publish;
     t->live_at_publish = target;
     int64_t total = atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
+    qa_peak_observe(total);
+}
+
+/* Raises the peak to live bytes seen: the batched totals above, and the exact sums a timeline
+ * point or a dump takes, so that no figure of a dump exceeds its peak. */
+void qa_peak_observe(int64_t live)
+{
     int64_t peak = atomic_load_explicit(&peak_published, memory_order_relaxed);
-    while (total > peak &&
-           !atomic_compare_exchange_weak_explicit(&peak_published, &peak, total,
+    while (live > peak &&
+           !atomic_compare_exchange_weak_explicit(&peak_published, &peak, live,
                                                   memory_order_relaxed, memory_order_relaxed))
         ;
 }

@@ -39,6 +39,7 @@ static struct point current_point(uint64_t now_ns)
 {
     struct qa_counters c;
     qa_sum_counters(&c, NULL);
+    qa_peak_observe(qa_counters_live_bytes(&c));
     return (struct point){now_ns, qa_counters_live_bytes(&c), qa_counters_allocs(&c),
                           resident_bytes()};
 }

@@ -85,6 +85,24 @@ static void test_timeline_thins_rather_than_drops_its_end(void **state)
     remove_dir();
 }
 
+/* Threads whose live bytes each stay below the batch they publish peaks in: the series' exact
+ * sums still never exceed the dump's peak (a point raises it). */
+static void test_timeline_never_exceeds_the_peak(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_threads"), "4", "20000", NULL};
+    const char *env[] = {"QAUDIT_TIMELINE=1", NULL};
+    pid_t pid = start(argv, env);
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    struct series s = read_series(d);
+    assert_true(s.count >= 2);
+    assert_true(s.peak_live <= num(d, "totals.peak_live_bytes"));
+    json_decref(d);
+    remove_dir();
+}
+
 /* QAUDIT_TIMELINE=off: no series and no thread for it. */
 static void test_timeline_off(void **state)
 {
@@ -127,6 +145,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timeline_follows_live_and_resident_memory),
         cmocka_unit_test(test_timeline_thins_rather_than_drops_its_end),
+        cmocka_unit_test(test_timeline_never_exceeds_the_peak),
         cmocka_unit_test(test_timeline_off),
         cmocka_unit_test(test_timeline_of_python),
     };
