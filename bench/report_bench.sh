@@ -3,11 +3,12 @@
 # short load for real return addresses, then a dump with SITES distinct stacks is made from them
 # (each stack a random walk over the real frames) and reported, medians of RUNS, per format.
 # usage: bench/report_bench.sh [SITES] [RUNS]   (defaults 50000 and 5)
+# Formats: json, text, html, and the profile exports pprof and folded.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 sites=${1:-50000}
 runs=${2:-5}
-bin=$top/build/bin
+bin=${QAUDIT_BIN:-$top/build/bin} # QAUDIT_BIN: another build's bin/
 work=$(mktemp -d)
 trap 'kill "${runner:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
@@ -46,7 +47,7 @@ PY
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 echo "| format | seconds (median of $runs) |"
 echo "| --- | --- |"
-for format in json text html; do
+for format in json text html pprof folded; do
   : >"$work/times"
   for _ in $(seq "$runs"); do
     start=$EPOCHREALTIME

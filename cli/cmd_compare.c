@@ -10,8 +10,10 @@ static const char compare_usage[] =
     "usage: qaudit compare BINARY [--dump DUMP] [BINARY [--dump DUMP]]... [--format text|md|json]\n"
     "                      [--connection TYPE] [--queue-member NAME]\n"
     "  Each BINARY is one build; the --dump after it is a qaudit-alloc/1 dump of a run of it.\n"
-    "  Columns: queue object, connection object, allocator classes of the connection, and with\n"
-    "  a dump, allocations and extra heap bytes per connection at depth one.\n"
+    "  Figures: queue object, connection object, allocator classes of the connection, and with\n"
+    "  a dump, allocations and extra heap bytes per connection at depth one. The text has a\n"
+    "  column per build and fits 100 columns (builds wrap into several tables); md and json\n"
+    "  have a row per build with every column.\n"
     "  --connection TYPE    the connection struct (default connection)\n"
     "  --queue-member NAME  its queue member (default queue)\n";
 
@@ -34,7 +36,8 @@ static bool parse_compare(int argc, char **argv, struct compare_build *builds, s
             }
             builds[*count - 1].dump = argv[++i];
         } else if (strcmp(arg, "--format") == 0) {
-            if (!report_format_parse(argv[++i], format) || *format == REPORT_HTML) {
+            if (!report_format_parse(argv[++i], format) ||
+                (*format != REPORT_TEXT && *format != REPORT_MARKDOWN && *format != REPORT_JSON)) {
                 fprintf(stderr, "qaudit compare: --format wants text, md or json\n");
                 return false;
             }

@@ -1,5 +1,5 @@
 /* qaudit report: dumps read, merged and symbolized, with optional struct layouts, rendered as
- * text, Markdown, JSON or HTML. */
+ * text, Markdown, JSON or HTML, or exported as a pprof profile or folded stacks. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,8 @@
 
 static const char report_usage[] =
     "usage: qaudit report DUMP... [--binary BINARY [--debug-file FILE]] [--layout FILE]\n"
-    "                     [--type NAME]... [--skip GLOB]... [--format text|md|json|html]\n"
+    "                     [--type NAME]... [--skip GLOB]...\n"
+    "                     [--format text|md|json|html|pprof|folded] [--weight allocs|bytes|live]\n"
     "                     [-o FILE] [--top N] [--cacheline N] [--no-symbols]\n"
     "  DUMP...            qaudit-alloc/1 dumps; several are merged (processes, hosts); of the\n"
     "                     dumps of one process image (pid, start time) the latest sequence is\n"
@@ -30,7 +31,11 @@ static const char report_usage[] =
     "                     site is where the program called its allocation wrapper; adds to\n"
     "                     the defaults (zmalloc*, xmalloc, g_malloc*, operator new*, ...);\n"
     "                     --skip none drops the defaults\n"
-    "  --format FORMAT    text (default), md, json (qaudit-report/1) or html (self-contained)\n"
+    "  --format FORMAT    text (default), md, json (qaudit-report/1) or html (self-contained);\n"
+    "                     pprof: a gzipped profile.proto heap profile (go tool pprof, Pyroscope,\n"
+    "                     Parca); folded: one line per stack and its count (flamegraph.pl,\n"
+    "                     speedscope)\n"
+    "  --weight WHAT      folded: count allocations (default), bytes allocated, or bytes live\n"
     "  -o FILE            write there instead of standard output\n"
     "  --top N            sites per ranking (default 10)\n"
     "  --no-symbols       leave frames as module+offset\n"
@@ -40,6 +45,8 @@ static const char report_usage[] =
 struct report_request {
     const char *binary, *debug_file, *layout_file, *output;
     enum report_format format;
+    enum report_weight weight;
+    bool has_weight;
     char **types;
     size_t type_count;
     const char **skip; /* the globs to fold: the defaults unless --skip none, then --skip's */
@@ -48,6 +55,21 @@ struct report_request {
     long top, cacheline;
     bool symbols;
 };
+
+/* --weight is for folded stacks; pprof is binary: not for a terminal. */
+static bool export_options_valid(const struct report_request *q)
+{
+    if (q->has_weight && q->format != REPORT_FOLDED) {
+        fprintf(stderr, "qaudit report: --weight goes with --format folded\n");
+        return false;
+    }
+    if (q->format == REPORT_PPROF && q->output == NULL && isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "qaudit report: --format pprof writes gzipped protobuf: give -o FILE "
+                        "(or redirect standard output)\n");
+        return false;
+    }
+    return true;
+}
 
 static bool parse_report_options(int argc, char **argv, struct report_request *q)
 {
@@ -60,6 +82,7 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
                                             {"no-symbols", no_argument, NULL, 's'},
                                             {"skip", required_argument, NULL, 'k'},
                                             {"debug-file", required_argument, NULL, 'd'},
+                                            {"weight", required_argument, NULL, 'w'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     int opt;
@@ -76,7 +99,9 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
             break;
         case 'f':
             if (!report_format_parse(optarg, &q->format)) {
-                fprintf(stderr, "qaudit report: --format wants text, md, json or html, got '%s'\n",
+                fprintf(stderr,
+                        "qaudit report: --format wants text, md, json, html, pprof or folded, "
+                        "got '%s'\n",
                         optarg);
                 return false;
             }
@@ -104,6 +129,14 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
         case 'd':
             q->debug_file = optarg;
             break;
+        case 'w':
+            if (!report_weight_parse(optarg, &q->weight)) {
+                fprintf(stderr, "qaudit report: --weight wants allocs, bytes or live, got '%s'\n",
+                        optarg);
+                return false;
+            }
+            q->has_weight = true;
+            break;
         case 'h':
             fputs(report_usage, stdout);
             exit(0);
@@ -124,7 +157,7 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
         fprintf(stderr, "qaudit report: --debug-file goes with --binary\n");
         return false;
     }
-    return true;
+    return export_options_valid(q);
 }
 
 /* The globs to fold: the defaults (unless --skip none) followed by --skip's own. */
@@ -295,12 +328,14 @@ int command_report(int argc, char **argv)
     /* A report of tens of thousands of sites is written in many small pieces: buffer them. */
     static char buffer[1 << 20];
     setvbuf(out, buffer, _IOFBF, sizeof buffer);
-    struct report_options options = {(unsigned)q.top,
-                                     (unsigned)q.cacheline,
-                                     layouts,
-                                     layout_count,
-                                     q.binary ? q.binary : q.layout_file,
-                                     note};
+    struct report_options options = {.top = (unsigned)q.top,
+                                     .cacheline = (unsigned)q.cacheline,
+                                     .layouts = layouts,
+                                     .layout_count = layout_count,
+                                     .layout_source = q.binary ? q.binary : q.layout_file,
+                                     .layout_note = note,
+                                     .weight = q.weight,
+                                     .warn = stderr};
     report_render(out, &r, q.format, &options);
     status = report_passed(&r) ? REPORT_OK : REPORT_CHECK_FAILED;
     if (out != stdout && fclose(out) != 0) {

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # make demo: the whole audit of the inline-queue change on ringkv, on 127.0.0.1 only: ringkv
 # under `qaudit run` with redis-benchmark at pipeline 1 then 16, a snapshot while it runs, the
-# text report, the HTML report, the gate, and the compare table of the three builds.
+# text report, the HTML report (with screenshots at 400 and 1400 px into docs/ when chromium is
+# installed), the gate, and the compare table of the three builds. QAUDIT_BIN: another build's bin/.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-bin=$top/build/bin
-out=$top/build/demo
+bin=${QAUDIT_BIN:-$top/build/bin}
+out=$bin/../demo
 qaudit=$bin/qaudit
 rm -rf "$out"
 mkdir -p "$out"
@@ -63,6 +64,14 @@ dumps=("$out"/ringkv-*.json)
 section "3. The HTML report"
 "$qaudit" report "${dumps[@]}" --binary "$bin/ringkv" --format html -o "$out/report.html" || true
 echo "wrote $out/report.html"
+if command -v chromium >/dev/null; then
+  for width in 400 1400; do
+    "$top/scripts/chromium_page.sh" shot "$width" 2400 "$out/report.html" "$top/docs/report-$width.png"
+  done
+  echo "screenshots: docs/report-400.png, docs/report-1400.png (headless Chromium)"
+else
+  echo "no screenshots: chromium is not installed (scripts/deps.sh installs it)"
+fi
 
 section "4. The CI gate against probe/baselines/ringkv.json, for each build"
 for b in ringkv ringkv-ring ringkv-deque; do

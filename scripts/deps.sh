@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages qaudit needs, when they are missing. As root it runs apt-get;
 # otherwise it prints the exact command to run and exits 2.
-# usage: deps.sh [bench|screenshot]   (bench adds what bench/ compares against; screenshot
-# adds the browser that renders docs/report-screenshot.png)
+# usage: deps.sh [bench]   (bench adds what bench/ compares against)
 set -euo pipefail
 
 packages=(
@@ -17,12 +16,13 @@ packages=(
   redis-server                     # test_foreign: the preload in a server nobody here wrote
   clang libclang-rt-14-dev         # libFuzzer for the parser fuzzer
   python3-jsonschema               # the report tests check JSON against docs/report-schema.json
+  libstdc++6-12-dbg                # test_layout_cxx: libstdc++'s own iostreams (virtual bases)
+  libprotobuf-c-dev protobuf-c-compiler zlib1g-dev # report --format pprof: profile.proto, gzip
+  golang-go                        # test_pprof reads the pprof export with `go tool pprof`
+  chromium                         # test_html_chromium loads the HTML report; make demo's screenshots
 )
 if [ "${1:-}" = bench ]; then
   packages+=(redis-server time libc6-dbg python3.11-dbg valgrind-dbg) # bench/layout_bench.sh: large DWARF
-fi
-if [ "${1:-}" = screenshot ]; then
-  packages+=(chromium) # docs/report-screenshot.png: the HTML report in headless Chromium
 fi
 
 missing=()

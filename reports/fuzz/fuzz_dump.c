@@ -1,5 +1,6 @@
 /* libFuzzer harness for the dump reader and the renderers: any bytes read as a dump give either
- * a one-line input error or a report in every format, never a crash, a hang or a leak. */
+ * a one-line input error or a report in every format (pprof and folded too), never a crash, a
+ * hang or a leak. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *one = path;
     if (report_load(&one, 1, &r, error, sizeof error) == REPORT_OK) {
         FILE *sink = fopen("/dev/null", "w");
-        struct report_options options = {10, 64, NULL, 0, NULL, NULL};
-        for (int format = REPORT_TEXT; format <= REPORT_HTML && sink; format++)
+        struct report_options options = {.top = 10, .cacheline = 64};
+        for (int format = REPORT_TEXT; format <= REPORT_FOLDED && sink; format++)
             report_render(sink, &r, (enum report_format)format, &options);
         if (sink)
             fclose(sink);

@@ -1,4 +1,6 @@
-/* The compare table: layouts from each build's DWARF, depth-one figures from its dump. */
+/* The compare table: layouts from each build's DWARF, depth-one figures from its dump. Markdown
+ * and JSON keep a row per build with every column; the text is transposed (a column per build)
+ * and wrapped so that it fits 100 columns. */
 #include "reports/compare.h"
 
 #include <inttypes.h>
@@ -142,20 +144,9 @@ static json_t *rows_json(const struct compare_row *rows, size_t count)
     return list;
 }
 
-void compare_render(FILE *out, const struct compare_row *rows, size_t count,
-                    const struct compare_options *options, enum report_format format)
+/* Markdown keeps the table as wide as it is: a row per build, every column. */
+static void render_wide_markdown(FILE *out, const struct compare_row *rows, size_t count)
 {
-    if (format == REPORT_JSON) {
-        json_t *doc =
-            json_pack("{s:s, s:s, s:s, s:o}", "format", "qaudit-compare/1", "connection",
-                      option_or(options->connection_type, "connection"), "queue_member",
-                      option_or(options->queue_member, "queue"), "builds", rows_json(rows, count));
-        json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-        fputc('\n', out);
-        json_decref(doc);
-        return;
-    }
-    /* The same table machinery as the reports: aligned text, or Markdown for a pull request. */
     struct document d = {0};
     doc_table(&d, (const char *const[]){"version", "queue object", "connection object",
                                         "allocation class (per allocator)",
@@ -170,11 +161,165 @@ void compare_render(FILE *out, const struct compare_row *rows, size_t count,
         depth_one_cells(r, allocs, bytes, sizeof allocs);
         doc_row(&d, (const char *const[]){r->label, queue, connection, classes, allocs, bytes});
     }
-    if (format == REPORT_MARKDOWN)
-        render_markdown(out, &d);
-    else
-        render_text(out, &d);
+    render_markdown(out, &d);
     doc_free(&d);
+}
+
+/* The text fits a terminal of TEXT_WIDTH columns: transposed, a row per figure and a column per
+ * build, the builds wrapped into as many tables as it takes (render_text's layout: two spaces
+ * before the table and between columns). */
+#define TEXT_WIDTH 100
+#define FIGURES (4 + ALLOC_COUNT)
+#define CELL_SIZE 40
+
+static const char *figure_label(int figure, char *buf, size_t size)
+{
+    static const char *const fixed[] = {"queue object", "connection object"};
+    if (figure < 2)
+        return fixed[figure];
+    if (figure < 2 + ALLOC_COUNT) {
+        snprintf(buf, size, "class under %s", class_models[figure - 2].name);
+        return buf;
+    }
+    return figure == 2 + ALLOC_COUNT ? "allocs/connection, depth 1" : "bytes/connection, depth 1";
+}
+
+/* A build's column: its label then one cell per figure. A depth-one cell without a connection
+ * there is "-" (a note under the table says why), not the Markdown's sentence. */
+static void text_column(const struct compare_row *r, char cells[FIGURES + 1][CELL_SIZE])
+{
+    snprintf(cells[0], CELL_SIZE, "%s", r->label);
+    snprintf(cells[1], CELL_SIZE, "%" PRIu64 " B", r->queue_size);
+    snprintf(cells[2], CELL_SIZE, "%" PRIu64 " B", r->connection_size);
+    for (int a = 0; a < ALLOC_COUNT; a++)
+        snprintf(cells[3 + a], CELL_SIZE, r->classes[a] ? "%" PRIu64 : "-", r->classes[a]);
+    char *allocs = cells[3 + ALLOC_COUNT], *bytes = cells[4 + ALLOC_COUNT];
+    depth_one_cells(r, allocs, bytes, CELL_SIZE);
+    if (r->has_dump && r->depth_one_connections == 0)
+        snprintf(allocs, CELL_SIZE, "-");
+}
+
+/* Words of text wrapped at TEXT_WIDTH; a word longer than a line is cut. */
+static void print_wrapped(FILE *out, const char *text)
+{
+    size_t column = 0;
+    while (*text) {
+        size_t word = strcspn(text, " ");
+        if (column > 0 && column + 1 + word > TEXT_WIDTH) {
+            fputc('\n', out);
+            column = 0;
+        }
+        if (column > 0) {
+            fputc(' ', out);
+            column++;
+        }
+        for (size_t i = 0; i < word; i++, column++) {
+            if (column == TEXT_WIDTH) {
+                fputc('\n', out);
+                column = 0;
+            }
+            fputc(text[i], out);
+        }
+        text += word;
+        text += strspn(text, " ");
+    }
+    if (column > 0)
+        fputc('\n', out);
+}
+
+/* One table of the builds first..last-1. */
+static void text_table(FILE *out, char (*columns)[FIGURES + 1][CELL_SIZE], size_t first,
+                       size_t last)
+{
+    struct document d = {0};
+    const char *cells[TEXT_WIDTH];
+    char label[CELL_SIZE];
+    cells[0] = "";
+    for (size_t i = first; i < last; i++)
+        cells[1 + i - first] = columns[i][0];
+    cells[1 + last - first] = NULL;
+    doc_table(&d, cells);
+    for (int f = 0; f < FIGURES; f++) {
+        cells[0] = figure_label(f, label, sizeof label);
+        for (size_t i = first; i < last; i++)
+            cells[1 + i - first] = columns[i][1 + f];
+        doc_row(&d, cells);
+    }
+    render_text(out, &d);
+    doc_free(&d);
+}
+
+static size_t column_width(char cells[FIGURES + 1][CELL_SIZE])
+{
+    size_t width = 0;
+    for (int f = 0; f <= FIGURES; f++)
+        width = strlen(cells[f]) > width ? strlen(cells[f]) : width;
+    return width;
+}
+
+static void render_text_columns(FILE *out, const struct compare_row *rows, size_t count)
+{
+    char(*columns)[FIGURES + 1][CELL_SIZE] = calloc(count + 1, sizeof *columns);
+    if (columns == NULL)
+        return;
+    size_t label_width = 0;
+    char label[CELL_SIZE];
+    for (int f = 0; f < FIGURES; f++)
+        label_width = strlen(figure_label(f, label, sizeof label)) > label_width
+                          ? strlen(figure_label(f, label, sizeof label))
+                          : label_width;
+    bool cut = false, no_depth_one = false;
+    for (size_t i = 0; i < count; i++) {
+        text_column(&rows[i], columns[i]);
+        /* A label too long for a column of its own is cut; the full names follow. */
+        size_t room = TEXT_WIDTH - 2 - label_width - 2;
+        room = room < CELL_SIZE - 1 ? room : CELL_SIZE - 1;
+        if (strlen(rows[i].label) > room) {
+            snprintf(columns[i][0] + room - 3, 4, "...");
+            cut = true;
+        }
+        no_depth_one |= rows[i].has_dump && rows[i].depth_one_connections == 0;
+    }
+    for (size_t first = 0; first < count;) {
+        size_t width = 2 + label_width, last = first;
+        while (last < count &&
+               (last == first || width + 2 + column_width(columns[last]) <= TEXT_WIDTH))
+            width += 2 + column_width(columns[last++]);
+        if (first > 0)
+            fputc('\n', out);
+        text_table(out, columns, first, last);
+        first = last;
+    }
+    print_wrapped(out, "Depth 1: the connections whose queue never held more than one value, in "
+                       "the dump given after the build (--dump), their allocations and heap "
+                       "bytes divided by their number.");
+    if (no_depth_one)
+        print_wrapped(out, "-: the build's dump has no connection at depth one.");
+    for (size_t i = 0; cut && i < count; i++) {
+        char line[4096];
+        snprintf(line, sizeof line, "build %zu: %s", i + 1, rows[i].label);
+        print_wrapped(out, line);
+    }
+    free(columns);
+}
+
+void compare_render(FILE *out, const struct compare_row *rows, size_t count,
+                    const struct compare_options *options, enum report_format format)
+{
+    if (format == REPORT_JSON) {
+        json_t *doc =
+            json_pack("{s:s, s:s, s:s, s:o}", "format", "qaudit-compare/1", "connection",
+                      option_or(options->connection_type, "connection"), "queue_member",
+                      option_or(options->queue_member, "queue"), "builds", rows_json(rows, count));
+        json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+        fputc('\n', out);
+        json_decref(doc);
+        return;
+    }
+    if (format == REPORT_MARKDOWN)
+        render_wide_markdown(out, rows, count);
+    else
+        render_text_columns(out, rows, count);
 }
 
 void compare_rows_free(struct compare_row *rows, size_t count)

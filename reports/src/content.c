@@ -136,6 +136,7 @@ static void section_queue_depths(struct document *d, const struct report_queues 
                   count_cell(c, q->returns_to_inline), count_cell(e, q->opened),
                   fmt_count((char[CELL]){0}, CELL, q->closed));
     doc_chart(d, "Queue depth after each push", "pushes", false);
+    doc_chart_axis(d, "queue depth after the push");
     for (size_t i = 0; i < q->depth_histogram_count; i++) {
         const struct report_count *h = &q->depth_histogram[i];
         snprintf(a, sizeof a, "%" PRIu64 "%s", h->key,
@@ -167,6 +168,7 @@ static void section_per_connection(struct document *d, const struct report_queue
                                          apc, bpc});
     }
     doc_chart(d, "Allocations per connection by peak depth", "allocations per connection", true);
+    doc_chart_axis(d, "connections by peak depth");
     for (size_t i = 0; i < q->by_peak_depth_count; i++) {
         char label[CELL];
         snprintf(label, sizeof label, "peak %" PRIu64, peaks[i].peak_depth);
@@ -280,6 +282,7 @@ static void section_sizes(struct document *d, const struct report *r)
     }
     doc_chart(d, "Blocks by the running allocator's usable size (its size classes)", "blocks",
               false);
+    doc_chart_axis(d, "usable size (bytes)");
     for (size_t i = 0; i < r->usable_count; i++) {
         char label[CELL];
         snprintf(label, sizeof label, "%" PRIu64, r->usable_sizes[i].key);
@@ -396,12 +399,15 @@ void report_build_document(struct document *d, const struct report *r,
 {
     unsigned top = o->top ? o->top : 10;
     d->cacheline = o->cacheline ? o->cacheline : 64;
+    d->report = r;
+    d->top = top;
     report_check_tally(r, d->checks);
     bool *shown = calloc(r->site_count + 1, sizeof *shown);
     section_dumps(d, r);
     section_coverage(d, r);
     section_checks(d, r);
     section_totals(d, r);
+    section_timeline(d, r);
     section_queue_depths(d, &r->queues);
     section_per_connection(d, &r->queues);
     section_attribution(d, &r->queues);

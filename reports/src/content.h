@@ -22,4 +22,9 @@ void section_sites(struct document *d, const struct report *r, unsigned top, boo
 void section_live(struct document *d, const struct report *r, unsigned top, bool *shown);
 void section_temporary(struct document *d, const struct report *r, unsigned top);
 
+/* content_timeline.c */
+void section_timeline(struct document *d, const struct report *r);
+/* A time on the clock of dump_time_ns as seconds from p's start. */
+double seconds_since_start(const struct report_process *p, uint64_t time_ns);
+
 #endif

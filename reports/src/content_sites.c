@@ -262,9 +262,11 @@ void section_sites(struct document *d, const struct report *r, unsigned top, boo
         no_sites(d, r);
         return;
     }
+    doc_html_view(d, VIEW_SITES, 0); /* HTML: the flame graph and one sortable table instead */
     const struct report_site **ranked = calloc(r->site_count, sizeof *ranked);
     if (ranked == NULL)
         return;
+    d->html_replacing = true;
     for (int k = RANK_ALLOCS; k <= RANK_PEAK; k++) {
         size_t n = rank_sites(r, (enum site_rank)k, ranked);
         doc_paragraph(d, "%s (%zu of %zu sites):", rank_titles[k], n < top ? n : top,
@@ -279,6 +281,7 @@ void section_sites(struct document *d, const struct report *r, unsigned top, boo
             doc_bar(d, label, ranked[i]->est.allocs);
         }
     }
+    d->html_replacing = false;
     doc_paragraph(d, "Stacks of the sites above, innermost frame first:");
     stacks_of(d, r, shown);
     free(ranked);

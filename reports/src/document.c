@@ -10,8 +10,10 @@
 static struct block *add_block(struct document *d, enum block_kind kind)
 {
     struct block *b = push_item(&d->blocks, &d->count, sizeof *b);
-    if (b != NULL)
+    if (b != NULL) {
         b->kind = kind;
+        b->html_replaced = d->html_replacing;
+    }
     return b;
 }
 
@@ -109,6 +111,21 @@ void doc_bar(struct document *d, const char *label, double value)
     c->values[c->count++] = value;
 }
 
+void doc_chart_axis(struct document *d, const char *axis)
+{
+    struct block *b = last_block(d, BLOCK_CHART);
+    if (b != NULL && b->chart.axis == NULL)
+        b->chart.axis = strdup(axis);
+}
+
+void doc_html_view(struct document *d, enum html_view view, size_t arg)
+{
+    if (d->count == 0)
+        return;
+    d->blocks[d->count - 1].view = view;
+    d->blocks[d->count - 1].view_arg = arg;
+}
+
 void doc_lines(struct document *d)
 {
     add_block(d, BLOCK_LINES);
@@ -146,6 +163,7 @@ void doc_free(struct document *d)
         free(b->chart.labels);
         free(b->chart.values);
         free(b->chart.unit);
+        free(b->chart.axis);
         for (size_t l = 0; l < b->line_count; l++)
             free(b->lines[l]);
         free(b->lines);

@@ -17,6 +17,13 @@ enum block_kind {
     BLOCK_LAYOUT
 };
 
+/* What only the HTML page draws, from the report itself (render_html.c). */
+enum html_view {
+    VIEW_NONE,
+    VIEW_SITES,   /* the flame graph and the one sortable site table */
+    VIEW_TIMELINE /* memory over time of one process */
+};
+
 struct table {
     char **cells; /* rows * columns, row 0 is the header */
     size_t columns, rows;
@@ -25,6 +32,7 @@ struct table {
 /* A bar chart: in text bars of '#', in Markdown a table, in HTML an SVG. */
 struct chart {
     char *unit; /* what the values count */
+    char *axis; /* what the labels are (HTML names its category axis), or NULL */
     char **labels;
     double *values;
     size_t count;
@@ -40,6 +48,9 @@ struct block {
     size_t line_count;
     const struct layout_type *layout;
     bool illustrates; /* a chart drawing a table already shown: only HTML draws it */
+    bool html_replaced;  /* HTML shows this block's content in a view of its own instead */
+    enum html_view view; /* HTML draws this view after the block (text and Markdown: nothing) */
+    size_t view_arg;     /* which one: a process's index for VIEW_TIMELINE */
 };
 
 struct document {
@@ -47,6 +58,9 @@ struct document {
     size_t count;
     unsigned cacheline;
     unsigned checks[3]; /* checks that passed, failed, could not apply (enum report_check_status) */
+    const struct report *report; /* what the HTML views draw from */
+    unsigned top;                /* sites per ranking */
+    bool html_replacing; /* blocks added now are html_replaced (content_sites.c's rankings) */
 };
 
 void doc_heading(struct document *d, int level, const char *fmt, ...)
@@ -57,6 +71,10 @@ void doc_table(struct document *d, const char *const *header);
 void doc_row(struct document *d, const char *const *cells);
 void doc_chart(struct document *d, const char *title, const char *unit, bool illustrates);
 void doc_bar(struct document *d, const char *label, double value);
+/* Names the last chart's category axis ("queue depth", "usable size (bytes)"). */
+void doc_chart_axis(struct document *d, const char *axis);
+/* The view HTML draws after the last block. */
+void doc_html_view(struct document *d, enum html_view view, size_t arg);
 void doc_lines(struct document *d);
 void doc_line(struct document *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void doc_layout(struct document *d, const struct layout_type *layout);

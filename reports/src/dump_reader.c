@@ -269,6 +269,37 @@ static void read_process(struct reader *r, json_t *doc, struct report *out)
     }
 }
 
+/* Memory over time (`timeline`, `timeline_period_ns`): absent in older dumps and with
+ * QAUDIT_TIMELINE=off. live_bytes may dip below 0 while threads' counters are summed: read as 0. */
+static void read_timeline(struct reader *r, json_t *doc, struct report_process *proc)
+{
+    json_t *list = json_object_get(doc, "timeline");
+    if (list == NULL)
+        return;
+    if (!json_is_array(list)) {
+        reader_fail(r, "timeline is not an array");
+        return;
+    }
+    proc->timeline_period_ns = number(r, doc, "", "timeline_period_ns");
+    proc->timeline = calloc(json_array_size(list) + 1, sizeof *proc->timeline);
+    size_t i;
+    json_t *p;
+    json_array_foreach(list, i, p)
+    {
+        json_t *live = json_object_get(p, "live_bytes");
+        if (!json_is_object(p) || !json_is_integer(live)) {
+            reader_fail(r, "timeline[%zu] is not an object with live_bytes", i);
+            return;
+        }
+        if (proc->timeline == NULL)
+            return;
+        proc->timeline[proc->timeline_count++] = (struct report_point){
+            number(r, p, "timeline[]", "time_ns"),
+            json_integer_value(live) > 0 ? (uint64_t)json_integer_value(live) : 0,
+            number(r, p, "timeline[]", "allocs"), number(r, p, "timeline[]", "rss_bytes")};
+    }
+}
+
 static void read_totals(struct reader *r, json_t *doc, struct report_totals *t)
 {
     json_t *o = field(r, doc, "", "totals", JSON_OBJECT);
@@ -509,6 +540,8 @@ static void read_document(struct reader *r, json_t *doc, struct report *out)
     }
     struct extent *extents = NULL;
     read_process(r, doc, out);
+    if (out->process_count > 0)
+        read_timeline(r, doc, &out->processes[0]);
     read_modules(r, doc, out, &extents);
     read_totals(r, doc, &out->totals);
     read_sizes(r, doc, out);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "timeline.h"
 
 /* At most this many violation or failure stacks are kept across all dumps. */
 #define EVENTS_KEPT 32
@@ -258,6 +259,7 @@ void report_merge_one(struct report *into, const struct report *dump)
         p->source = copy_string(d->source);
         p->stacks_mode = copy_string(d->stacks_mode);
         p->end_signal = copy_string(d->end_signal);
+        timeline_copy(p, d);
     }
     into->has_sequences = first ? dump->has_sequences : into->has_sequences && dump->has_sequences;
     into->temporary_missing = into->temporary_missing || dump->temporary_missing;
@@ -358,6 +360,10 @@ enum report_status report_load(const char *const *paths, size_t count, struct re
             break;
         }
     }
+    /* A snapshot left out of the counts still adds its points and its moment to the timeline. */
+    for (size_t i = 0; i < count && status == REPORT_OK; i++)
+        if (dumps[i].process_count > 0 && fate_of(dumps, count, i, &(size_t){0}) != MERGE)
+            timeline_absorb(report, &dumps[i].processes[0]);
     for (size_t i = 0; dumps && i < count; i++)
         report_free(&dumps[i]);
     free(dumps);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "timeline.h"
 
 const char *const report_call_names[CALL_COUNT] = {
     "malloc",        "calloc",   "realloc", "reallocarray", "posix_memalign",
@@ -134,6 +135,7 @@ void report_free(struct report *r)
         free(p->source);
         free(p->stacks_mode);
         free(p->end_signal);
+        timeline_free(p);
     }
     for (size_t i = 0; i < r->module_count; i++) {
         free(r->modules[i].path);

@@ -1,33 +1,21 @@
-/* The HTML rendering: one self-contained page (inline CSS and SVG, no script, no network) that
- * is also well-formed XML, so tools can check it. */
+/* The HTML rendering: one self-contained page (inline CSS, SVG and script, no network, no other
+ * file) that is also well-formed XML, so tools can check it. Besides the document's blocks it
+ * draws views of its own from the report: the run on top, the flame graph and one sortable site
+ * table in place of the three rankings, memory over time. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "document.h"
+#include "html.h"
 #include "probe/render.h"
 #include "svg.h"
 
-static const char style[] =
-    "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1f2328}"
-    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #d0d7de;padding-bottom:4px;"
-    "margin-top:28px}h3{font-size:15px;margin-bottom:4px}"
-    "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #d0d7de;padding:3px 8px;"
-    "text-align:left;vertical-align:top}th{background:#f6f8fa}td.num{text-align:right;"
-    "font-variant-numeric:tabular-nums}pre{background:#f6f8fa;padding:8px;overflow-x:auto;"
-    "font-size:12px}.verdict{padding:8px 12px;border-radius:6px;font-weight:600}"
-    ".pass{background:#dafbe1;color:#116329}.fail{background:#ffebe9;color:#82071e}"
-    ".na{background:#eaeef2;color:#424a53}"
-    "svg text{font:11px system-ui,sans-serif;fill:#1f2328}.bar{fill:#0969da}"
-    ".m0{fill:#b6e3ff;stroke:#0969da}.m1{fill:#ddf4ff;stroke:#0969da}"
-    ".straddle{fill:#fff8c5;stroke:#d1242f;stroke-width:2}.hole{fill:url(#hatch);stroke:#d1242f}"
-    ".padding{fill:#eaeef2;stroke:#8c959f}.line{fill:none;stroke:#d0d7de}"
-    ".boundary{stroke:#8c959f;stroke-dasharray:4 3}";
-
+/* Tables scroll inside their box on a narrow page. */
 static void print_table(FILE *out, const struct table *t)
 {
-    fputs("<table>\n", out);
+    fputs("<div class=\"scroll\"><table>\n", out);
     for (size_t r = 0; r < t->rows; r++) {
-        fputs("<tr>", out);
+        fputs(r == 0 ? "<thead><tr>" : r == 1 ? "<tbody><tr>" : "<tr>", out);
         for (size_t c = 0; c < t->columns; c++) {
             const char *cell = t->cells[r * t->columns + c];
             const char *tag = r == 0 ? "th" : "td";
@@ -44,9 +32,9 @@ static void print_table(FILE *out, const struct table *t)
                 xml_escape(out, cell);
             fprintf(out, "</%s>", tag);
         }
-        fputs("</tr>\n", out);
+        fputs(r == 0 ? "</tr></thead>\n" : "</tr>\n", out);
     }
-    fputs("</table>\n", out);
+    fputs(t->rows > 1 ? "</tbody></table></div>\n" : "</table></div>\n", out);
 }
 
 /* "Struct layouts" -> "struct-layouts": a link target for each section. */
@@ -99,8 +87,43 @@ static void print_verdict(FILE *out, const struct document *d)
     fputs("</p>\n", out);
 }
 
+/* Memory over time of the first TIMELINES_DRAWN processes with a timeline (a fork-heavy program
+ * has hundreds): the text above the charts gives every process's peak. */
+#define TIMELINES_DRAWN 8
+
+static void print_timeline(FILE *out, const struct report *r, size_t process)
+{
+    size_t before = 0;
+    for (size_t i = 0; i < process; i++)
+        before += r->processes[i].timeline_count > 0;
+    if (before < TIMELINES_DRAWN)
+        html_timeline(out, &r->processes[process]);
+    else if (before == TIMELINES_DRAWN)
+        fprintf(out,
+                "<p class=\"note\">Charts for the first %d processes only; the lines above "
+                "give each process's highest points.</p>\n",
+                TIMELINES_DRAWN);
+}
+
+static void print_view(FILE *out, const struct document *d, const struct block *b)
+{
+    const struct report *r = d->report;
+    if (r == NULL)
+        return;
+    if (b->view == VIEW_SITES) {
+        fputs("<h3 id=\"flame-graph\">Flame graph</h3>\n", out);
+        html_flame(out, r);
+        fputs("<h3 id=\"site-table\">Sites</h3>\n", out);
+        html_site_table(out, r, d->top ? d->top : 10);
+    } else if (b->view == VIEW_TIMELINE && b->view_arg < r->process_count) {
+        print_timeline(out, r, b->view_arg);
+    }
+}
+
 static void print_block(FILE *out, const struct document *d, const struct block *b)
 {
+    if (b->html_replaced)
+        return;
     switch (b->kind) {
     case BLOCK_HEADING:
         fprintf(out, "<h%d id=\"", b->level);
@@ -108,8 +131,10 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         fputs("\">", out);
         xml_escape(out, b->text);
         fprintf(out, "</h%d>\n", b->level);
-        if (b->level == 1)
+        if (b->level == 1) {
             print_verdict(out, d);
+            html_metadata(out, d->report);
+        }
         break;
     case BLOCK_PARAGRAPH:
         fputs("<p>", out);
@@ -139,14 +164,16 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         print_layout(out, b->layout, d->cacheline);
         break;
     }
+    print_view(out, d, b);
 }
 
 void render_html(FILE *out, const struct document *d)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-          "<title>qaudit allocation report</title>\n<style>",
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+          "<title>qaudit allocation report</title>\n<style>\n",
           out);
-    fputs(style, out);
+    fputs(html_style, out);
     fputs("</style>\n</head>\n<body>\n", out);
     /* The hatch of holes, defined once for every layout drawing on the page. */
     fputs("<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\">"
@@ -157,5 +184,8 @@ void render_html(FILE *out, const struct document *d)
           out);
     for (size_t i = 0; i < d->count; i++)
         print_block(out, d, &d->blocks[i]);
-    fputs("</body>\n</html>\n", out);
+    /* In CDATA for XML tools; "//" hides its markers from the script. */
+    fputs("<script>//<![CDATA[\n", out);
+    fputs(html_script, out);
+    fputs("//]]></script>\n</body>\n</html>\n", out);
 }

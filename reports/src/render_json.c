@@ -9,12 +9,14 @@
 #include "document.h"
 #include "internal.h"
 #include "probe/render.h"
+#include "render_profiles.h"
+#include "timeline.h"
 #include "reports/render.h"
 
 bool report_format_parse(const char *name, enum report_format *out)
 {
-    static const char *const names[] = {"text", "md", "json", "html"};
-    for (int f = 0; f < 4; f++)
+    static const char *const names[] = {"text", "md", "json", "html", "pprof", "folded"};
+    for (int f = 0; f < 6; f++)
         if (strcmp(name, names[f]) == 0) {
             *out = (enum report_format)f;
             return true;
@@ -390,6 +392,7 @@ json_t *report_json(const struct report *r, const struct report_options *o)
     json_object_set_new(doc, "sites", sites_json(r));
     json_object_set_new(doc, "live", live_json(r));
     json_object_set_new(doc, "temporary", temporary_json(r));
+    json_object_set_new(doc, "timeline", timeline_json(r)); /* timeline.c */
     json_object_set_new(doc, "depth_one_violations",
                         events_json(r, r->violations, r->violation_count, "depth"));
     json_object_set_new(doc, "injected_failures",
@@ -411,6 +414,14 @@ void report_render(FILE *out, const struct report *r, enum report_format format,
         json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
         fputc('\n', out);
         json_decref(doc);
+        return;
+    }
+    if (format == REPORT_PPROF) { /* render_profiles.h */
+        render_pprof(out, r, options->warn);
+        return;
+    }
+    if (format == REPORT_FOLDED) {
+        render_folded(out, r, options->weight);
         return;
     }
     struct document d = {0};

@@ -1,53 +1,197 @@
 /* The SVG drawings of the HTML report. Every shape carries a <title> with its exact numbers, so
- * the page can be read by hovering, and the numbers are the ones the tables show. */
+ * the page can be read by hovering, and the numbers are the ones the tables show. Drawings scale
+ * with the page (viewBox, width 100 % in the style): charts have axes, units and a legend. */
 #include "svg.h"
 
 #include "probe/render.h"
 
 #include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define CHART_WIDTH 760
+#define CHART_WIDTH 560
 #define BAR_HEIGHT 18
+#define BARS_SHOWN 15 /* beyond 16 bars, the 15 highest and the rest as one */
 #define BYTE_WIDTH 12
 #define ROW_HEIGHT 34
 #define ROW_GAP 10
 #define LEFT 64
 
+double svg_nice_step(double max, int ticks)
+{
+    if (!(max > 0) || ticks < 1)
+        return 1;
+    double raw = max / ticks, magnitude = pow(10, floor(log10(raw)));
+    double norm = raw / magnitude;
+    return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * magnitude;
+}
+
+double svg_axis_end(double max, double step)
+{
+    double end = ceil(max / step - 1e-9) * step;
+    return end > 0 ? end : step;
+}
+
+const char *svg_byte_unit(double max, double *per_unit)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    *per_unit = 1;
+    while (u < 4 && max >= *per_unit * 1024) {
+        *per_unit *= 1024;
+        u++;
+    }
+    return units[u];
+}
+
+/* A tick's value, short: 2500 -> "2.5k", 3000000 -> "3M". */
+static void tick_label(char *out, size_t size, double v)
+{
+    if (v >= 1e9)
+        snprintf(out, size, "%gG", v / 1e9);
+    else if (v >= 1e6)
+        snprintf(out, size, "%gM", v / 1e6);
+    else if (v >= 1e4)
+        snprintf(out, size, "%gk", v / 1e3);
+    else
+        snprintf(out, size, "%g", v);
+}
+
+/* The bars drawn: every one, or past 16 the BARS_SHOWN highest in their order and the rest summed
+ * into one ("other"). shown[i] says which; returns the rest's sum and counts it in *rest. */
+static double choose_bars(const struct chart *c, bool *shown, size_t *rest)
+{
+    *rest = 0;
+    for (size_t i = 0; i < c->count; i++)
+        shown[i] = true;
+    if (c->count <= BARS_SHOWN + 1)
+        return 0;
+    double sum = 0;
+    for (size_t i = 0; i < c->count; i++) {
+        size_t above = 0; /* bars higher than this one, or as high and earlier */
+        for (size_t j = 0; j < c->count && above < BARS_SHOWN; j++)
+            above += c->values[j] > c->values[i] || (c->values[j] == c->values[i] && j < i);
+        shown[i] = above < BARS_SHOWN;
+        if (!shown[i]) {
+            sum += c->values[i];
+            (*rest)++;
+        }
+    }
+    return sum;
+}
+
+static void bar(FILE *out, const char *label, double value, double max, int y, int label_width,
+                const char *unit, bool other)
+{
+    int space = CHART_WIDTH - label_width - 70;
+    double w = max > 0 ? space * value / max : 0;
+    if (w < 1 && value > 0)
+        w = 1;
+    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"label\">", label_width - 6,
+            y + 13);
+    xml_escape(out, label);
+    fprintf(out,
+            "</text><rect class=\"bar%s\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\">"
+            "<title>",
+            other ? " other" : "", label_width, y, w, BAR_HEIGHT - 4);
+    char text[64];
+    if (value == floor(value) && value < 1e15)
+        fmt_count(text, sizeof text, (unsigned long long)value);
+    else
+        snprintf(text, sizeof text, "%.2f", value);
+    xml_escape(out, label);
+    fprintf(out, ": %s %s</title></rect><text x=\"%.1f\" y=\"%d\" class=\"value\">%s</text>\n",
+            text, unit, label_width + w + 4, y + 13, text);
+}
+
+static void value_axis(FILE *out, const struct chart *c, double end, double step, int label_width,
+                       int y)
+{
+    int space = CHART_WIDTH - label_width - 70;
+    char text[32];
+    for (double v = 0; v <= end + step / 2; v += step) {
+        double x = label_width + space * v / end;
+        tick_label(text, sizeof text, v);
+        fprintf(out,
+                "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text "
+                "class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+                x, 28, x, y + 4, x, y + 17, text);
+    }
+    fprintf(out,
+            "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/><line "
+            "class=\"axis\" x1=\"%d\" y1=\"28\" x2=\"%d\" y2=\"%d\"/><text "
+            "class=\"axis-title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
+            label_width, y, label_width + space, y, label_width, label_width, y,
+            label_width + space / 2, y + 34);
+    xml_escape(out, c->unit);
+    fputs("</text>\n", out);
+}
+
+/* The top line: the categories' axis named on the left (over the labels), the legend on the
+ * right: what a bar counts, and the grey bar of the rest when there is one. */
+static void chart_header(FILE *out, const struct chart *c, bool rest)
+{
+    if (c->axis != NULL) {
+        fputs("<text class=\"axis-title\" x=\"4\" y=\"16\">", out);
+        xml_escape(out, c->axis);
+        fputs(" \xe2\x86\x93</text>\n", out); /* a down arrow: the labels below */
+    }
+    int x = CHART_WIDTH - 8 - 7 * (int)strlen(c->unit) - 18 - (rest ? 130 : 0);
+    fprintf(out,
+            "<g class=\"legend\"><rect class=\"bar\" x=\"%d\" y=\"6\" width=\"12\" "
+            "height=\"12\"/><text x=\"%d\" y=\"16\">",
+            x, x + 18);
+    xml_escape(out, c->unit);
+    if (rest)
+        fprintf(out,
+                "</text><rect class=\"bar other\" x=\"%d\" y=\"6\" width=\"12\" "
+                "height=\"12\"/><text x=\"%d\" y=\"16\">the rest, summed",
+                CHART_WIDTH - 130, CHART_WIDTH - 112);
+    fputs("</text></g>\n", out);
+}
+
+/* A horizontal bar chart: the categories down the left with their axis named, the values along
+ * a scale with ticks and its unit at the bottom, a legend on top. */
 void svg_bar_chart(FILE *out, const struct chart *c)
 {
-    double max = 0;
-    size_t label_chars = 4;
+    bool *shown = calloc(c->count + 1, sizeof *shown);
+    if (shown == NULL)
+        return;
+    size_t rest;
+    double rest_sum = choose_bars(c, shown, &rest), max = rest_sum;
+    size_t label_chars = 7, bars = rest > 0;
     for (size_t i = 0; i < c->count; i++) {
+        if (!shown[i])
+            continue;
+        bars++;
         max = c->values[i] > max ? c->values[i] : max;
         size_t n = strlen(c->labels[i]);
         label_chars = n > label_chars ? n : label_chars;
     }
-    int label_width = (int)(label_chars > 30 ? 30 : label_chars) * 7 + 10;
-    int bar_space = CHART_WIDTH - label_width - 90;
-    int height = (int)c->count * BAR_HEIGHT + 8;
+    int label_width = (int)(label_chars > 24 ? 24 : label_chars) * 7 + 12;
+    int axis_y = 32 + (int)bars * BAR_HEIGHT;
+    int height = axis_y + 44;
+    double step = svg_nice_step(max, 5), end = svg_axis_end(max, step);
     fprintf(out,
-            "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-            "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
+            "<div class=\"chart-box\"><svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+            "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
             CHART_WIDTH, height, CHART_WIDTH, height);
-    for (size_t i = 0; i < c->count; i++) {
-        int y = (int)i * BAR_HEIGHT + 4;
-        int w = max > 0 ? (int)(bar_space * c->values[i] / max + 0.5) : 0;
-        if (w == 0 && c->values[i] > 0)
-            w = 1;
-        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"label\">",
-                label_width - 6, y + 13);
-        xml_escape(out, c->labels[i]);
-        fprintf(out,
-                "</text><rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\">"
-                "<title>",
-                label_width, y, w, BAR_HEIGHT - 4);
-        xml_escape(out, c->labels[i]);
-        fprintf(out, ": %g %s</title></rect>", c->values[i], c->unit);
-        fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"value\">%g</text>\n", label_width + w + 4,
-                y + 13, c->values[i]);
+    chart_header(out, c, rest > 0);
+    value_axis(out, c, end, step, label_width, axis_y);
+    int y = 32;
+    for (size_t i = 0; i < c->count; i++)
+        if (shown[i]) {
+            bar(out, c->labels[i], c->values[i], end, y, label_width, c->unit, false);
+            y += BAR_HEIGHT;
+        }
+    if (rest > 0) {
+        char label[64];
+        snprintf(label, sizeof label, "other %zu", rest);
+        bar(out, label, rest_sum, end, y, label_width, c->unit, true);
     }
-    fputs("</svg>\n", out);
+    fputs("</svg></div>\n", out);
+    free(shown);
 }
 
 /* A span of bits [from, to) drawn across as many cache-line rows as it covers. */
@@ -137,8 +281,8 @@ void svg_layout(FILE *out, const struct layout_type *t, unsigned cacheline)
     int height = (int)rows * (ROW_HEIGHT + ROW_GAP) + 4;
     fprintf(out,
             "<svg class=\"layout\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-            "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
-            width, height, width, height);
+            "height=\"%d\" viewBox=\"0 0 %d %d\" style=\"max-width:%dpx\" role=\"img\">\n",
+            width, height, width, height, width);
     for (uint64_t r = 0; r < rows; r++) {
         int y = (int)r * (ROW_HEIGHT + ROW_GAP) + 4;
         uint64_t bytes = t->size - r * cacheline < cacheline ? t->size - r * cacheline : cacheline;

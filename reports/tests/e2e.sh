@@ -137,13 +137,18 @@ python3 - "$work/q.html" <<'EOF' && pass "HTML is well-formed, self-contained, w
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 svg = "{http://www.w3.org/2000/svg}svg"
-charts = [e for e in root.iter(svg) if e.get("class") == "chart"]
+charts = [e for e in root.iter(svg) if "chart" in e.get("class", "").split()]
 layouts = [e for e in root.iter(svg) if e.get("class") == "layout"]
 text = open(sys.argv[1]).read()
-assert len(charts) >= 4, len(charts)   # depth histogram, per connection, top sites, size classes
+# depth histogram, per connection, size classes, memory over time; the sites as a flame graph
+assert len(charts) >= 4, len(charts)
 assert len(layouts) == 2, len(layouts)  # connection and rxq
+assert root.find(".//canvas[@id='flame-canvas']") is not None, "no flame graph"
+# Scripts are inline by design: none comes from elsewhere, and nothing points outside the file.
+assert all(e.get("src") is None for e in root.iter("script")), "external script"
+assert not any(e.get("src") or e.get("href") for e in root.iter() if e.tag in ("link", "img", "iframe"))
 assert "http://" not in text.replace("http://www.w3.org/2000/svg", ""), "external reference"
-assert "<script" not in text and "https://" not in text
+assert "https://" not in text, "external reference"
 EOF
 
 # Layouts from a qaudit-layout/1 file instead of the binary; a bad file is an input error.

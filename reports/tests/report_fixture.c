@@ -42,7 +42,7 @@ char *render(const struct report *r, enum report_format format)
     char *text = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
-    struct report_options options = {10, 64, NULL, 0, NULL, NULL};
+    struct report_options options = {.top = 10, .cacheline = 64};
     report_render(out, r, format, &options);
     fclose(out);
     return text;

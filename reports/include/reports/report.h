@@ -94,6 +94,12 @@ struct report_check {
     enum report_check_status status; /* a single dump's: read, or derived for an older dump */
 };
 
+/* One point of a process's memory over time (the dump's timeline). */
+struct report_point {
+    uint64_t time_ns; /* on the clock of dump_time_ns (CLOCK_REALTIME) */
+    uint64_t live_bytes, allocs, rss_bytes;
+};
+
 /* How a dump's stacks were sampled (config.stacks "sampled"). */
 enum report_sampling { SAMPLING_NONE, SAMPLING_COUNT, SAMPLING_BYTES };
 
@@ -112,6 +118,13 @@ struct report_process {
     bool geometric;         /* count sampling draws geometric intervals (each call 1 in N) */
     uint64_t stack_depth;   /* config.stack_depth, 0 when absent */
     bool modules_known;     /* precision.modules_known (true when absent) */
+    /* Memory over time (timeline.c): the points of every dump of this image, merged by time;
+     * dump_times: when each of its dumps was written (snapshots and the last), sorted. */
+    struct report_point *timeline;
+    size_t timeline_count;
+    uint64_t timeline_period_ns; /* the last dump's period, 0 without a timeline */
+    uint64_t *dump_times;
+    size_t dump_time_count;
 };
 
 enum report_call {

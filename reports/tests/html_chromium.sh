@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser (issue 15): python3 (a program this repo did not write) runs
+# under qaudit run with a snapshot half-way, and the report of both dumps is loaded in headless
+# Chromium at 400 and 1400 px. Fails on a script error, a script that did not run to its end, a
+# missing flame graph, a page wider than the window, or a sort, search or zoom that did nothing;
+# and when the flame graph's frames and figures differ from the folded stacks'.
+# usage: html_chromium.sh QAUDIT SOURCE_DIR
+set -uo pipefail
+qaudit=$(realpath "$1") src=$(realpath "$2")
+work=$(mktemp -d)
+runner=
+cleanup() {
+  [ -n "$runner" ] && kill -9 "$runner" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+command -v chromium >/dev/null || { echo "FAIL: chromium is not installed (scripts/deps.sh)"; exit 1; }
+
+# Half the blocks, a file saying so, a wait for the snapshot, the rest; most freed before exit.
+program='
+import os, sys, time
+half, go = sys.argv[1], sys.argv[2]
+keep = []
+for i in range(40):
+    keep.append(bytearray(100000 + 1000 * i))
+    time.sleep(0.004)
+    if i == 19:
+        open(half, "w").close()
+        for _ in range(1000):
+            if os.path.exists(go):
+                break
+            time.sleep(0.01)
+del keep[:30]
+time.sleep(0.05)
+'
+"$qaudit" run --stacks always --timeline 20 --out "$work/py-%p-%n.json" -- \
+  /usr/bin/python3 -c "$program" "$work/half" "$work/go" 2>"$work/run.log" &
+runner=$!
+for _ in $(seq 500); do [ -e "$work/half" ] && break; sleep 0.01; done
+child=$(pgrep -P "$runner" || true)
+[ -n "$child" ] && "$qaudit" snapshot "$child" --timeout 10 >/dev/null || fail "snapshot of python3"
+touch "$work/go"
+wait "$runner"
+runner=
+dumps=("$work"/py-*.json)
+[ ${#dumps[@]} -eq 2 ] && pass "python3: a snapshot and the exit dump" || fail "dumps: ${dumps[*]}"
+
+"$qaudit" report "${dumps[@]}" --format html -o "$work/report.html" 2>/dev/null
+"$qaudit" report "${dumps[@]}" --format folded -o "$work/folded.txt" 2>/dev/null
+size=$(stat -c %s "$work/report.html")
+[ "$size" -gt 0 ] && pass "HTML report written ($size bytes)" || fail "no HTML report"
+
+# attribute NAME: its value in the <body> line $body, empty when absent.
+attribute() { sed -n "s/.* $1=\"\([^\"]*\)\".*/\1/p" <<<"$body"; }
+for width in 400 1400; do
+  body=$(timeout 120 "$src/scripts/chromium_page.sh" check "$width" "$work/report.html")
+  [ -n "$body" ] || { fail "$width px: Chromium gave no page"; continue; }
+  error=$(attribute data-error)
+  [ -z "$error" ] && pass "$width px: no script error" || fail "$width px: script error: $error"
+  [ "$(attribute data-ready)" = 1 ] && pass "$width px: the script ran to its end" ||
+    fail "$width px: the script did not finish: $body"
+  flame=$(attribute data-flame)
+  [ "${flame:-0}" -gt 0 ] && pass "$width px: flame graph drawn ($flame frames)" ||
+    fail "$width px: no flame graph drawn: $body"
+  [ "$(attribute data-overflow)" = 0 ] &&
+    pass "$width px: the page is no wider than the window ($(attribute data-scroll-width) px)" ||
+    fail "$width px: horizontal overflow: $(attribute data-scroll-width) px in $(attribute data-width)"
+  for what in sorted searched zoomed; do
+    [ "$(attribute "data-$what")" = 1 ] && pass "$width px: $what" || fail "$width px: not $what: $body"
+  done
+done
+
+# The flame graph's frames are the folded stacks' frames, with the same allocations, and the
+# timeline holds both dumps.
+/usr/bin/python3 - "$work/report.html" "$work/folded.txt" <<'EOF' &&
+import json, re, sys
+html = open(sys.argv[1]).read()
+data = json.loads(re.search(r'id="flame-data">(.*?)</script>', html, re.S).group(1))
+nodes, names = data["nodes"], data["names"]
+lines = [l.rsplit(" ", 1) for l in open(sys.argv[2]).read().splitlines()]
+under = {}
+for stack, count in lines:
+    parts = stack.split(";")
+    for k in range(1, len(parts) + 1):
+        key = ";".join(parts[:k])
+        under[key] = under.get(key, 0) + int(count)
+path = []
+for i in range(1, len(nodes) // 7):
+    depth, name = nodes[7 * i], names[nodes[7 * i + 1]].replace(";", ":")
+    path[depth - 1:] = [name]
+    key = ";".join(path)
+    assert under.get(key) == nodes[7 * i + 4], (key, under.get(key), nodes[7 * i + 4])
+assert len(nodes) // 7 - 1 == len(under), (len(nodes) // 7 - 1, len(under))
+assert nodes[4] == sum(int(c) for _, c in lines)
+assert html.count('<line class="dump"') >= 3, "two dumps and the legend's"
+EOF
+  pass "flame graph: the folded stacks' frames and allocations; the timeline marks both dumps" ||
+  fail "flame graph and folded stacks differ"
+
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]
