@@ -35,7 +35,8 @@ static void add_site(struct report *r, struct report_frame *frames, size_t n, do
 {
     struct report_site *s = &r->sites[r->site_count++];
     s->stack.frames = calloc(n + 1, sizeof *frames);
-    memcpy(s->stack.frames, frames, n * sizeof *frames);
+    if (n > 0) /* a site without a stack passes no frames */
+        memcpy(s->stack.frames, frames, n * sizeof *frames);
     s->stack.frame_count = n;
     s->allocs = (uint64_t)allocs;
     s->bytes = (uint64_t)bytes;
