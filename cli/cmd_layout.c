@@ -8,19 +8,25 @@
 #include "probe/functions.h"
 #include "probe/layout.h"
 #include "probe/render.h"
+#include "probe/type_match.h"
 
 static const char layout_usage[] =
     "usage: qaudit layout BINARY [--type NAME]... [--format text|json|md] [--cacheline N]\n"
-    "                     [--min-holes N] [--debug-file FILE] [--expand] [--stats]\n"
+    "                     [--min-holes N] [--debug-file FILE] [--expand] [--stats] [--first]\n"
     "       qaudit layout BINARY --functions PATTERN... [--format text|json|md]\n"
-    "  --type NAME        a struct, class or union, exact or glob (repeatable); all by default\n"
+    "  --type NAME        a struct, class or union (repeatable; all by default): with or without\n"
+    "                     its namespaces and classes (Pair2<int, 3> finds lc::Pair2<int, 3>;\n"
+    "                     every match is shown), any spacing in template arguments, globs\n"
     "  --format text|json|md  pahole-like text (default), qaudit-layout/1 JSON, or Markdown\n"
     "  --cacheline N      cache-line size for boundaries and straddles (default 64)\n"
     "  --min-holes N      only types with at least N holes\n"
     "  --debug-file FILE  read DWARF from FILE (default: BINARY, or its separate debug file)\n"
     "  --expand           also list the members of struct and union members, at absolute offsets\n"
     "  --stats            say on stderr how many DWARF units were read (exact --type names are\n"
-    "                     looked up in .gdb_index when the binary has one)\n"
+    "                     looked up in .debug_names or .gdb_index when the binary has one)\n"
+    "  --first            with --type and no index: stop at the first unit that defines every\n"
+    "                     NAME, as pahole -C does (fast on vmlinux; a different definition in a\n"
+    "                     later unit, an ODR conflict, then goes unseen)\n"
     "  --functions PATTERN  instead: matching functions with their code size (ELF symbols, clones\n"
     "                     such as .cold and .constprop.N included) and how often DWARF says they\n"
     "                     were inlined (repeatable)\n";
@@ -32,7 +38,7 @@ static bool selected(const struct layout_type *t, char **patterns, size_t n, lon
     if (n == 0)
         return true;
     for (size_t i = 0; i < n; i++)
-        if (layout_name_matches(patterns[i], t->name))
+        if (type_name_matches(patterns[i], t->name))
             return true;
     return false;
 }
@@ -87,13 +93,14 @@ int command_layout(int argc, char **argv)
                                             {"expand", no_argument, NULL, 'e'},
                                             {"functions", required_argument, NULL, 'F'},
                                             {"stats", no_argument, NULL, 's'},
+                                            {"first", no_argument, NULL, '1'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     char **patterns = calloc((size_t)argc, sizeof *patterns);
     char **functions = calloc((size_t)argc, sizeof *functions);
     size_t pattern_count = 0, function_count = 0;
     const char *format = "text", *debug_file = NULL;
-    bool expand = false, stats = false;
+    bool expand = false, stats = false, first = false;
     long cacheline = 64, min_holes = 0;
     int opt, status = 0;
     struct layout_set set = {0};
@@ -136,6 +143,9 @@ int command_layout(int argc, char **argv)
         case 's':
             stats = true;
             break;
+        case '1':
+            first = true;
+            break;
         case 'h':
             fputs(layout_usage, stdout);
             goto done;
@@ -158,14 +168,20 @@ int command_layout(int argc, char **argv)
     char error[512];
     struct layout_options read_options = {debug_file, expand, (const char *const *)patterns,
                                           pattern_count};
-    if (layout_read(binary, &read_options, &set, error, sizeof error) != LAYOUT_OK) {
+    if ((first ? layout_read_first : layout_read)(binary, &read_options, &set, error,
+                                                  sizeof error) != LAYOUT_OK) {
         fprintf(stderr, "qaudit layout: %s\n", error);
         status = 2;
         goto done;
     }
-    if (stats)
+    if (stats && first && !set.used_index)
+        fprintf(stderr,
+                "qaudit layout: read %zu unit%s (--first: up to the first definitions), "
+                "%zu types\n",
+                set.units_read, set.units_read == 1 ? "" : "s", set.count);
+    else if (stats)
         fprintf(stderr, "qaudit layout: read %zu of %zu units%s, %zu types\n", set.units_read,
-                set.units_total, set.used_index ? " (chosen by .gdb_index)" : "", set.count);
+                set.units_total, set.used_index ? set.index_used : "", set.count);
     json_t *types = json_array();
     for (size_t i = 0; i < set.count; i++) {
         const struct layout_type *t = &set.types[i];
@@ -181,7 +197,7 @@ int command_layout(int argc, char **argv)
     for (size_t p = 0; p < pattern_count; p++) {
         bool found = false;
         for (size_t i = 0; i < set.count && !found; i++)
-            found = layout_name_matches(patterns[p], set.types[i].name);
+            found = type_name_matches(patterns[p], set.types[i].name);
         if (!found) {
             fprintf(stderr, "qaudit layout: no struct, class or union matches '%s' in %s\n",
                     patterns[p], binary);

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Builds the layout-reader fuzzer with clang's libFuzzer (+ASan/UBSan) and runs it for a bounded
-# time over the ELF seeds in probe/fuzz/corpus (relocatable objects with DWARF 5 and with DWARF 4
-# type units; named .elf because the repository ignores *.o). usage: run.sh [SECONDS] (default 60)
+# time over the ELF seeds in probe/fuzz/corpus (object files and small linked programs with DWARF
+# 4 and 5 and type units; named .elf because the repository ignores *.o; make_seeds.sh rebuilds
+# the linked ones). Besides whole ELF files, inputs are lists of byte flips in the seeds' DWARF,
+# checked against the seed's own layout (fuzz_layout.c says how). Every probe source is compiled
+# in, so a new one needs no edit here. usage: run.sh [SECONDS] (default 60); the build goes to
+# $QAUDIT_FUZZ_OUT (default build/fuzz-layout).
 set -euo pipefail
 seconds=${1:-60}
 top=$(cd "$(dirname "$0")/../.." && pwd)
-out=$top/build/fuzz-layout
+out=${QAUDIT_FUZZ_OUT:-$top/build/fuzz-layout}
 mkdir -p "$out/new"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE \
-  -I "$top/probe/include" -I "$top/probe/src" \
-  "$top/probe/fuzz/fuzz_layout.c" "$top/probe/src/dwarf_reader.c" "$top/probe/src/type_names.c" \
-  "$top/probe/src/holes.c" "$top/probe/src/gdb_index.c" "$top/probe/src/lean_dwarf.c" "$top/probe/src/input.c" -ldw -lelf \
+  -DSEEDS="\"$top/probe/fuzz/corpus\"" -I "$top/probe/include" -I "$top/probe/src" \
+  "$top/probe/fuzz/fuzz_layout.c" "$top"/probe/src/*.c -ldw -lelf -ljansson -liberty \
   -o "$out/fuzz_layout"
-# New inputs go to build/fuzz-layout/new; merge them into the corpus by hand with -merge=1.
+# New inputs go to $out/new (merge them into the corpus by hand with -merge=1), failing ones to
+# $out/crash-*; FUZZ_LAYOUT_DUMP=FILE $out/fuzz_layout CRASH writes the file a flip input made.
 "$out/fuzz_layout" -max_total_time="$seconds" -max_len=8192 -timeout=10 -print_final_stats=1 \
+  -artifact_prefix="$out/" \
   "$out/new" "$top/probe/fuzz/corpus"

@@ -14,10 +14,19 @@
 #include <unistd.h>
 
 #include "probe/layout.h"
+#include "probe/type_match.h"
+#include "cxx_bases.h"
+#include "debug_names.h"
+#include "dwarf_errors.h"
 #include "gdb_index.h"
+#include "unit_check.h"
+#include "validate.h"
 #include "input.h"
 #include "lean_dwarf.h"
+#include "scope_names.h"
+#include "type_defs.h"
 #include "type_names.h"
+#include "decl_path.h"
 
 static void fail(char *error, size_t size, const char *fmt, ...)
 {
@@ -56,15 +65,30 @@ static Dwarf_Die *resolve_signature(Dwarf_Die *die)
 {
     Dwarf_Attribute attr;
     Dwarf_Die target;
-    if (dwarf_attr(die, DW_AT_signature, &attr) != NULL && dwarf_formref_die(&attr, &target))
+    if (dwarf_attr(die, DW_AT_signature, &attr) != NULL && checked_formref_die(&attr, &target))
         *die = target;
+    return die;
+}
+
+/* Definitions of the classes a unit only declares, for the read under way (read_units). */
+static _Thread_local struct type_defs *definitions;
+
+/* A class this unit only declares: its definition in another unit (type_defs.h), else itself. */
+static Dwarf_Die *defined(Dwarf_Die *die)
+{
+    int tag = dwarf_tag(die);
+    Dwarf_Die def;
+    if (definitions != NULL &&
+        (tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type) &&
+        dwarf_hasattr(die, DW_AT_declaration) && type_defs_find(definitions, die, &def))
+        *die = def;
     return die;
 }
 
 static Dwarf_Die *type_of(Dwarf_Die *die, Dwarf_Die *out)
 {
     Dwarf_Attribute attr;
-    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL || !dwarf_formref_die(&attr, out))
+    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL || !checked_formref_die(&attr, out))
         return NULL;
     return resolve_signature(out);
 }
@@ -78,6 +102,7 @@ struct align_cache {
         uint64_t align;
     } * slots;
     size_t capacity, used;
+    struct cxx_cache *cxx; /* C++ classes' base layouts (cxx_bases.h), made on first need */
 };
 
 static struct align_slot *align_slot(struct align_cache *c, const void *die)
@@ -91,7 +116,7 @@ static struct align_slot *align_slot(struct align_cache *c, const void *die)
 static bool align_cache_grow(struct align_cache *c)
 {
     struct align_cache bigger = {calloc(c->capacity ? 2 * c->capacity : 4096, sizeof *c->slots),
-                                 c->capacity ? 2 * c->capacity : 4096, c->used};
+                                 c->capacity ? 2 * c->capacity : 4096, c->used, c->cxx};
     if (bigger.slots == NULL)
         return false;
     for (size_t i = 0; i < c->capacity; i++)
@@ -124,6 +149,51 @@ static uint64_t type_align(struct align_cache *cache, Dwarf_Die *die, int depth)
     return align;
 }
 
+/* A static data member (DW_AT_external, or DW_AT_declaration when it has internal linkage, in
+ * an anonymous namespace) takes no room in its class. */
+static bool is_static_member(Dwarf_Die *member)
+{
+    return dwarf_hasattr(member, DW_AT_external) || dwarf_hasattr(member, DW_AT_declaration);
+}
+
+static uint64_t lowest_bit(uint64_t n)
+{
+    return n & (~n + 1);
+}
+
+/* A struct's alignment: the largest of its members' (*natural), lowered when the offsets of its
+ * members or its size show it packed (__attribute__((packed)), #pragma pack(N)): then it is the
+ * largest power of two that the offset of every misaligned member and the size are multiples
+ * of (pack(4) { char c; double d; } has d at 4 and size 12: alignment 4). */
+static uint64_t aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth,
+                                uint64_t *natural)
+{
+    uint64_t max = 1, limit = UINT64_MAX;
+    Dwarf_Word size = 0, offset;
+    Dwarf_Die child, inner;
+    *natural = 1;
+    if (checked_child(die, &child) != 0)
+        return 1;
+    do {
+        int tag = dwarf_tag(&child);
+        if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) || is_static_member(&child) ||
+            !type_of(&child, &inner))
+            continue;
+        Dwarf_Word own; /* alignas on the member: clang says it there only */
+        uint64_t a = type_align(cache, &inner, depth + 1);
+        a = udata(&child, DW_AT_alignment, &own) && own > a ? own : a;
+        max = a > max ? a : max;
+        if (!dwarf_hasattr(&child, DW_AT_bit_size) && member_location(&child, &offset) &&
+            offset % a != 0 && lowest_bit(offset) < limit)
+            limit = lowest_bit(offset);
+    } while (checked_siblingof(&child, &child) == 0);
+    *natural = max;
+    if (udata(die, DW_AT_byte_size, &size) && size > 0 && size % max != 0 &&
+        lowest_bit(size) < limit)
+        limit = lowest_bit(size);
+    return max < limit ? max : limit;
+}
+
 static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int depth)
 {
     Dwarf_Word align;
@@ -132,9 +202,9 @@ static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int dept
     if (depth > 32)
         return 1;
     Dwarf_Die peeled, inner;
-    if (dwarf_peel_type(die, &peeled) != 0)
+    if (checked_peel_type(die, &peeled) != 0)
         return 1;
-    resolve_signature(&peeled);
+    defined(resolve_signature(&peeled));
     if (udata(&peeled, DW_AT_alignment, &align))
         return align;
     switch (dwarf_tag(&peeled)) {
@@ -143,20 +213,11 @@ static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int dept
     case DW_TAG_structure_type:
     case DW_TAG_class_type:
     case DW_TAG_union_type: {
-        uint64_t max = 1;
-        Dwarf_Die child;
-        if (dwarf_child(&peeled, &child) != 0)
-            return 1;
-        do {
-            int tag = dwarf_tag(&child);
-            if ((tag == DW_TAG_member || tag == DW_TAG_inheritance) &&
-                !dwarf_hasattr(&child, DW_AT_external) && type_of(&child, &inner)) {
-                uint64_t a = type_align(cache, &inner, depth + 1);
-                max = a > max ? a : max;
-            }
-        } while (dwarf_siblingof(&child, &child) == 0);
-        return max;
+        uint64_t natural;
+        return aggregate_align(cache, &peeled, depth, &natural);
     }
+    case DW_TAG_ptr_to_member_type:
+        return 8; /* Itanium C++ ABI 2.3: a pointer to data member or to member function */
     default: {
         Dwarf_Word size;
         if (dwarf_aggregate_size(&peeled, &size) != 0 || size == 0)
@@ -175,16 +236,24 @@ static uint64_t type_size(Dwarf_Die *die, int depth)
 {
     Dwarf_Die peeled, element;
     Dwarf_Word size = 0;
-    if (depth > 32 || dwarf_peel_type(die, &peeled) != 0)
+    if (depth > 32 || checked_peel_type(die, &peeled) != 0)
         return 0;
-    resolve_signature(&peeled);
+    defined(resolve_signature(&peeled));
+    if (dwarf_tag(&peeled) == DW_TAG_ptr_to_member_type) {
+        /* libdw cannot size these. Itanium C++ ABI 2.3: an offset (8 bytes) for a data member,
+         * a function pointer and an adjustment (16) for a member function. */
+        Dwarf_Die target;
+        if (udata(&peeled, DW_AT_byte_size, &size))
+            return size;
+        return type_of(&peeled, &target) && dwarf_tag(&target) == DW_TAG_subroutine_type ? 16 : 8;
+    }
     if (dwarf_tag(&peeled) != DW_TAG_array_type) {
         dwarf_aggregate_size(&peeled, &size);
         return size;
     }
     uint64_t count = 1;
     Dwarf_Die child;
-    if (dwarf_child(&peeled, &child) == 0) {
+    if (checked_child(&peeled, &child) == 0) {
         do {
             Dwarf_Word n = 0, upper;
             if (dwarf_tag(&child) != DW_TAG_subrange_type)
@@ -195,7 +264,7 @@ static uint64_t type_size(Dwarf_Die *die, int depth)
                 count *= upper + 1;
             else
                 count = 0; /* a flexible array member */
-        } while (dwarf_siblingof(&child, &child) == 0);
+        } while (checked_siblingof(&child, &child) == 0);
     }
     return type_of(&peeled, &element) ? count * type_size(&element, depth + 1) : 0;
 }
@@ -218,7 +287,8 @@ struct member_scope {
     uint8_t depth;
     bool expand;
     struct align_cache *aligns;
-    bool light; /* only what same_definition compares: no type names, no alignment */
+    bool light;    /* only what same_definition compares: no type names, no alignment */
+    bool complete; /* a complete object (not a base subobject): its virtual bases are listed */
 };
 
 static bool is_aggregate_type(Dwarf_Die *die)
@@ -229,6 +299,33 @@ static bool is_aggregate_type(Dwarf_Die *die)
 
 static bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope);
 
+/* A struct or union without a name, or an array of them, qualifiers aside (not through a
+ * typedef, as pahole): into out, whose members text shows inline (those of the first element). */
+static bool unnamed_aggregate(Dwarf_Die *type, Dwarf_Die *out)
+{
+    *out = *type;
+    for (int i = 0;
+         i < 8 && (dwarf_tag(out) == DW_TAG_const_type || dwarf_tag(out) == DW_TAG_volatile_type ||
+                   dwarf_tag(out) == DW_TAG_array_type);
+         i++)
+        if (type_of(out, out) == NULL)
+            return false;
+    return is_aggregate_type(out) && dwarf_diename(out) == NULL;
+}
+
+/* The vtable pointer a dynamic class starts with: GCC's "_vptr.X" and clang's "_vptr$X",
+ * artificial members. Its type is spelled as gdb spells it (GCC points at __vtbl_ptr_type, clang
+ * at a function type): "int (**_vptr.X)(void)". */
+#define VPTR_TYPE "int (**)(void)"
+#define VPTR_NAME_AT 7
+
+static bool is_vptr(Dwarf_Die *member)
+{
+    const char *name = dwarf_diename(member);
+    return name != NULL && strncmp(name, "_vptr", 5) == 0 &&
+           dwarf_hasattr(member, DW_AT_artificial);
+}
+
 /* One DW_TAG_member or DW_TAG_inheritance child of an aggregate. */
 static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
                         struct member_scope scope)
@@ -238,8 +335,19 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
         return true; /* no type: nothing to lay out */
     struct layout_member m = {.bit_offset = -1, .depth = scope.depth};
     m.is_base = dwarf_tag(child) == DW_TAG_inheritance;
-    m.type = scope.light && !m.is_base ? NULL : probe_type_name(&type);
-    const char *name = dwarf_diename(child);
+    m.type = scope.light && !m.is_base ? NULL : probe_type_decl(&type, &m.name_at);
+    m.inline_only = !scope.expand && scope.depth > 0;
+    if (m.type != NULL && is_vptr(child)) {
+        free(m.type);
+        m.type = strdup(VPTR_TYPE);
+        m.name_at = VPTR_NAME_AT;
+    }
+    Dwarf_Word access; /* DWARF's default: public in a struct, private in a class */
+    if (m.is_base)
+        m.access = udata(child, DW_AT_accessibility, &access) ? (uint8_t)access
+                   : t->kind[0] == 'c'                        ? DW_ACCESS_private
+                                                              : DW_ACCESS_public;
+    const char *name = checked_diename(child);
     const char *own = m.is_base ? (m.type ? m.type : "") : name ? name : "";
     /* Members of an anonymous struct or union are named as C names them: without a prefix. */
     if (scope.prefix != NULL && scope.prefix[0] != '\0') {
@@ -283,15 +391,20 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
         return false;
     }
     Dwarf_Die inner;
-    if (!scope.expand || scope.depth >= 8 || m.bit_offset >= 0 ||
-        dwarf_peel_type(&type, &inner) != 0 || !is_aggregate_type(resolve_signature(&inner)))
+    /* Without --expand, only an unnamed struct or union's members are read (shown inline);
+     * not those of an empty array of them (they would lie past the end). */
+    if (scope.depth >= 8 || m.bit_offset >= 0 ||
+        (!(!scope.light && m.size > 0 && unnamed_aggregate(&type, &inner)) &&
+         (!scope.expand || checked_peel_type(&type, &inner) != 0 ||
+          !is_aggregate_type(defined(resolve_signature(&inner))))))
         return true;
     struct member_scope nested = {m.offset,
                                   t->members[t->member_count - 1].name,
                                   (uint8_t)(scope.depth + 1),
-                                  true,
+                                  scope.expand,
                                   scope.aligns,
-                                  scope.light};
+                                  scope.light,
+                                  !m.is_base};
     /* The name lives in t->members, which read_members may move: pass a copy. */
     char *prefix = strdup(nested.prefix);
     if (prefix == NULL)
@@ -302,20 +415,249 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
     return ok;
 }
 
+static uint64_t measured_size(void *context, Dwarf_Die *type)
+{
+    (void)context;
+    return type_size(type, 0);
+}
+
+static uint64_t measured_align(void *context, Dwarf_Die *type)
+{
+    return type_align(context, type, 0);
+}
+
+static bool definition_of(void *context, Dwarf_Die *decl, Dwarf_Die *def)
+{
+    (void)context;
+    *def = *decl;
+    return defined(def)->addr != decl->addr;
+}
+
+static struct cxx_cache *cxx_of(struct align_cache *cache)
+{
+    if (cache->cxx == NULL) {
+        struct cxx_measure measure = {measured_size, measured_align, definition_of, cache};
+        cache->cxx = cxx_cache_new(&measure);
+    }
+    return cache->cxx;
+}
+
+/* The DW_TAG_inheritance child of aggregate that names cls as a virtual base, if one does. */
+static bool direct_virtual_base(Dwarf_Die *aggregate, Dwarf_Die *cls, Dwarf_Die *entry)
+{
+    Dwarf_Die type, peeled;
+    if (checked_child(aggregate, entry) != 0)
+        return false;
+    do {
+        if (cxx_is_virtual_inheritance(entry) && type_of(entry, &type) &&
+            checked_peel_type(&type, &peeled) == 0 &&
+            defined(resolve_signature(&peeled))->addr == cls->addr)
+            return true;
+    } while (checked_siblingof(entry, entry) == 0);
+    return false;
+}
+
+/* Puts block's members at position at of t's. */
+static bool splice_members(struct layout_type *t, size_t at, struct layout_type *block)
+{
+    size_t n = block->member_count;
+    struct layout_member *grown = realloc(t->members, (t->member_count + n) * sizeof *grown);
+    if (grown == NULL)
+        return false;
+    memmove(grown + at + n, grown + at, (t->member_count - at) * sizeof *grown);
+    memcpy(grown + at, block->members, n * sizeof *grown);
+    t->members = grown;
+    t->member_count += n;
+    free(block->members);
+    block->members = NULL;
+    block->member_count = 0;
+    return true;
+}
+
+static char *member_name(const char *prefix, const char *own)
+{
+    if (prefix == NULL || prefix[0] == '\0')
+        return strdup(own);
+    size_t n = strlen(prefix) + strlen(own) + 2;
+    char *name = malloc(n);
+    if (name != NULL)
+        snprintf(name, n, "%s.%s", prefix, own);
+    return name;
+}
+
+/* One virtual base of the complete object read at scope, with its members under --expand, put
+ * among the members of its level in offset order (a primary one shares offset 0). */
+static bool add_virtual_base(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
+                             const struct cxx_vbase *v, struct member_scope scope)
+{
+    struct layout_type block = {.kind = t->kind};
+    Dwarf_Die die = v->die, entry;
+    Dwarf_Word access = DW_ACCESS_public;
+    struct layout_member m = {
+        .bit_offset = -1, .depth = scope.depth, .is_base = true, .is_virtual = true};
+    m.offset = scope.base + v->offset;
+    m.size = v->size;
+    m.inline_only = !scope.expand && scope.depth > 0;
+    m.is_indirect = !direct_virtual_base(aggregate, &die, &entry);
+    if (!m.is_indirect && !udata(&entry, DW_AT_accessibility, &access))
+        access = dwarf_tag(aggregate) == DW_TAG_class_type ? DW_ACCESS_private : DW_ACCESS_public;
+    m.access = (uint8_t)access;
+    m.type = probe_type_decl(&die, &m.name_at);
+    m.name = m.type ? member_name(scope.prefix, m.type) : NULL;
+    if (m.name == NULL || !add_member(&block, m)) {
+        free(m.name);
+        free(m.type);
+        return false;
+    }
+    bool ok = true;
+    if (scope.expand && scope.depth < 8) {
+        struct member_scope nested = scope;
+        nested.base = m.offset;
+        nested.depth++;
+        nested.complete = false;
+        char *prefix = strdup(m.name);
+        nested.prefix = prefix;
+        ok = prefix != NULL && read_members(&block, &die, nested);
+        free(prefix);
+    }
+    size_t at = first;
+    while (at < t->member_count &&
+           !(t->members[at].depth == scope.depth && t->members[at].offset > m.offset))
+        at++;
+    if (ok && splice_members(t, at, &block))
+        return true;
+    for (size_t i = 0; i < block.member_count; i++) {
+        free(block.members[i].name);
+        free(block.members[i].type);
+    }
+    free(block.members);
+    return false;
+}
+
+/* The virtual bases of a complete object (Itanium C++ ABI placement, cxx_bases.h). */
+static bool add_virtual_bases(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
+                              struct member_scope scope)
+{
+    struct cxx_cache *cxx = cxx_of(scope.aligns);
+    if (cxx == NULL)
+        return false;
+    if (!cxx_has_virtual_bases(cxx, aggregate))
+        return true;
+    struct cxx_vbase *v;
+    int n = cxx_virtual_bases(cxx, aggregate, &v);
+    bool ok = n >= 0;
+    for (int i = 0; ok && i < n; i++)
+        ok = add_virtual_base(t, aggregate, first, &v[i], scope);
+    free(v);
+    return ok;
+}
+
+/* The bytes a member takes: a bit-field only those its bits touch. */
+static void byte_extent(const struct layout_member *m, uint64_t *from, uint64_t *to)
+{
+    if (m->bit_offset >= 0) {
+        *from = (uint64_t)m->bit_offset / 8;
+        *to = ((uint64_t)m->bit_offset + m->bit_size + 7) / 8;
+    } else {
+        *from = m->offset;
+        *to = m->offset + m->size;
+    }
+}
+
+/* Whether another member of member i's level takes a byte in [from, to). */
+static bool taken_by_another(const struct layout_type *t, size_t i, size_t first, uint64_t from,
+                             uint64_t to)
+{
+    for (size_t j = first; j < t->member_count; j++) {
+        uint64_t a, b;
+        byte_extent(&t->members[j], &a, &b);
+        if (j != i && t->members[j].depth == t->members[i].depth && a < to && from < b)
+            return true;
+    }
+    return false;
+}
+
+/* Whether some member of the level starting at first begins before the previous ones end (an
+ * empty base or [[no_unique_address]] member shares bytes, or a base's tail padding is used). */
+static bool any_overlap(const struct layout_type *t, size_t first, uint8_t depth)
+{
+    uint64_t end = 0;
+    for (size_t i = first; i < t->member_count; i++) {
+        const struct layout_member *m = &t->members[i];
+        if (m->depth != depth || m->bit_offset >= 0)
+            continue;
+        if (m->offset < end)
+            return true;
+        end = m->offset + m->size > end ? m->offset + m->size : end;
+    }
+    return false;
+}
+
+/* A class-type member or base takes its sizeof, except where that is not what it occupies: a
+ * base with virtual bases of its own (they lie elsewhere), or a base or [[no_unique_address]]
+ * member whose tail padding, or empty self, holds a later member. Those take their non-virtual
+ * size (cxx_bases.h): 0 for an empty class. Members pair with the DWARF entries read_members
+ * read, in order. */
+static bool settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
+                         struct member_scope scope)
+{
+    struct cxx_cache *cxx = cxx_of(scope.aligns);
+    Dwarf_Die child, type, cls;
+    size_t next = first;
+    if (cxx == NULL)
+        return false;
+    if (checked_child(aggregate, &child) != 0)
+        return true;
+    do {
+        int tag = dwarf_tag(&child);
+        if (!((tag == DW_TAG_member && !is_static_member(&child)) ||
+              (tag == DW_TAG_inheritance && !cxx_is_virtual_inheritance(&child))) ||
+            type_of(&child, &type) == NULL)
+            continue; /* (as read_members and read_member skip them) */
+        while (next < t->member_count &&
+               (t->members[next].depth != scope.depth || t->members[next].is_virtual))
+            next++;
+        if (next == t->member_count)
+            break;
+        size_t i = next++;
+        if (t->members[i].bit_offset >= 0 || checked_peel_type(&type, &cls) != 0 ||
+            !is_aggregate_type(defined(resolve_signature(&cls))))
+            continue;
+        struct layout_member *m = &t->members[i];
+        if (!(tag == DW_TAG_inheritance && cxx_has_virtual_bases(cxx, &cls)) &&
+            !taken_by_another(t, i, first, m->offset, m->offset + m->size))
+            continue;
+        uint64_t own = cxx_base_size(cxx, &cls);
+        if ((tag == DW_TAG_inheritance && cxx_has_virtual_bases(cxx, &cls)) ||
+            (own < m->size && taken_by_another(t, i, first, m->offset + own, m->offset + m->size)))
+            m->size = own;
+    } while (checked_siblingof(&child, &child) == 0);
+    return true;
+}
+
 static bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope)
 {
     Dwarf_Die child;
     bool in_union = dwarf_tag(aggregate) == DW_TAG_union_type;
-    if (dwarf_child(aggregate, &child) != 0)
+    if (checked_child(aggregate, &child) != 0)
         return true;
+    size_t first = t->member_count;
+    bool bases = false;
     do {
         int ctag = dwarf_tag(&child);
-        if (((ctag == DW_TAG_member && !dwarf_hasattr(&child, DW_AT_external)) ||
-             ctag == DW_TAG_inheritance) &&
-            !read_member(t, &child, in_union, scope))
-            return false;
-    } while (dwarf_siblingof(&child, &child) == 0);
-    return true;
+        checked_aggregate_child(&child, ctag); /* a damaged tag makes a member vanish */
+        bases |= ctag == DW_TAG_inheritance;
+        /* Virtual bases are placed in the complete object (add_virtual_bases). */
+        if ((ctag == DW_TAG_member && !is_static_member(&child)) ||
+            (ctag == DW_TAG_inheritance && !cxx_is_virtual_inheritance(&child)))
+            if (!read_member(t, &child, in_union, scope))
+                return false;
+    } while (checked_siblingof(&child, &child) == 0);
+    if (bases && scope.complete && !add_virtual_bases(t, aggregate, first, scope))
+        return false;
+    if (scope.light || in_union || (!bases && !any_overlap(t, first, scope.depth)))
+        return true;
+    return settle_sizes(t, aggregate, first, scope);
 }
 
 /* An aggregate definition into a layout_type (members in DWARF order). A light read fills only
@@ -332,14 +674,14 @@ static bool read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char
     if (dwarf_aggregate_size(die, &size) != 0)
         udata(die, DW_AT_byte_size, &size);
     t->size = size;
-    if (!read_members(t, die, (struct member_scope){0, NULL, 0, expand, cache, light}))
+    if (!read_members(t, die, (struct member_scope){0, NULL, 0, expand, cache, light, true}))
         return false;
     if (light)
         return t->name != NULL;
+    uint64_t natural = 1; /* stays 1 when DW_AT_alignment says it */
     t->align_from_dwarf = udata(die, DW_AT_alignment, &align);
-    t->align = t->align_from_dwarf ? align : type_align(cache, die, 0);
-    if (t->packed && !t->align_from_dwarf)
-        t->align = 1;
+    t->align = t->align_from_dwarf ? align : aggregate_align(cache, die, 0, &natural);
+    t->packed |= t->align < natural;
     layout_find_holes(t);
     return t->name != NULL;
 }
@@ -353,18 +695,29 @@ static void free_type(struct layout_type *t)
     free(t->members);
     free(t->holes);
     free(t->name);
+    free(t->decl_file);
+}
+
+/* The index of the next member from i that is not inline_only (a light read skips those). */
+static size_t next_compared(const struct layout_type *t, size_t i)
+{
+    while (i < t->member_count && t->members[i].inline_only)
+        i++;
+    return i;
 }
 
 static bool same_definition(const struct layout_type *a, const struct layout_type *b)
 {
-    if (a->size != b->size || a->member_count != b->member_count)
+    if (a->size != b->size)
         return false;
-    for (size_t i = 0; i < a->member_count; i++)
-        if (a->members[i].offset != b->members[i].offset ||
-            a->members[i].bit_offset != b->members[i].bit_offset ||
-            strcmp(a->members[i].name, b->members[i].name) != 0)
+    size_t i = next_compared(a, 0), j = next_compared(b, 0);
+    for (; i < a->member_count && j < b->member_count;
+         i = next_compared(a, i + 1), j = next_compared(b, j + 1))
+        if (a->members[i].offset != b->members[j].offset ||
+            a->members[i].bit_offset != b->members[j].bit_offset ||
+            strcmp(a->members[i].name, b->members[j].name) != 0)
             return false;
-    return true;
+    return i == a->member_count && j == b->member_count;
 }
 
 /* Names seen so far -> index of their first definition: an open-addressing table. */
@@ -431,6 +784,8 @@ static bool keep(struct layout_set *set, struct seen *seen, struct layout_type *
             free_type(t);
             return true;
         }
+        if (known->unit_local || t->unit_local)
+            continue; /* two units' own types that share a name */
         known->odr_conflict = true;
         t->odr_conflict = true;
     }
@@ -452,8 +807,6 @@ struct walk {
     bool expand;
     struct seen seen;
     struct align_cache aligns;
-    bool cplusplus;
-    char scope[1024];
     bool failed;
 };
 
@@ -463,65 +816,100 @@ static bool is_aggregate(int tag)
 }
 
 /* Reads one definition, unless a light read shows it is one already kept. */
-static void read_definition(struct walk *w, Dwarf_Die *die)
+/* layout_read_located: also read where each type is defined, which needs the line tables that
+ * the lean open leaves out (so that plain dumps of -gz files stay fast). */
+static bool want_decl_files;
+
+/* DW_AT_decl_file (joined to the unit's DW_AT_comp_dir when relative) and DW_AT_decl_line of a
+ * definition into t; false when out of memory. */
+static bool read_decl(Dwarf_Die *die, struct layout_type *t)
+{
+    int line;
+    Dwarf_Die cu;
+    Dwarf_Attribute attr;
+    const char *file = dwarf_decl_file(die), *comp_dir = NULL;
+    if (file != NULL && dwarf_diecu(die, &cu, NULL, NULL) != NULL)
+        comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
+    if (file != NULL && (t->decl_file = decl_path(file, comp_dir)) == NULL)
+        return false;
+    t->decl_line = dwarf_decl_line(die, &line) == 0 && line > 0 ? (unsigned)line : 0;
+    return true;
+}
+
+static void read_definition(struct walk *w, Dwarf_Die *die, const struct scope_name *named)
 {
     struct layout_type t;
-    if (!read_aggregate(&w->aligns, die, w->scope, w->expand, true, &t)) {
+    char *name = strdup(named->name); /* the names' cache may drop it while types are read */
+    if (name == NULL || !read_aggregate(&w->aligns, die, name, w->expand, true, &t)) {
+        free(name);
         w->failed = true;
         return;
     }
     bool known = already_kept(w->set, &w->seen, &t);
     free_type(&t);
-    if (known)
+    if (!known) {
+        bool read = read_aggregate(&w->aligns, die, name, w->expand, false, &t);
+        t.unit_local = named->unit_local;
+        if (!read || (want_decl_files && !read_decl(die, &t)) || !keep(w->set, &w->seen, &t))
+            w->failed = true;
+    }
+    free(name);
+}
+
+/* A struct, class or union definition of the unit, or a typedef: the definition is read under
+ * its qualified name (scope_names.h), an unnamed one under the name a typedef gives it
+ * (`typedef struct {...} anon_t;`, as pahole and gdb name it). */
+static void visit_type(struct walk *w, Dwarf_Die *die)
+{
+    struct scope_name named, own;
+    Dwarf_Attribute attr;
+    Dwarf_Die target;
+    if (is_aggregate(dwarf_tag(die))) {
+        /* A declaration, or a stand-in for a type unit's definition (read in that unit). */
+        if (dwarf_hasattr(die, DW_AT_declaration) || dwarf_hasattr(die, DW_AT_signature))
+            return;
+        if (!scope_name_of(die, &named))
+            w->failed = true;
+        else if (named.name != NULL)
+            read_definition(w, die, &named);
         return;
-    if (!read_aggregate(&w->aligns, die, w->scope, w->expand, false, &t) ||
-        !keep(w->set, &w->seen, &t))
+    }
+    /* (clang puts the anonymous struct in a type unit of its own, and its typedef in the CU) */
+    if (dwarf_attr(die, DW_AT_type, &attr) == NULL || checked_formref_die(&attr, &target) == NULL ||
+        !is_aggregate(dwarf_tag(resolve_signature(&target))) ||
+        dwarf_hasattr(&target, DW_AT_declaration))
+        return;
+    if (!scope_name_of(&target, &own) || (own.name == NULL && !scope_name_of(die, &named)))
         w->failed = true;
+    else if (own.name == NULL && named.name != NULL)
+        read_definition(w, &target, &named);
 }
 
-/* Visits the children of die: aggregates are read, namespaces and aggregates are entered (their
- * name extends the scope of what they contain, in C++). */
-static void walk_scope(struct walk *w, Dwarf_Die *die)
+/* Reads the types a unit defines: at its top, in namespaces, in classes, in C++ functions. */
+static void walk_unit(struct walk *w, Dwarf_Die *root)
 {
-    Dwarf_Die child;
-    if (dwarf_child(die, &child) != 0)
+    const Dwarf_Die *types;
+    size_t count;
+    if (!scope_unit_types(root, &types, &count)) {
+        w->failed = true;
         return;
-    do {
-        int tag = dwarf_tag(&child);
-        if (tag != DW_TAG_namespace && !is_aggregate(tag))
-            continue;
-        const char *name = dwarf_diename(&child);
-        char saved[sizeof w->scope];
-        memcpy(saved, w->scope, sizeof saved);
-        size_t scope_len = strlen(w->scope);
-        if (name != NULL && w->cplusplus)
-            snprintf(w->scope + scope_len, sizeof w->scope - scope_len, "%s%s",
-                     scope_len ? "::" : "", name);
-        else if (name != NULL)
-            snprintf(w->scope, sizeof w->scope, "%s", name);
-        if (is_aggregate(tag) && name != NULL && !dwarf_hasattr(&child, DW_AT_declaration)) {
-            read_definition(w, &child);
-        }
-        if (name != NULL || tag == DW_TAG_namespace)
-            walk_scope(w, &child);
-        memcpy(w->scope, saved, sizeof saved);
-    } while (dwarf_siblingof(&child, &child) == 0 && !w->failed);
+    }
+    for (size_t i = 0; i < count && !w->failed; i++) {
+        Dwarf_Die die = types[i];
+        visit_type(w, &die);
+    }
 }
 
-static bool is_cplusplus(Dwarf_Die *cu)
-{
-    Dwarf_Word lang;
-    if (!udata(cu, DW_AT_language, &lang))
-        return false;
-    return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
-           lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
-}
-
-/* The CU DIE offsets .gdb_index names for every wanted name, or 0 (read every unit) when there
- * is no index, a name is a glob or missing from it, or it points into type units. */
+/* The CU DIE offsets .debug_names or .gdb_index names for every wanted name (and which index
+ * in *index_name), or 0 (read every unit) when there is no index, a name is a glob or missing
+ * from it, or .gdb_index points into type units. */
 static size_t units_from_index(Dwarf *dw, const struct layout_options *o, uint64_t *dies,
-                               size_t max)
+                               size_t max, const char **index_name)
 {
+    size_t named = o ? debug_names_unit_dies(dw, o->names, o->name_count, dies, max) : 0;
+    *index_name = named > 0 ? " (chosen by .debug_names)" : " (chosen by .gdb_index)";
+    if (named > 0)
+        return named;
     struct gdb_index index;
     if (o == NULL || o->name_count == 0 || !gdb_index_open(dw, &index))
         return 0;
@@ -552,12 +940,16 @@ static bool among(uint64_t value, const uint64_t *values, size_t n)
     return false;
 }
 
-static bool all_found(const struct layout_set *set, const struct layout_options *o)
+/* layout_read_first is running (on this thread). */
+static _Thread_local bool stop_at_first;
+
+/* Every wanted name (or glob) names a type read so far, as the command line matches them. */
+static bool all_matched(const struct layout_set *set, const struct layout_options *o)
 {
     for (size_t n = 0; n < o->name_count; n++) {
         bool found = false;
         for (size_t i = 0; i < set->count && !found; i++)
-            found = strcmp(set->types[i].name, o->names[n]) == 0;
+            found = type_name_matches(o->names[n], set->types[i].name);
         if (!found)
             return false;
     }
@@ -587,9 +979,13 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
 {
     bool expand = options && options->expand;
     uint64_t chosen[64];
-    size_t chosen_count = units_from_index(dw, options, chosen, 64);
+    const char *index_name;
+    size_t chosen_count = units_from_index(dw, options, chosen, 64, &index_name);
     out->used_index = chosen_count > 0;
+    out->index_used = out->used_index ? index_name : NULL;
     struct walk w = {.set = out, .expand = expand};
+    definitions = type_defs_new(dw); /* (NULL when out of memory: declarations stay unsized) */
+    dwarf_errors_reset();
     Dwarf_CU *cu = NULL;
     Dwarf_Half version;
     uint8_t unit_type;
@@ -604,14 +1000,26 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
         /* A skeleton's types are in its split unit (the .dwo); a type unit's under its DIE. */
         Dwarf_Die *root =
             unit_type == DW_UT_skeleton && dwarf_tag(&subdie) != DW_TAG_invalid ? &subdie : &cudie;
-        w.cplusplus = is_cplusplus(root);
-        w.scope[0] = '\0';
-        walk_scope(&w, root);
+        if (unit_type == DW_UT_skeleton && root == &cudie) { /* its types are in a .dwo */
+            dwarf_errors_missing_dwo(&cudie);
+            break;
+        }
+        walk_unit(&w, root);
+        unit_check(root); /* a damaged unit can end the walk early: read to its end? */
         if (w.failed)
+            break;
+        /* --first: the rest go unread, even uncounted (each unit header is a page to map). */
+        if (stop_at_first && options && options->name_count > 0 && all_matched(out, options))
             break;
     }
     free(w.seen.slots);
     free(w.aligns.slots);
+    cxx_cache_free(w.aligns.cxx);
+    type_defs_free(definitions);
+    definitions = NULL;
+    scope_names_reset();
+    if (!layout_checked(out, error, size))
+        return LAYOUT_INPUT_ERROR;
     if (rc < 0 || w.failed) {
         fail(error, size, "%s: cannot read its DWARF: %s", out->binary,
              w.failed ? "out of memory" : dwarf_errmsg(-1));
@@ -622,7 +1030,7 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
         fail(error, size, "%s has no DWARF units", out->binary);
         return LAYOUT_INPUT_ERROR;
     }
-    if (out->used_index && !all_found(out, options))
+    if (out->used_index && !all_matched(out, options))
         return read_again_fully(dw, options, out, error, size);
     return LAYOUT_OK;
 }
@@ -636,6 +1044,8 @@ enum layout_status layout_read(const char *path, const struct layout_options *op
     if (!probe_check_file(path, error, error_size))
         return LAYOUT_INPUT_ERROR;
     if (debug_file != NULL) {
+        if (!probe_check_file(debug_file, error, error_size)) /* a cut file: say so */
+            return LAYOUT_INPUT_ERROR;
         int fd = open(debug_file, O_RDONLY | O_CLOEXEC);
         Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
         if (dw == NULL) {
@@ -651,7 +1061,7 @@ enum layout_status layout_read(const char *path, const struct layout_options *op
         return status;
     }
     struct lean_dwarf lean;
-    if (lean_dwarf_open(path, &lean)) {
+    if (!want_decl_files && lean_dwarf_open(path, &lean)) {
         enum layout_status status = read_units(lean.dwarf, options, out, error, error_size);
         lean_dwarf_close(&lean);
         return status;
@@ -675,6 +1085,15 @@ enum layout_status layout_read(const char *path, const struct layout_options *op
     return status;
 }
 
+enum layout_status layout_read_first(const char *path, const struct layout_options *options,
+                                     struct layout_set *out, char *error, size_t error_size)
+{
+    stop_at_first = true;
+    enum layout_status status = layout_read(path, options, out, error, error_size);
+    stop_at_first = false;
+    return status;
+}
+
 void layout_free(struct layout_set *set)
 {
     for (size_t i = 0; i < set->count; i++)
@@ -682,4 +1101,13 @@ void layout_free(struct layout_set *set)
     free(set->types);
     free(set->binary);
     memset(set, 0, sizeof *set);
+}
+
+enum layout_status layout_read_located(const char *path, const struct layout_options *options,
+                                       struct layout_set *out, char *error, size_t error_size)
+{
+    want_decl_files = true;
+    enum layout_status status = layout_read(path, options, out, error, error_size);
+    want_decl_files = false;
+    return status;
 }

@@ -1,5 +1,5 @@
-/* The gate: reads a baseline (jansson), checks each rule against the layout, and reports every
- * broken rule on one line. */
+/* The gate's check: reads a baseline (jansson), checks each rule against the layout, and keeps
+ * every rule with its verdict; a broken size or class rule says which member changed. */
 #include "probe/gate.h"
 
 #include <inttypes.h>
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gate_members.h"
 #include "probe/classes.h"
 #include "probe/functions.h"
-#include "probe/render.h"
 
 static void fail(char *error, size_t size, const char *fmt, ...)
 {
@@ -18,6 +18,17 @@ static void fail(char *error, size_t size, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(error, size, fmt, ap);
     va_end(ap);
+}
+
+bool gate_pin_parse(const char *word, enum gate_pin *pin)
+{
+    static const char *const words[] = {"exact", "max", "class"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(word, words[i]) == 0) {
+            *pin = (enum gate_pin)(GATE_PIN_EXACT + i);
+            return true;
+        }
+    return false;
 }
 
 static const struct layout_type *find_type(const struct layout_set *set, const char *name)
@@ -28,53 +39,38 @@ static const struct layout_type *find_type(const struct layout_set *set, const c
     return NULL;
 }
 
-static const struct layout_member *find_member(const struct layout_type *t, const char *name)
-{
-    for (size_t i = 0; i < t->member_count; i++)
-        if (strcmp(t->members[i].name, name) == 0)
-            return &t->members[i];
-    return NULL;
-}
+/* What a rule is about: a type (its kind, name and definition's place) or a function. */
+struct subject {
+    const char *kind, *name, *file;
+    unsigned line;
+    const char *why; /* what changed in the type since the baseline, or "" */
+};
 
-/* Records a broken rule about "kind name" (a struct, class, union or function). */
-static void vbroken(struct gate_report *r, const char *kind, const char *name, const char *rule,
-                    const char *fmt, va_list ap)
-{
-    char message[512];
-    int n = snprintf(message, sizeof message, "%s %s: ", kind, name);
-    vsnprintf(message + n, sizeof message - (size_t)n, fmt, ap);
-    struct gate_finding *grown = realloc(r->broken, (r->broken_count + 1) * sizeof *grown);
-    if (grown == NULL)
-        return;
-    r->broken = grown;
-    r->broken[r->broken_count++] =
-        (struct gate_finding){strdup(name), strdup(rule), strdup(message)};
-}
-
-static void broken(struct gate_report *r, const struct layout_type *t, const char *rule,
+/* Records a rule; broken when fmt is not NULL ("kind name: " + fmt + ": " + why). */
+static void record(struct gate_report *r, const struct subject *s, const char *rule, bool explain,
                    const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vbroken(r, t->kind, t->name, rule, fmt, ap);
-    va_end(ap);
-}
-
-static void broken_function(struct gate_report *r, const char *name, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vbroken(r, "function", name, "max_code_size", fmt, ap);
-    va_end(ap);
-}
-
-static void add_checked_name(struct gate_report *r, const char *name)
-{
-    char **grown = realloc(r->type_names, (r->type_count + 1) * sizeof *grown);
-    if (grown) {
-        r->type_names = grown;
-        r->type_names[r->type_count++] = strdup(name);
+    char message[1024];
+    if (fmt != NULL) {
+        int n = snprintf(message, sizeof message, "%s %s: ", s->kind, s->name);
+        va_list ap;
+        va_start(ap, fmt);
+        n += vsnprintf(message + n, sizeof message - (size_t)n, fmt, ap);
+        va_end(ap);
+        if (explain && s->why[0] && (size_t)n < sizeof message)
+            snprintf(message + n, sizeof message - (size_t)n, ": %s", s->why);
     }
+    struct gate_rule *grown = realloc(r->rules, (r->rule_count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return;
+    r->rules = grown;
+    r->rules[r->rule_count++] = (struct gate_rule){strdup(s->name),
+                                                   strdup(rule),
+                                                   fmt ? strdup(message) : NULL,
+                                                   s->file ? strdup(s->file) : NULL,
+                                                   s->line,
+                                                   strcmp(s->kind, "function") == 0};
+    r->broken_count += fmt != NULL;
 }
 
 static bool integer(json_t *value, const char *what, const char *type, long long *out, char *error,
@@ -96,86 +92,195 @@ static int allocator_named(const char *name)
     return -1;
 }
 
-/* Checks the rules of one type; false on a baseline error (then error is set). */
-static bool check_type(const struct layout_type *t, json_t *rules, unsigned cacheline,
-                       struct gate_report *r, char *error, size_t size)
+struct check {
+    const struct layout_type *t;
+    struct subject s;
+    unsigned cacheline;
+    struct gate_report *r;
+    char *error;
+    size_t error_size;
+};
+
+static bool check_size(struct check *c, const char *key, json_t *value)
 {
+    long long want;
+    if (!integer(value, key, c->t->name, &want, c->error, c->error_size))
+        return false;
+    bool exact = key[0] == 's';
+    uint64_t size = c->t->size;
+    if (exact ? size != (uint64_t)want : size > (uint64_t)want)
+        record(c->r, &c->s, key, true, "size %" PRIu64 " %s %lld (%+lld B)", size,
+               exact ? "!=" : ">", want, (long long)size - want);
+    else
+        record(c->r, &c->s, key, false, NULL);
+    return true;
+}
+
+static bool check_holes(struct check *c, json_t *value)
+{
+    long long want;
+    if (!integer(value, "max_holes", c->t->name, &want, c->error, c->error_size))
+        return false;
+    if (c->t->byte_holes > (uint64_t)want)
+        record(c->r, &c->s, "max_holes", true, "%zu holes > %lld (%" PRIu64 " B in holes)",
+               c->t->byte_holes, want, c->t->hole_bytes);
+    else
+        record(c->r, &c->s, "max_holes", false, NULL);
+    return true;
+}
+
+/* One entry of max_class, offsets or within. */
+static bool check_entry(struct check *c, const char *key, const char *inner, json_t *limit)
+{
+    char rule[512];
+    long long want;
+    snprintf(rule, sizeof rule, "%s.%s", key, inner);
+    if (!integer(limit, rule, c->t->name, &want, c->error, c->error_size))
+        return false;
+    const struct layout_type *t = c->t;
+    if (key[0] == 'm') {
+        int a = allocator_named(inner);
+        struct size_class sc;
+        if (a < 0) {
+            fail(c->error, c->error_size,
+                 "baseline: unknown allocator '%s' in %s (glibc, mimalloc, jemalloc, tcmalloc)",
+                 inner, t->name);
+            return false;
+        }
+        class_of((enum allocator)a, t->size ? t->size : 1, &sc);
+        if (sc.reserved > (uint64_t)want)
+            record(c->r, &c->s, rule, true, "%s class %" PRIu64 " > %lld (size %" PRIu64 ")", inner,
+                   sc.reserved, want, t->size);
+        else
+            record(c->r, &c->s, rule, false, NULL);
+        return true;
+    }
+    const struct layout_member *m = gate_find_member(t, inner);
+    if (m == NULL) { /* a member the baseline pins is gone: that is a regression */
+        record(c->r, &c->s, rule, false, "member %s is gone (the baseline pins it)", inner);
+    } else if (key[0] == 'o') {
+        if (m->offset != (uint64_t)want)
+            record(c->r, &c->s, rule, false, "%s at offset %" PRIu64 ", pinned at %lld (%+lld B)",
+                   inner, m->offset, want, (long long)m->offset - want);
+        else
+            record(c->r, &c->s, rule, false, NULL);
+    } else {
+        uint64_t first = m->offset / c->cacheline;
+        uint64_t last = (m->offset + (m->size ? m->size : 1) - 1) / c->cacheline;
+        if (first != (uint64_t)want || last != (uint64_t)want)
+            record(c->r, &c->s, rule, false,
+                   "%s spans cache lines %" PRIu64 "-%" PRIu64 ", must stay in line %lld", inner,
+                   first, last, want);
+        else
+            record(c->r, &c->s, rule, false, NULL);
+    }
+    return true;
+}
+
+/* "members": every member listed keeps its offset and size, and none is added. */
+static bool check_members(struct check *c, json_t *members, bool pinned)
+{
+    const char *name;
+    json_t *want;
+    char rule[512], change[256];
+    json_object_foreach(members, name, want)
+    {
+        bool bits;
+        long long offset, size;
+        if (!gate_member_parse(want, &bits, &offset, &size)) {
+            fail(c->error, c->error_size,
+                 "baseline: members.%s of %s must be {\"offset\": N, \"size\": N} or "
+                 "{\"bit_offset\": N, \"bit_size\": N}",
+                 name, c->t->name);
+            return false;
+        }
+        if (!pinned)
+            continue; /* under "pin": "max" or "class" the members only explain */
+        snprintf(rule, sizeof rule, "members.%s", name);
+        const struct layout_member *m = gate_find_member(c->t, name);
+        if (m == NULL)
+            record(c->r, &c->s, rule, false, "member %s is gone (the baseline pins it)", name);
+        else if (gate_member_change(m, want, change, sizeof change))
+            record(c->r, &c->s, rule, false, "member %s %s", name, change);
+        else
+            record(c->r, &c->s, rule, false, NULL);
+    }
+    if (!pinned)
+        return true;
+    char added[512] = "", one[160] = "";
+    size_t count = 0;
+    for (size_t i = 0; i < c->t->member_count; i++) {
+        const struct layout_member *m = &c->t->members[i];
+        if (!gate_names_member(m) || json_object_get(members, m->name) != NULL)
+            continue;
+        size_t n = strlen(added);
+        if (count++ < 4)
+            snprintf(added + n, sizeof added - n, "%s%s at offset %" PRIu64 " (%" PRIu64 " B)",
+                     n ? ", " : "", m->name, m->offset, m->size);
+        if (count == 1)
+            snprintf(one, sizeof one, "%s was added at offset %" PRIu64 " (%" PRIu64 " B)", m->name,
+                     m->offset, m->size);
+    }
+    if (count == 1)
+        record(c->r, &c->s, "members", false, "member %s", one);
+    else if (count > 1)
+        record(c->r, &c->s, "members", false, "%zu members were added: %s%s", count, added,
+               count > 4 ? ", ..." : "");
+    else
+        record(c->r, &c->s, "members", false, NULL);
+    return true;
+}
+
+/* The rules of one type; false on a baseline error (then error is set). */
+static bool check_type(struct check *c, json_t *rules)
+{
+    json_t *pin_value = json_object_get(rules, "pin");
+    enum gate_pin pin = GATE_PIN_EXACT;
+    if (pin_value != NULL &&
+        (!json_is_string(pin_value) || !gate_pin_parse(json_string_value(pin_value), &pin))) {
+        fail(c->error, c->error_size, "baseline: pin of %s must be \"exact\", \"max\" or \"class\"",
+             c->t->name);
+        return false;
+    }
+    char why[512];
+    gate_explain(c->t, rules, why, sizeof why);
+    c->s.why = why;
     const char *key;
     json_t *value;
     json_object_foreach(rules, key, value)
     {
-        long long want;
-        if (!json_is_object(value))
-            r->rules_checked++; /* an object's rules are counted one by one below */
+        bool ok = true;
+        if (strcmp(key, "pin") == 0)
+            continue;
         if (strcmp(key, "size") == 0 || strcmp(key, "max_size") == 0) {
-            if (!integer(value, key, t->name, &want, error, size))
-                return false;
-            bool exact = key[0] == 's';
-            if (exact ? t->size != (uint64_t)want : t->size > (uint64_t)want)
-                broken(r, t, key, "size %" PRIu64 " %s %lld (%+lld B)", t->size, exact ? "!=" : ">",
-                       want, (long long)t->size - want);
+            ok = check_size(c, key, value);
         } else if (strcmp(key, "max_holes") == 0) {
-            if (!integer(value, key, t->name, &want, error, size))
-                return false;
-            if (t->byte_holes > (uint64_t)want)
-                broken(r, t, key, "%zu holes > %lld (%" PRIu64 " B in holes)", t->byte_holes, want,
-                       t->hole_bytes);
-        } else if (strcmp(key, "max_class") == 0 || strcmp(key, "offsets") == 0 ||
-                   strcmp(key, "within") == 0) {
-            if (!json_is_object(value)) {
-                fail(error, size, "baseline: %s of %s must be an object", key, t->name);
-                return false;
-            }
+            ok = check_holes(c, value);
+        } else if (strcmp(key, "members") == 0 && json_is_object(value)) {
+            ok = check_members(c, value, pin == GATE_PIN_EXACT);
+        } else if ((strcmp(key, "max_class") == 0 || strcmp(key, "offsets") == 0 ||
+                    strcmp(key, "within") == 0) &&
+                   json_is_object(value)) {
             const char *inner;
             json_t *limit;
             json_object_foreach(value, inner, limit)
             {
-                char rule[256];
-                snprintf(rule, sizeof rule, "%s.%s", key, inner);
-                r->rules_checked++;
-                if (!integer(limit, rule, t->name, &want, error, size))
-                    return false;
-                if (key[0] == 'm') {
-                    int a = allocator_named(inner);
-                    struct size_class c;
-                    if (a < 0) {
-                        fail(error, size,
-                             "baseline: unknown allocator '%s' in %s (glibc, "
-                             "mimalloc, jemalloc, tcmalloc)",
-                             inner, t->name);
-                        return false;
-                    }
-                    class_of((enum allocator)a, t->size ? t->size : 1, &c);
-                    if (c.reserved > (uint64_t)want)
-                        broken(r, t, rule, "%s class %" PRIu64 " > %lld (size %" PRIu64 ")", inner,
-                               c.reserved, want, t->size);
-                    continue;
-                }
-                const struct layout_member *m = find_member(t, inner);
-                if (m == NULL) { /* a member the baseline pins is gone: that is a regression */
-                    broken(r, t, rule, "member %s is gone (the baseline pins it)", inner);
-                    continue;
-                }
-                if (key[0] == 'o' && m->offset != (uint64_t)want)
-                    broken(r, t, rule, "%s at offset %" PRIu64 ", pinned at %lld (%+lld B)", inner,
-                           m->offset, want, (long long)m->offset - want);
-                if (key[0] == 'w') {
-                    uint64_t first = m->offset / cacheline;
-                    uint64_t last = (m->offset + (m->size ? m->size : 1) - 1) / cacheline;
-                    if (first != (uint64_t)want || last != (uint64_t)want)
-                        broken(r, t, rule,
-                               "%s spans cache lines %" PRIu64 "-%" PRIu64
-                               ", must stay in line %lld",
-                               inner, first, last, want);
-                }
+                if (ok)
+                    ok = check_entry(c, key, inner, limit);
             }
+        } else if (strcmp(key, "members") == 0 || strcmp(key, "max_class") == 0 ||
+                   strcmp(key, "offsets") == 0 || strcmp(key, "within") == 0) {
+            fail(c->error, c->error_size, "baseline: %s of %s must be an object", key, c->t->name);
+            return false;
         } else {
-            fail(error, size,
-                 "baseline: unknown rule '%s' for %s (size, max_size, max_class, offsets, within, "
-                 "max_holes)",
-                 key, t->name);
+            fail(c->error, c->error_size,
+                 "baseline: unknown rule '%s' for %s (size, max_size, max_class, offsets, "
+                 "members, within, max_holes, pin)",
+                 key, c->t->name);
             return false;
         }
+        if (!ok)
+            return false;
     }
     return true;
 }
@@ -189,6 +294,10 @@ static enum gate_status check_functions(const char *binary, const char *baseline
     size_t n = 0;
     const char *pattern;
     json_t *rules;
+    if (patterns == NULL) {
+        fail(error, size, "out of memory");
+        return GATE_INPUT_ERROR;
+    }
     json_object_foreach(functions, pattern, rules) patterns[n++] = pattern;
     struct function_set set;
     bool has_dwarf;
@@ -212,11 +321,12 @@ static enum gate_status check_functions(const char *binary, const char *baseline
             status = GATE_INPUT_ERROR;
         } else {
             long long want = json_integer_value(limit);
-            r->rules_checked++;
+            struct subject s = {"function", pattern, NULL, 0, ""};
             if (code_size > (uint64_t)want)
-                broken_function(r, pattern, "code size %" PRIu64 " > %lld (%+lld B)", code_size,
-                                want, (long long)code_size - want);
-            add_checked_name(r, pattern);
+                record(r, &s, "max_code_size", false, "code size %" PRIu64 " > %lld (%+lld B)",
+                       code_size, want, (long long)code_size - want);
+            else
+                record(r, &s, "max_code_size", false, NULL);
             r->functions_checked++;
         }
     }
@@ -225,10 +335,8 @@ static enum gate_status check_functions(const char *binary, const char *baseline
     return status;
 }
 
-enum gate_status gate_check(const struct layout_set *set, const char *baseline, unsigned cacheline,
-                            struct gate_report *report, char *error, size_t error_size)
+static json_t *load_baseline(const char *baseline, char *error, size_t error_size)
 {
-    memset(report, 0, sizeof *report);
     json_error_t jerr;
     json_t *doc = json_load_file(baseline, JSON_REJECT_DUPLICATES, &jerr);
     if (doc == NULL) {
@@ -237,19 +345,29 @@ enum gate_status gate_check(const struct layout_set *set, const char *baseline, 
             fail(error, error_size, "%s: %s", baseline, jerr.text);
         else
             fail(error, error_size, "%s:%d:%d: %s", baseline, jerr.line, jerr.column, jerr.text);
-        return GATE_INPUT_ERROR;
+        return NULL;
     }
-    json_t *types = json_object_get(doc, "types");
-    json_t *functions = json_object_get(doc, "functions");
     const char *format = json_string_value(json_object_get(doc, "format"));
+    json_t *types = json_object_get(doc, "types"), *functions = json_object_get(doc, "functions");
     if (format == NULL || strcmp(format, "qaudit-baseline/1") != 0 ||
         (!json_is_object(types) && !json_is_object(functions))) {
         fail(error, error_size,
              "%s: not a qaudit-baseline/1 file (\"format\", and \"types\" or \"functions\")",
              baseline);
         json_decref(doc);
-        return GATE_INPUT_ERROR;
+        return NULL;
     }
+    return doc;
+}
+
+enum gate_status gate_check(const struct layout_set *set, const char *baseline, unsigned cacheline,
+                            struct gate_report *report, char *error, size_t error_size)
+{
+    memset(report, 0, sizeof *report);
+    json_t *doc = load_baseline(baseline, error, error_size);
+    if (doc == NULL)
+        return GATE_INPUT_ERROR;
+    json_t *types = json_object_get(doc, "types"), *functions = json_object_get(doc, "functions");
     const char *name;
     json_t *rules;
     enum gate_status status = GATE_PASSED;
@@ -262,14 +380,19 @@ enum gate_status gate_check(const struct layout_set *set, const char *baseline, 
             status = GATE_INPUT_ERROR;
             break;
         }
-        if (!json_is_object(rules) || !check_type(t, rules, cacheline, report, error, error_size)) {
-            if (!json_is_object(rules))
-                fail(error, error_size, "%s: the rules of '%s' must be an object", baseline, name);
+        struct check c = {t,         {t->kind, t->name, t->decl_file, t->decl_line, ""},
+                          cacheline, report,
+                          error,     error_size};
+        if (!json_is_object(rules)) {
+            fail(error, error_size, "%s: the rules of '%s' must be an object", baseline, name);
+            status = GATE_INPUT_ERROR;
+            break;
+        }
+        if (!check_type(&c, rules)) {
             status = GATE_INPUT_ERROR;
             break;
         }
         report->types_checked++;
-        add_checked_name(report, name);
     }
     if (status == GATE_PASSED && json_is_object(functions))
         status = check_functions(set->binary, baseline, functions, report, error, error_size);
@@ -279,144 +402,14 @@ enum gate_status gate_check(const struct layout_set *set, const char *baseline, 
     return status;
 }
 
-/* {"PATTERN": {"max_code_size": today's size}} for each pattern; NULL (error set) when one
- * matches no function. */
-static json_t *code_size_rules(const char *binary, char **patterns, size_t n, char *error,
-                               size_t size)
-{
-    struct function_set set;
-    bool has_dwarf;
-    if (functions_read(binary, NULL, (const char *const *)patterns, n, &set, &has_dwarf, error,
-                       size) != LAYOUT_OK)
-        return NULL;
-    json_t *rules = json_object();
-    for (size_t i = 0; i < n && rules != NULL; i++) {
-        uint64_t code_size;
-        if (!functions_code_size(&set, patterns[i], &code_size)) {
-            fail(error, size, "no function of %s matches '%s'", binary, patterns[i]);
-            json_decref(rules);
-            rules = NULL;
-            break;
-        }
-        json_object_set_new(rules, patterns[i],
-                            json_pack("{s:I}", "max_code_size", (json_int_t)code_size));
-    }
-    functions_free(&set);
-    return rules;
-}
-
-enum gate_status gate_write_baseline(const struct layout_set *set, char **patterns, size_t n,
-                                     char **functions, size_t function_count, const char *path,
-                                     char *error, size_t error_size)
-{
-    json_t *types = json_object();
-    size_t written = 0;
-    for (size_t i = 0; i < set->count; i++) {
-        const struct layout_type *t = &set->types[i];
-        bool wanted = false;
-        for (size_t p = 0; p < n && !wanted; p++)
-            wanted = layout_name_matches(patterns[p], t->name);
-        if (!wanted || t->odr_conflict)
-            continue;
-        json_t *classes = json_object(), *offsets = json_object();
-        for (int a = 0; a < ALLOC_COUNT; a++) {
-            struct size_class c;
-            class_of((enum allocator)a, t->size ? t->size : 1, &c);
-            json_object_set_new(classes, class_models[a].name,
-                                json_integer((json_int_t)c.reserved));
-        }
-        for (size_t m = 0; m < t->member_count; m++)
-            if (t->members[m].name[0] && !t->members[m].is_base)
-                json_object_set_new(offsets, t->members[m].name,
-                                    json_integer((json_int_t)t->members[m].offset));
-        json_object_set_new(types, t->name,
-                            json_pack("{s:I, s:o, s:o, s:I}", "size", (json_int_t)t->size,
-                                      "max_class", classes, "offsets", offsets, "max_holes",
-                                      (json_int_t)t->byte_holes));
-        written++;
-    }
-    if (written == 0 && n > 0) {
-        fail(error, error_size, "no type of %s matches the --type patterns", set->binary);
-        json_decref(types);
-        return GATE_INPUT_ERROR;
-    }
-    json_t *doc = json_pack("{s:s, s:s, s:o}", "format", "qaudit-baseline/1", "binary", set->binary,
-                            "types", types);
-    if (function_count > 0) {
-        json_t *rules = code_size_rules(set->binary, functions, function_count, error, error_size);
-        if (rules == NULL) {
-            json_decref(doc);
-            return GATE_INPUT_ERROR;
-        }
-        json_object_set_new(doc, "functions", rules);
-    }
-    int rc = json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(doc);
-    if (rc != 0) {
-        fail(error, error_size, "cannot write %s", path);
-        return GATE_INPUT_ERROR;
-    }
-    return GATE_PASSED;
-}
-
-void gate_print_text(FILE *out, const struct gate_report *r)
-{
-    for (size_t i = 0; i < r->broken_count; i++)
-        fprintf(out, "%s\n", r->broken[i].message);
-    fprintf(out, "qaudit gate: %zu rule%s broken, %zu checked, %zu type%s", r->broken_count,
-            r->broken_count == 1 ? "" : "s", r->rules_checked, r->types_checked,
-            r->types_checked == 1 ? "" : "s");
-    if (r->functions_checked > 0)
-        fprintf(out, ", %zu function%s", r->functions_checked,
-                r->functions_checked == 1 ? "" : "s");
-    fputc('\n', out);
-}
-
-void gate_print_github(FILE *out, const struct gate_report *r)
-{
-    for (size_t i = 0; i < r->broken_count; i++)
-        fprintf(out, "::error title=qaudit gate (%s)::%s\n", r->broken[i].rule,
-                r->broken[i].message);
-}
-
-/* One testcase per type, one failure element per broken rule. */
-bool gate_write_junit(const char *path, const struct gate_report *r)
-{
-    FILE *out = fopen(path, "w");
-    if (out == NULL)
-        return false;
-    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    fprintf(out, "<testsuite name=\"qaudit gate\" tests=\"%zu\" failures=\"%zu\">\n", r->type_count,
-            r->broken_count);
-    for (size_t t = 0; t < r->type_count; t++) {
-        fprintf(out, "  <testcase classname=\"qaudit.gate\" name=\"");
-        xml_escape(out, r->type_names[t]);
-        fprintf(out, "\">\n");
-        for (size_t i = 0; i < r->broken_count; i++) {
-            if (strcmp(r->broken[i].type, r->type_names[t]) != 0)
-                continue;
-            fprintf(out, "    <failure type=\"");
-            xml_escape(out, r->broken[i].rule);
-            fprintf(out, "\" message=\"");
-            xml_escape(out, r->broken[i].message);
-            fprintf(out, "\"/>\n");
-        }
-        fprintf(out, "  </testcase>\n");
-    }
-    fprintf(out, "</testsuite>\n");
-    return fclose(out) == 0;
-}
-
 void gate_report_free(struct gate_report *r)
 {
-    for (size_t i = 0; i < r->broken_count; i++) {
-        free(r->broken[i].type);
-        free(r->broken[i].rule);
-        free(r->broken[i].message);
+    for (size_t i = 0; i < r->rule_count; i++) {
+        free(r->rules[i].type);
+        free(r->rules[i].rule);
+        free(r->rules[i].message);
+        free(r->rules[i].file);
     }
-    for (size_t i = 0; i < r->type_count; i++)
-        free(r->type_names[i]);
-    free(r->broken);
-    free(r->type_names);
+    free(r->rules);
     memset(r, 0, sizeof *r);
 }

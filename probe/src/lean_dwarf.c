@@ -49,6 +49,14 @@ static bool hide_unread_sections(struct lean_dwarf *d)
     return has_info;
 }
 
+/* An object file (.o): its DWARF holds relocations (string offsets, references between
+ * sections) that libdw alone does not apply, libdwfl does. */
+static bool is_relocatable(Elf *elf)
+{
+    GElf_Ehdr header;
+    return gelf_getehdr(elf, &header) == NULL || header.e_type == ET_REL;
+}
+
 bool lean_dwarf_open(const char *path, struct lean_dwarf *out)
 {
     *out = (struct lean_dwarf){0};
@@ -69,7 +77,8 @@ bool lean_dwarf_open(const char *path, struct lean_dwarf *out)
     }
     elf_version(EV_CURRENT);
     out->elf = elf_memory(out->map, out->size);
-    if (out->elf == NULL || elf_kind(out->elf) != ELF_K_ELF || !hide_unread_sections(out) ||
+    if (out->elf == NULL || elf_kind(out->elf) != ELF_K_ELF || is_relocatable(out->elf) ||
+        !hide_unread_sections(out) ||
         (out->dwarf = dwarf_begin_elf(out->elf, DWARF_C_READ, NULL)) == NULL) {
         lean_dwarf_close(out);
         return false;

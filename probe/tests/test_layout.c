@@ -306,8 +306,8 @@ static void test_markdown(void **state)
     text[n] = '\0';
     assert_int_equal(pclose(p), 0);
     assert_non_null(strstr(text, "### struct rx_desc: 12 B, align 4"));
-    assert_non_null(strstr(text, "| 0 | 2 | buffer_id | uint16_t |"));
-    assert_non_null(strstr(text, "| 2 | 2 | *hole* | |"));
+    assert_non_null(strstr(text, "| 0 | 2 | `uint16_t buffer_id` |"));
+    assert_non_null(strstr(text, "| 2 | 2 | *hole* |\n"));
 }
 
 static void expect_input_error(const char *path, const char *words)

@@ -1,6 +1,8 @@
 /* Struct, class and union layouts read from DWARF with elfutils: sizes, alignment, members with
  * offsets and bit-fields, holes, tail padding. The layout is what the compiler emitted, nothing
- * is recomputed from source rules except alignment when DWARF does not state it. */
+ * is recomputed from source rules except alignment when DWARF does not state it, and what DWARF
+ * leaves to the Itanium C++ ABI: where virtual bases lie in the complete object, and how much of
+ * a base its derived class may reuse. */
 #ifndef PROBE_LAYOUT_H
 #define PROBE_LAYOUT_H
 
@@ -16,8 +18,19 @@ struct layout_member {
     int64_t bit_offset; /* bits from the start of the type, or -1 when not a bit-field */
     uint32_t bit_size;  /* bits, 0 when not a bit-field */
     bool is_base;       /* a C++ base class subobject */
+    bool is_virtual;    /* a virtual base, at its offset in the complete object (after the
+                           non-virtual part, Itanium C++ ABI), listed once however often it is
+                           inherited; its size is its non-virtual size */
+    bool is_indirect;   /* a virtual base inherited through another base (not in the class's own
+                           base list) */
     uint8_t depth;      /* 0 for the type's own members; n for members of members (--expand),
                            named "outer.inner", with offsets from the start of the type */
+    size_t name_at;     /* where the name goes in type ("char[3]": 4, "void (*)(int)": 7, "int":
+                           3); 0 when unknown (a layout read back from JSON): see declarator.h */
+    uint8_t access;     /* a base class's DW_ACCESS_*: 1 public, 2 protected, 3 private */
+    bool inline_only;   /* a member of an unnamed struct or union member, read without --expand
+                           only so that text shows it inline (as pahole does): JSON, holes and
+                           baselines leave it out */
 };
 
 struct layout_hole {
@@ -32,7 +45,9 @@ struct layout_type {
     const char *kind; /* "struct", "class" or "union" */
     uint64_t size, align;
     bool align_from_dwarf; /* DW_AT_alignment was present */
-    bool packed;           /* some member is less aligned than its type requires */
+    bool packed;           /* some member is less aligned than its type requires, or the size
+                              is not a multiple of the members' alignment (align is then what
+                              the offsets and the size allow: 4 under #pragma pack(4)) */
     struct layout_member *members;
     size_t member_count;
     struct layout_hole *holes;
@@ -41,6 +56,10 @@ struct layout_type {
     uint64_t hole_bytes; /* their sum in bytes */
     uint64_t padding;    /* tail padding in bytes */
     bool odr_conflict;   /* another, different definition with the same name exists */
+    bool unit_local;     /* in an anonymous namespace or a function of internal linkage: each
+                            unit's is its own type, so two that differ are no ODR conflict */
+    char *decl_file;    /* DW_AT_decl_file of the definition (a path, as DWARF names it), or NULL */
+    unsigned decl_line; /* DW_AT_decl_line, 0 when unknown */
 };
 
 struct layout_set {
@@ -48,7 +67,9 @@ struct layout_set {
     struct layout_type *types;
     size_t count, capacity;
     size_t units_read, units_total; /* compilation and type units walked, and present */
-    bool used_index;                /* .gdb_index chose the units (layout_options.names) */
+    bool used_index;                /* an index chose the units (layout_options.names) */
+    const char *index_used;         /* then " (chosen by .gdb_index)" or " (chosen by
+                                       .debug_names)", for --stats */
 };
 
 enum layout_status { LAYOUT_OK = 0, LAYOUT_INPUT_ERROR = 2 };
@@ -71,6 +92,18 @@ struct layout_options {
 
 enum layout_status layout_read(const char *path, const struct layout_options *options,
                                struct layout_set *out, char *error, size_t error_size);
+
+/* layout_read for --first: with names and without an index, stops at the first unit after which
+ * every name has a definition (as pahole -C does) instead of reading every unit. Fast on a large
+ * file whose wanted types come early; a different definition in a later unit (an ODR conflict)
+ * goes unseen. */
+enum layout_status layout_read_first(const char *path, const struct layout_options *options,
+                                     struct layout_set *out, char *error, size_t error_size);
+
+/* layout_read, and where each type is defined (decl_file, decl_line: for the gate's
+ * annotations), which takes the line tables a plain read leaves out. Not reentrant. */
+enum layout_status layout_read_located(const char *path, const struct layout_options *options,
+                                       struct layout_set *out, char *error, size_t error_size);
 
 /* Fills holes, hole_bytes and padding from the members (called by layout_read). */
 void layout_find_holes(struct layout_type *type);

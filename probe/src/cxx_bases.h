@@ -1,0 +1,49 @@
+/* Where C++ base class subobjects lie, per the Itanium C++ ABI (2.4, "Non-POD Class Types"): DWARF
+ * gives a virtual base's offset only as an expression that reads the object's vtable, so the
+ * complete object's layout is recomputed from the classes' non-virtual parts, which DWARF does
+ * give (their sizes, alignments, and the offsets of their members and non-virtual bases). */
+#ifndef PROBE_CXX_BASES_H
+#define PROBE_CXX_BASES_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* How the caller sizes and aligns a member's type (its own rules for arrays, type units...). */
+struct cxx_measure {
+    uint64_t (*size)(void *context, Dwarf_Die *type);
+    uint64_t (*align)(void *context, Dwarf_Die *type);
+    /* The definition of a class the unit only declares (in another unit), false if none. */
+    bool (*define)(void *context, Dwarf_Die *decl, Dwarf_Die *def);
+    void *context;
+};
+
+struct cxx_vbase {
+    Dwarf_Die die;   /* the virtual base class */
+    uint64_t offset; /* in the complete object */
+    uint64_t size;   /* the bytes it takes there: its non-virtual size */
+};
+
+/* What is known of the classes met so far, by DIE: create one per read, free it after. */
+struct cxx_cache;
+struct cxx_cache *cxx_cache_new(const struct cxx_measure *measure);
+void cxx_cache_free(struct cxx_cache *cache);
+
+/* A DW_TAG_inheritance entry for a virtual base. */
+bool cxx_is_virtual_inheritance(Dwarf_Die *inheritance);
+
+/* Whether the class has virtual bases, direct or inherited. */
+bool cxx_has_virtual_bases(struct cxx_cache *cache, Dwarf_Die *cls);
+
+/* The virtual bases of a complete object of class cls, direct and indirect, each once however
+ * often it is inherited, in inheritance graph order, at their offsets. Returns how many (*out is
+ * malloc'd when some), or -1 when out of memory. */
+int cxx_virtual_bases(struct cxx_cache *cache, Dwarf_Die *cls, struct cxx_vbase **out);
+
+/* The bytes a base subobject of class cls takes (nvsize): its data without its virtual bases,
+ * and without its tail padding unless it is a POD, whose padding a derived class never reuses;
+ * 0 for an empty class. */
+uint64_t cxx_base_size(struct cxx_cache *cache, Dwarf_Die *cls);
+
+#endif

@@ -1,0 +1,132 @@
+/* The end of a DIE's attributes: the last attribute's value address (dwarf_getattrs hands each
+ * attribute over with it) plus the size of its value in its form (DWARF 5, section 7.5.6). */
+#include "die_end.h"
+
+#include <dwarf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+struct last {
+    const unsigned char *value;
+    unsigned form;
+    bool any;
+};
+
+/* Keeps the last attribute whose value is in the DIE (an implicit constant's is in the
+ * abbreviation). */
+static int remember(Dwarf_Attribute *attr, void *arg)
+{
+    struct last *last = arg;
+    if (dwarf_whatform(attr) == DW_FORM_implicit_const)
+        return DWARF_CB_OK;
+    last->value = attr->valp;
+    last->form = dwarf_whatform(attr);
+    last->any = true;
+    return DWARF_CB_OK;
+}
+
+/* The size of an LEB128 number at p, or 0 when it does not end before 16 bytes. */
+static size_t leb128_size(const unsigned char *p)
+{
+    for (size_t i = 0; i < 16; i++)
+        if ((p[i] & 0x80) == 0)
+            return i + 1;
+    return 0;
+}
+
+static uint64_t leb128_value(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7, p++) {
+        v |= (uint64_t)(*p & 0x7f) << shift;
+        if ((*p & 0x80) == 0)
+            break;
+    }
+    return v;
+}
+
+/* The size of a value of form at p; 0 when unknown (indirect, or a form no table holds). */
+static size_t value_size(unsigned form, const unsigned char *p, uint8_t address_size,
+                         uint8_t offset_size)
+{
+    switch (form) {
+    case DW_FORM_flag_present:
+    case DW_FORM_implicit_const:
+        return 0;
+    case DW_FORM_data1:
+    case DW_FORM_ref1:
+    case DW_FORM_flag:
+    case DW_FORM_strx1:
+    case DW_FORM_addrx1:
+        return 1;
+    case DW_FORM_data2:
+    case DW_FORM_ref2:
+    case DW_FORM_strx2:
+    case DW_FORM_addrx2:
+        return 2;
+    case DW_FORM_strx3:
+    case DW_FORM_addrx3:
+        return 3;
+    case DW_FORM_data4:
+    case DW_FORM_ref4:
+    case DW_FORM_ref_sup4:
+    case DW_FORM_strx4:
+    case DW_FORM_addrx4:
+        return 4;
+    case DW_FORM_data8:
+    case DW_FORM_ref8:
+    case DW_FORM_ref_sig8:
+    case DW_FORM_ref_sup8:
+        return 8;
+    case DW_FORM_data16:
+        return 16;
+    case DW_FORM_addr:
+        return address_size;
+    case DW_FORM_ref_addr:
+    case DW_FORM_sec_offset:
+    case DW_FORM_strp:
+    case DW_FORM_line_strp:
+    case DW_FORM_strp_sup:
+    case DW_FORM_GNU_ref_alt:
+    case DW_FORM_GNU_strp_alt:
+        return offset_size;
+    case DW_FORM_udata:
+    case DW_FORM_sdata:
+    case DW_FORM_ref_udata:
+    case DW_FORM_strx:
+    case DW_FORM_addrx:
+    case DW_FORM_loclistx:
+    case DW_FORM_rnglistx:
+    case DW_FORM_GNU_addr_index:
+    case DW_FORM_GNU_str_index:
+        return leb128_size(p);
+    case DW_FORM_string:
+        return strlen((const char *)p) + 1;
+    case DW_FORM_block1:
+        return 1 + (size_t)p[0];
+    case DW_FORM_block2:
+        return 2 + ((size_t)p[0] | (size_t)p[1] << 8);
+    case DW_FORM_block4:
+        return 4 + ((size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24);
+    case DW_FORM_block:
+    case DW_FORM_exprloc: {
+        size_t n = leb128_size(p);
+        return n ? n + (size_t)leb128_value(p) : 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+const unsigned char *die_attributes_end(Dwarf_Die *die)
+{
+    struct last last = {NULL, 0, false};
+    Dwarf_Die unit;
+    uint8_t address_size, offset_size;
+    if (dwarf_diecu(die, &unit, &address_size, &offset_size) == NULL ||
+        dwarf_getattrs(die, remember, &last, 0) != 1 || !last.any)
+        return NULL; /* no attribute in the DIE: its end is past the code, which is not told */
+    size_t size = value_size(last.form, last.value, address_size, offset_size);
+    return size > 0 || last.form == DW_FORM_flag_present ? last.value + size : NULL;
+}

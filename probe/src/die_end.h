@@ -1,0 +1,12 @@
+/* Where a DIE's attributes end in its section: libdw steps over them inside dwarf_child and
+ * dwarf_siblingof but does not say where, and a check of an empty list of children needs it. */
+#ifndef PROBE_DIE_END_H
+#define PROBE_DIE_END_H
+
+#include <elfutils/libdw.h>
+
+/* The address just past die's last attribute (where its children, or its next sibling, start),
+ * or NULL when it cannot be told (a form of unknown size, DW_FORM_indirect, damage). */
+const unsigned char *die_attributes_end(Dwarf_Die *die);
+
+#endif

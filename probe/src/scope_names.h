@@ -1,0 +1,33 @@
+/* Qualified names of C++ types as gdb spells them ("lc::Outer::Inner", "(anonymous namespace)::S",
+ * "f()::Local"), shared by the layout walk (names of the types it reads) and the type spellings
+ * (names of the types members refer to). libdw has no parent links, so each unit's scopes are
+ * indexed once, in one walk, and names are cached per DIE. */
+#ifndef PROBE_SCOPE_NAMES_H
+#define PROBE_SCOPE_NAMES_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct scope_name {
+    const char *name; /* valid until scope_names_reset; NULL for an unnamed type */
+    bool unit_local;  /* in an anonymous namespace or a function of internal linkage: the
+                         same name in another unit is another type */
+};
+
+/* The name of a struct, class, union, enum, typedef or namespace DIE: qualified with its
+ * enclosing namespaces, classes and functions in C++ (the scopes of a definition given by
+ * DW_AT_specification are those of its declaration, as GCC's type units have it), plain in C.
+ * False only when out of memory. */
+bool scope_name_of(Dwarf_Die *die, struct scope_name *out);
+
+/* The struct, class and union DIEs (declarations included) and typedefs of the unit whose root
+ * DIE is root, in DWARF order: those at its top, in namespaces, nested in classes, and in C++
+ * also those local to functions. The array stays valid until the next call or the reset. False
+ * when out of memory. */
+bool scope_unit_types(Dwarf_Die *root, const Dwarf_Die **types, size_t *count);
+
+/* Frees every index and name: call when the Dwarf handles they point into are closed. */
+void scope_names_reset(void);
+
+#endif

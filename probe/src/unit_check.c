@@ -1,0 +1,155 @@
+/* The checks of a unit after its walk: its abbreviation table (abbrev_check.c), checked once per
+ * table (units of one object share theirs; a table is a few hundred entries), and where its DIEs
+ * end. */
+#include "unit_check.h"
+
+#include <dwarf.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "abbrev_check.h"
+#include "die_end.h"
+#include "dwarf_errors.h"
+
+/* Whether root's unit is C (DW_LANG_C89, C, C99, C11, C17). */
+static bool is_c(Dwarf_Die *root)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word code = 0;
+    if (dwarf_attr(root, DW_AT_language, &attr) != NULL)
+        dwarf_formudata(&attr, &code);
+    return code == DW_LANG_C89 || code == DW_LANG_C || code == DW_LANG_C99 || code == DW_LANG_C11 ||
+           code == 0x002c;
+}
+
+/* The bytes of the .debug_abbrev section of dwarf (of a .dwo too), as libdw has them:
+ * decompressed when the file compresses it. */
+static Elf_Data *abbrev_section(Dwarf *dwarf)
+{
+    static _Thread_local struct {
+        Dwarf *dwarf;
+        unsigned generation;
+        Elf_Data *data;
+    } last;
+    if (last.dwarf == dwarf && dwarf != NULL && last.generation == dwarf_errors_generation())
+        return last.data;
+    Elf *elf = dwarf_getelf(dwarf);
+    size_t names;
+    Elf_Data *data = NULL;
+    if (elf != NULL && elf_getshdrstrndx(elf, &names) == 0) {
+        Elf_Scn *scn = NULL;
+        while (data == NULL && (scn = elf_nextscn(elf, scn)) != NULL) {
+            GElf_Shdr header;
+            const char *name =
+                gelf_getshdr(scn, &header) ? elf_strptr(elf, names, header.sh_name) : NULL;
+            if (name != NULL && header.sh_type != SHT_NOBITS &&
+                (strcmp(name, ".debug_abbrev") == 0 || strcmp(name, ".debug_abbrev.dwo") == 0 ||
+                 strcmp(name, ".zdebug_abbrev") == 0))
+                data = elf_getdata(scn, NULL);
+        }
+    }
+    last.dwarf = dwarf;
+    last.generation = dwarf_errors_generation();
+    last.data = data;
+    return data;
+}
+
+struct header {
+    Dwarf_Off abbrev; /* where the unit's abbreviation table starts in .debug_abbrev */
+    Dwarf_Off end;    /* where the unit ends in its section */
+};
+
+static bool unit_header(Dwarf_Die *root, struct header *out)
+{
+    Dwarf_Half version;
+    uint8_t type;
+    if (dwarf_cu_info(root->cu, &version, &type, NULL, NULL, NULL, NULL, NULL) != 0)
+        return false;
+    uint64_t signature; /* asked for to read .debug_types, where DWARF 4 type units are */
+    Dwarf_Off start = dwarf_dieoffset(root) - dwarf_cuoffset(root);
+    return dwarf_next_unit(dwarf_cu_getdwarf(root->cu), start, &out->end, NULL, NULL, &out->abbrev,
+                           NULL, NULL, version == 4 && type == DW_UT_type ? &signature : NULL,
+                           NULL) == 0;
+}
+
+/* The table of root's unit, unless it is the one checked last (units of an object share one). */
+static void check_abbrevs(Dwarf_Die *root, const struct header *h)
+{
+    static _Thread_local struct {
+        Dwarf *dwarf;
+        unsigned generation;
+        Dwarf_Off offset;
+        bool c;
+        bool done;
+    } last;
+    Dwarf *dwarf = dwarf_cu_getdwarf(root->cu);
+    bool c = is_c(root);
+    if (last.done && last.dwarf == dwarf && last.offset == h->abbrev && last.c == c &&
+        last.generation == dwarf_errors_generation())
+        return;
+    Elf_Data *data = abbrev_section(dwarf);
+    if (data == NULL || data->d_buf == NULL || h->abbrev >= data->d_size) {
+        dwarf_errors_note(root, "its unit's abbreviation table lies outside .debug_abbrev");
+        return;
+    }
+    const unsigned char *bytes = data->d_buf;
+    char why[160], message[240];
+    const char *problem =
+        abbrev_table_problem(bytes + h->abbrev, bytes + data->d_size, c, why, sizeof why);
+    if (problem != NULL) {
+        snprintf(message, sizeof message, "its unit's abbreviation table (at 0x%llx) %s",
+                 (unsigned long long)h->abbrev, problem);
+        if (problem == why)
+            snprintf(message, sizeof message, "in its unit's abbreviation table (at 0x%llx), %s",
+                     (unsigned long long)h->abbrev, why);
+        dwarf_errors_note(root, message);
+        return;
+    }
+    last.dwarf = dwarf;
+    last.generation = dwarf_errors_generation();
+    last.offset = h->abbrev;
+    last.c = c;
+    last.done = true;
+}
+
+/* The unit's DIEs end where it does: its top DIE's children are closed by a null entry that is
+ * the unit's last byte (a damaged sibling reference or abbreviation makes the walk take an inner
+ * list's end for it), and a top DIE without children is followed by nothing. */
+static void check_end(Dwarf_Die *root, const struct header *h)
+{
+    Dwarf_Die child, end;
+    int rc = dwarf_child(root, &child);
+    if (rc > 0) { /* the top DIE alone: its attributes (and an empty list) end the unit */
+        const unsigned char *after = die_attributes_end(root);
+        Dwarf_Off at =
+            after ? dwarf_dieoffset(root) + (Dwarf_Off)(after - (const unsigned char *)root->addr)
+                  : 0;
+        if (after == NULL || at + (dwarf_haschildren(root) ? 1 : 0) != h->end)
+            dwarf_errors_note(root, "its unit goes on past its top DIE, which has no children");
+        return;
+    }
+    if (rc != 0 || !dwarf_errors_top_end(root->cu, &end))
+        return; /* the walk failed, or it was not made with the checked calls */
+    Dwarf_Off at = dwarf_dieoffset(&end);
+    if (at + 1 != h->end) {
+        char why[128];
+        snprintf(why, sizeof why, "its unit's DIEs end at 0x%llx, not where the unit does (0x%llx)",
+                 (unsigned long long)at + 1, (unsigned long long)h->end);
+        dwarf_errors_note(root, why);
+    }
+}
+
+void unit_check(Dwarf_Die *root)
+{
+    struct header h;
+    if (dwarf_errors_first() != NULL)
+        return;
+    if (!unit_header(root, &h)) {
+        dwarf_errors_note(root, "its unit's header cannot be read");
+        return;
+    }
+    check_abbrevs(root, &h);
+    check_end(root, &h);
+}
