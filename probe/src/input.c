@@ -170,3 +170,10 @@ Dwfl_Module *probe_report_offline(const char *path, Dwfl **dwfl, char *error, si
     dwfl_report_end(*dwfl, NULL, NULL);
     return module;
 }
+
+void probe_one_line(char *text)
+{
+    for (unsigned char *c = (unsigned char *)text; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            *c = '?';
+}

@@ -16,6 +16,10 @@ bool probe_check_file(const char *path, char *error, size_t error_size);
  * bytes lie past the end of its image (a cut download or copy), or its headers are unreadable. */
 bool probe_check_elf(Elf *elf, const char *path, char *error, size_t error_size);
 
+/* Makes text one printable line: control characters (a newline in a section or type name read
+ * from a damaged file) become '?'. */
+void probe_one_line(char *text);
+
 /* path as the one module of a new offline Dwfl (*dwfl, to dwfl_end), or NULL with one line in
  * error when libdwfl cannot read it. */
 Dwfl_Module *probe_report_offline(const char *path, Dwfl **dwfl, char *error, size_t error_size);

@@ -1,0 +1,93 @@
+/* The bytes a class-type member or base really occupies where others share its tail padding or
+ * its empty self, or its virtual bases lie elsewhere. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdint.h>
+
+#include "probe/layout.h"
+#include "cxx_bases.h"
+#include "dwarf_errors.h"
+#include "reader.h"
+
+/* The bytes a member takes: a bit-field only those its bits touch. */
+static void byte_extent(const struct layout_member *m, uint64_t *from, uint64_t *to)
+{
+    if (m->bit_offset >= 0) {
+        *from = (uint64_t)m->bit_offset / 8;
+        *to = ((uint64_t)m->bit_offset + m->bit_size + 7) / 8;
+    } else {
+        *from = m->offset;
+        *to = m->offset + m->size;
+    }
+}
+
+/* Whether another member of member i's level takes a byte in [from, to). */
+static bool taken_by_another(const struct layout_type *t, size_t i, size_t first, uint64_t from,
+                             uint64_t to)
+{
+    for (size_t j = first; j < t->member_count; j++) {
+        uint64_t a, b;
+        byte_extent(&t->members[j], &a, &b);
+        if (j != i && t->members[j].depth == t->members[i].depth && a < to && from < b)
+            return true;
+    }
+    return false;
+}
+
+/* Whether some member of the level starting at first begins before the previous ones end (an
+ * empty base or [[no_unique_address]] member shares bytes, or a base's tail padding is used). */
+bool any_overlap(const struct layout_type *t, size_t first, uint8_t depth)
+{
+    uint64_t end = 0;
+    for (size_t i = first; i < t->member_count; i++) {
+        const struct layout_member *m = &t->members[i];
+        if (m->depth != depth || m->bit_offset >= 0)
+            continue;
+        if (m->offset < end)
+            return true;
+        end = m->offset + m->size > end ? m->offset + m->size : end;
+    }
+    return false;
+}
+
+/* A class-type member or base takes its sizeof, except where that is not what it occupies: a
+ * base with virtual bases of its own (they lie elsewhere), or a base or [[no_unique_address]]
+ * member whose tail padding, or empty self, holds a later member. Those take their non-virtual
+ * size (cxx_bases.h): 0 for an empty class. Members pair with the DWARF entries read_members
+ * read, in order. */
+bool settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
+                  struct member_scope scope)
+{
+    struct cxx_cache *cxx = cxx_of(scope.aligns);
+    Dwarf_Die child, type, cls;
+    size_t next = first;
+    if (cxx == NULL)
+        return false;
+    if (checked_child(aggregate, &child) != 0)
+        return true;
+    do {
+        int tag = dwarf_tag(&child);
+        if (!((tag == DW_TAG_member && !is_static_member(&child)) ||
+              (tag == DW_TAG_inheritance && !cxx_is_virtual_inheritance(&child))) ||
+            type_of(&child, &type) == NULL)
+            continue; /* (as read_members and read_member skip them) */
+        while (next < t->member_count &&
+               (t->members[next].depth != scope.depth || t->members[next].is_virtual))
+            next++;
+        if (next == t->member_count)
+            break;
+        size_t i = next++;
+        if (t->members[i].bit_offset >= 0 || checked_peel_type(&type, &cls) != 0 ||
+            !is_aggregate_type(defined(resolve_signature(&cls))))
+            continue;
+        struct layout_member *m = &t->members[i];
+        if (!(tag == DW_TAG_inheritance && cxx_has_virtual_bases(cxx, &cls)) &&
+            !taken_by_another(t, i, first, m->offset, m->offset + m->size))
+            continue;
+        uint64_t own = cxx_base_size(cxx, &cls);
+        if ((tag == DW_TAG_inheritance && cxx_has_virtual_bases(cxx, &cls)) ||
+            (own < m->size && taken_by_another(t, i, first, m->offset + own, m->offset + m->size)))
+            m->size = own;
+    } while (checked_siblingof(&child, &child) == 0);
+    return true;
+}

@@ -1,0 +1,196 @@
+/* The members of one struct, class or union definition: their names, types, offsets, sizes and
+ * bit positions, nested ones under --expand, into a layout_type. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/layout.h"
+#include "cxx_bases.h"
+#include "dwarf_errors.h"
+#include "reader.h"
+#include "type_names.h"
+
+bool add_member(struct layout_type *t, struct layout_member m)
+{
+    struct layout_member *grown = realloc(t->members, (t->member_count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return false;
+    t->members = grown;
+    t->members[t->member_count++] = m;
+    return true;
+}
+
+bool is_aggregate_type(Dwarf_Die *die)
+{
+    int tag = dwarf_tag(die);
+    return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
+}
+
+/* A struct or union without a name, or an array of them, qualifiers aside (not through a
+ * typedef, as pahole): into out, whose members text shows inline (those of the first element). */
+static bool unnamed_aggregate(Dwarf_Die *type, Dwarf_Die *out)
+{
+    *out = *type;
+    for (int i = 0;
+         i < 8 && (dwarf_tag(out) == DW_TAG_const_type || dwarf_tag(out) == DW_TAG_volatile_type ||
+                   dwarf_tag(out) == DW_TAG_array_type);
+         i++)
+        if (type_of(out, out) == NULL)
+            return false;
+    return is_aggregate_type(out) && dwarf_diename(out) == NULL;
+}
+
+/* The vtable pointer a dynamic class starts with: GCC's "_vptr.X" and clang's "_vptr$X",
+ * artificial members. Its type is spelled as gdb spells it (GCC points at __vtbl_ptr_type, clang
+ * at a function type): "int (**_vptr.X)(void)". */
+#define VPTR_TYPE "int (**)(void)"
+#define VPTR_NAME_AT 7
+
+static bool is_vptr(Dwarf_Die *member)
+{
+    const char *name = dwarf_diename(member);
+    return name != NULL && strncmp(name, "_vptr", 5) == 0 &&
+           dwarf_hasattr(member, DW_AT_artificial);
+}
+
+/* One DW_TAG_member or DW_TAG_inheritance child of an aggregate. */
+static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
+                        struct member_scope scope)
+{
+    Dwarf_Die type;
+    if (type_of(child, &type) == NULL)
+        return true; /* no type: nothing to lay out */
+    struct layout_member m = {.bit_offset = -1, .depth = scope.depth};
+    m.is_base = dwarf_tag(child) == DW_TAG_inheritance;
+    m.type = scope.light && !m.is_base ? NULL : probe_type_decl(&type, &m.name_at);
+    m.inline_only = !scope.expand && scope.depth > 0;
+    if (m.type != NULL && is_vptr(child)) {
+        free(m.type);
+        m.type = strdup(VPTR_TYPE);
+        m.name_at = VPTR_NAME_AT;
+    }
+    Dwarf_Word access; /* DWARF's default: public in a struct, private in a class */
+    if (m.is_base)
+        m.access = udata(child, DW_AT_accessibility, &access) ? (uint8_t)access
+                   : t->kind[0] == 'c'                        ? DW_ACCESS_private
+                                                              : DW_ACCESS_public;
+    const char *name = checked_diename(child);
+    const char *own = m.is_base ? (m.type ? m.type : "") : name ? name : "";
+    /* Members of an anonymous struct or union are named as C names them: without a prefix. */
+    if (scope.prefix != NULL && scope.prefix[0] != '\0') {
+        size_t n = strlen(scope.prefix) + strlen(own) + 16;
+        m.name = malloc(n);
+        if (m.name)
+            snprintf(m.name, n, "%s.%s", scope.prefix, own[0] ? own : "{anonymous}");
+    } else {
+        m.name = strdup(own);
+    }
+    Dwarf_Word size = type_size(&type, 0), offset = 0, bits;
+    m.size = size;
+    bool located = member_location(child, &offset);
+    if (!located && !in_union)
+        offset = 0;
+    m.offset = scope.base + offset;
+    /* A member at an offset its type's alignment forbids: the type is packed. */
+    if (!scope.light && scope.depth == 0 && located && offset != 0 && !m.is_base &&
+        !dwarf_hasattr(child, DW_AT_bit_size) && offset % type_align(scope.aligns, &type, 0) != 0)
+        t->packed = true;
+    if (udata(child, DW_AT_bit_size, &bits)) {
+        m.bit_size = (uint32_t)bits;
+        Dwarf_Word data_bit, legacy;
+        if (udata(child, DW_AT_data_bit_offset, &data_bit)) {
+            m.bit_offset = (int64_t)data_bit;
+        } else if (udata(child, DW_AT_bit_offset, &legacy)) {
+            Dwarf_Word storage = size;
+            udata(child, DW_AT_byte_size, &storage);
+            /* DWARF 2/3 count from the most significant bit of the storage unit. */
+            m.bit_offset = (int64_t)(offset * 8 + storage * 8 - legacy - bits);
+        } else {
+            m.bit_offset = (int64_t)(offset * 8);
+        }
+        m.bit_offset += (int64_t)scope.base * 8;
+        if (size > 0)
+            m.offset = (uint64_t)m.bit_offset / 8 / size * size;
+    }
+    if (m.name == NULL || (m.type == NULL && !scope.light) || !add_member(t, m)) {
+        free(m.name);
+        free(m.type);
+        return false;
+    }
+    Dwarf_Die inner;
+    /* Without --expand, only an unnamed struct or union's members are read (shown inline);
+     * not those of an empty array of them (they would lie past the end). */
+    if (scope.depth >= 8 || m.bit_offset >= 0 ||
+        (!(!scope.light && m.size > 0 && unnamed_aggregate(&type, &inner)) &&
+         (!scope.expand || checked_peel_type(&type, &inner) != 0 ||
+          !is_aggregate_type(defined(resolve_signature(&inner))))))
+        return true;
+    struct member_scope nested = {m.offset,
+                                  t->members[t->member_count - 1].name,
+                                  (uint8_t)(scope.depth + 1),
+                                  scope.expand,
+                                  scope.aligns,
+                                  scope.light,
+                                  !m.is_base};
+    /* The name lives in t->members, which read_members may move: pass a copy. */
+    char *prefix = strdup(nested.prefix);
+    if (prefix == NULL)
+        return false;
+    nested.prefix = prefix;
+    bool ok = read_members(t, &inner, nested);
+    free(prefix);
+    return ok;
+}
+
+bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope)
+{
+    Dwarf_Die child;
+    bool in_union = dwarf_tag(aggregate) == DW_TAG_union_type;
+    if (checked_child(aggregate, &child) != 0)
+        return true;
+    size_t first = t->member_count;
+    bool bases = false;
+    do {
+        int ctag = dwarf_tag(&child);
+        checked_aggregate_child(&child, ctag); /* a damaged tag makes a member vanish */
+        bases |= ctag == DW_TAG_inheritance;
+        /* Virtual bases are placed in the complete object (add_virtual_bases). */
+        if ((ctag == DW_TAG_member && !is_static_member(&child)) ||
+            (ctag == DW_TAG_inheritance && !cxx_is_virtual_inheritance(&child)))
+            if (!read_member(t, &child, in_union, scope))
+                return false;
+    } while (checked_siblingof(&child, &child) == 0);
+    if (bases && scope.complete && !add_virtual_bases(t, aggregate, first, scope))
+        return false;
+    if (scope.light || in_union || (!bases && !any_overlap(t, first, scope.depth)))
+        return true;
+    return settle_sizes(t, aggregate, first, scope);
+}
+
+/* An aggregate definition into a layout_type (members in DWARF order). A light read fills only
+ * what same_definition compares (size, member names, offsets, bit positions): enough to tell a
+ * definition met again in another unit, which is most of them, at a fraction of the cost. */
+bool read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char *name, bool expand,
+                    bool light, struct layout_type *t)
+{
+    memset(t, 0, sizeof *t);
+    int tag = dwarf_tag(die);
+    t->kind = tag == DW_TAG_class_type ? "class" : tag == DW_TAG_union_type ? "union" : "struct";
+    t->name = strdup(name);
+    Dwarf_Word size = 0, align;
+    if (dwarf_aggregate_size(die, &size) != 0)
+        udata(die, DW_AT_byte_size, &size);
+    t->size = size;
+    if (!read_members(t, die, (struct member_scope){0, NULL, 0, expand, cache, light, true}))
+        return false;
+    if (light)
+        return t->name != NULL;
+    uint64_t natural = 1; /* stays 1 when DW_AT_alignment says it */
+    t->align_from_dwarf = udata(die, DW_AT_alignment, &align);
+    t->align = t->align_from_dwarf ? align : aggregate_align(cache, die, 0, &natural);
+    t->packed |= t->align < natural;
+    layout_find_holes(t);
+    return t->name != NULL;
+}

@@ -1,0 +1,80 @@
+/* What the parts of the layout reader (dwarf_reader.c) share: type measures (type_measure.c), an
+ * aggregate's members (members.c, virtual_bases.c, member_sizes.c), the kept types (type_set.c). */
+#ifndef PROBE_READER_H
+#define PROBE_READER_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "probe/layout.h"
+
+struct cxx_cache;
+struct type_defs;
+
+/* type_measure.c: attributes, the types they refer to, sizes and alignments. */
+bool udata(Dwarf_Die *die, unsigned name, Dwarf_Word *out);
+bool member_location(Dwarf_Die *die, Dwarf_Word *offset);
+Dwarf_Die *resolve_signature(Dwarf_Die *die);
+void measure_use_definitions(struct type_defs *defs);
+Dwarf_Die *defined(Dwarf_Die *die);
+Dwarf_Die *type_of(Dwarf_Die *die, Dwarf_Die *out);
+bool is_static_member(Dwarf_Die *member);
+uint64_t type_size(Dwarf_Die *die, int depth);
+
+/* Alignments already derived, by DIE address (unique across the main file and split units): a
+ * struct's alignment is the largest of its members', and without this every use of a struct
+ * would walk its members again, nested structs included. */
+struct align_cache {
+    struct align_slot {
+        const void *die;
+        uint64_t align;
+    } * slots;
+    size_t capacity, used;
+    struct cxx_cache *cxx; /* C++ classes' base layouts (cxx_bases.h), made on first need */
+};
+
+uint64_t type_align(struct align_cache *cache, Dwarf_Die *die, int depth);
+uint64_t aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth, uint64_t *natural);
+struct cxx_cache *cxx_of(struct align_cache *cache);
+
+/* members.c, virtual_bases.c, member_sizes.c: the members of an aggregate. */
+
+/* Where a member goes: the offset of the aggregate it belongs to (from the start of the type
+ * being laid out), its name prefix and nesting depth, and whether to descend further. */
+struct member_scope {
+    uint64_t base;
+    const char *prefix;
+    uint8_t depth;
+    bool expand;
+    struct align_cache *aligns;
+    bool light;    /* only what same_definition compares: no type names, no alignment */
+    bool complete; /* a complete object (not a base subobject): its virtual bases are listed */
+};
+
+bool read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char *name, bool expand,
+                    bool light, struct layout_type *t);
+bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope);
+bool add_member(struct layout_type *t, struct layout_member m);
+bool is_aggregate_type(Dwarf_Die *die);
+bool add_virtual_bases(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
+                       struct member_scope scope);
+bool any_overlap(const struct layout_type *t, size_t first, uint8_t depth);
+bool settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
+                  struct member_scope scope);
+
+/* type_set.c: the types kept, one per definition. */
+
+/* Names seen so far -> index of their first definition: an open-addressing table. */
+struct seen {
+    size_t *slots; /* index + 1, 0 empty */
+    size_t capacity;
+};
+
+void free_type(struct layout_type *t);
+bool already_kept(const struct layout_set *set, const struct seen *seen,
+                  const struct layout_type *t);
+bool keep(struct layout_set *set, struct seen *seen, struct layout_type *t);
+
+#endif

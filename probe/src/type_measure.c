@@ -1,0 +1,263 @@
+/* Sizes and alignments of DWARF types as the x86-64 ABI gives them (with the Itanium C++ ABI for
+ * pointers to members), and the DWARF attributes they are read from. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "cxx_bases.h"
+#include "dwarf_errors.h"
+#include "reader.h"
+#include "type_defs.h"
+
+bool udata(Dwarf_Die *die, unsigned name, Dwarf_Word *out)
+{
+    Dwarf_Attribute attr;
+    return dwarf_attr_integrate(die, name, &attr) != NULL && dwarf_formudata(&attr, out) == 0;
+}
+
+/* DW_AT_data_member_location: a constant, or an expression that is one DW_OP_plus_uconst. */
+bool member_location(Dwarf_Die *die, Dwarf_Word *offset)
+{
+    Dwarf_Attribute attr;
+    if (dwarf_attr(die, DW_AT_data_member_location, &attr) == NULL)
+        return false;
+    if (dwarf_formudata(&attr, offset) == 0)
+        return true;
+    Dwarf_Op *ops;
+    size_t n;
+    if (dwarf_getlocation(&attr, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_plus_uconst) {
+        *offset = ops[0].number;
+        return true;
+    }
+    return false;
+}
+
+/* With type units, a unit refers to a type defined elsewhere through a declaration carrying
+ * DW_AT_signature: follow it to the definition. */
+Dwarf_Die *resolve_signature(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Die target;
+    if (dwarf_attr(die, DW_AT_signature, &attr) != NULL && checked_formref_die(&attr, &target))
+        *die = target;
+    return die;
+}
+
+/* Definitions of the classes a unit only declares, for the read under way (read_units). */
+static _Thread_local struct type_defs *definitions;
+/* The definitions defined() looks in: those of the read under way, or none (NULL). */
+void measure_use_definitions(struct type_defs *defs)
+{
+    definitions = defs;
+}
+
+/* A class this unit only declares: its definition in another unit (type_defs.h), else itself. */
+Dwarf_Die *defined(Dwarf_Die *die)
+{
+    int tag = dwarf_tag(die);
+    Dwarf_Die def;
+    if (definitions != NULL &&
+        (tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type) &&
+        dwarf_hasattr(die, DW_AT_declaration) && type_defs_find(definitions, die, &def))
+        *die = def;
+    return die;
+}
+
+Dwarf_Die *type_of(Dwarf_Die *die, Dwarf_Die *out)
+{
+    Dwarf_Attribute attr;
+    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL || !checked_formref_die(&attr, out))
+        return NULL;
+    return resolve_signature(out);
+}
+
+static struct align_slot *align_slot(struct align_cache *c, const void *die)
+{
+    size_t h = ((uintptr_t)die >> 3) * 0x9E3779B97F4A7C15ull >> 20;
+    for (size_t i = h & (c->capacity - 1);; i = (i + 1) & (c->capacity - 1))
+        if (c->slots[i].die == die || c->slots[i].die == NULL)
+            return &c->slots[i];
+}
+
+static bool align_cache_grow(struct align_cache *c)
+{
+    struct align_cache bigger = {calloc(c->capacity ? 2 * c->capacity : 4096, sizeof *c->slots),
+                                 c->capacity ? 2 * c->capacity : 4096, c->used, c->cxx};
+    if (bigger.slots == NULL)
+        return false;
+    for (size_t i = 0; i < c->capacity; i++)
+        if (c->slots[i].die != NULL)
+            *align_slot(&bigger, c->slots[i].die) = c->slots[i];
+    free(c->slots);
+    *c = bigger;
+    return true;
+}
+
+static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int depth);
+
+/* Alignment of a type: DW_AT_alignment when given, else what the x86-64 ABI derives. */
+uint64_t type_align(struct align_cache *cache, Dwarf_Die *die, int depth)
+{
+    if (2 * (cache->used + 1) > cache->capacity && !align_cache_grow(cache))
+        return derive_align(cache, die, depth);
+    struct align_slot *slot = align_slot(cache, die->addr);
+    if (slot->die != NULL)
+        return slot->align;
+    uint64_t align = derive_align(cache, die, depth);
+    /* The slot may have moved while deriving (the cache grows): look it up again. */
+    if (2 * (cache->used + 1) > cache->capacity && !align_cache_grow(cache))
+        return align;
+    slot = align_slot(cache, die->addr);
+    if (slot->die == NULL) {
+        *slot = (struct align_slot){die->addr, align};
+        cache->used++;
+    }
+    return align;
+}
+
+/* A static data member (DW_AT_external, or DW_AT_declaration when it has internal linkage, in
+ * an anonymous namespace) takes no room in its class. */
+bool is_static_member(Dwarf_Die *member)
+{
+    return dwarf_hasattr(member, DW_AT_external) || dwarf_hasattr(member, DW_AT_declaration);
+}
+
+static uint64_t lowest_bit(uint64_t n)
+{
+    return n & (~n + 1);
+}
+
+/* A struct's alignment: the largest of its members' (*natural), lowered when the offsets of its
+ * members or its size show it packed (__attribute__((packed)), #pragma pack(N)): then it is the
+ * largest power of two that the offset of every misaligned member and the size are multiples
+ * of (pack(4) { char c; double d; } has d at 4 and size 12: alignment 4). */
+uint64_t aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth, uint64_t *natural)
+{
+    uint64_t max = 1, limit = UINT64_MAX;
+    Dwarf_Word size = 0, offset;
+    Dwarf_Die child, inner;
+    *natural = 1;
+    if (checked_child(die, &child) != 0)
+        return 1;
+    do {
+        int tag = dwarf_tag(&child);
+        if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) || is_static_member(&child) ||
+            !type_of(&child, &inner))
+            continue;
+        Dwarf_Word own; /* alignas on the member: clang says it there only */
+        uint64_t a = type_align(cache, &inner, depth + 1);
+        a = udata(&child, DW_AT_alignment, &own) && own > a ? own : a;
+        max = a > max ? a : max;
+        if (!dwarf_hasattr(&child, DW_AT_bit_size) && member_location(&child, &offset) &&
+            offset % a != 0 && lowest_bit(offset) < limit)
+            limit = lowest_bit(offset);
+    } while (checked_siblingof(&child, &child) == 0);
+    *natural = max;
+    if (udata(die, DW_AT_byte_size, &size) && size > 0 && size % max != 0 &&
+        lowest_bit(size) < limit)
+        limit = lowest_bit(size);
+    return max < limit ? max : limit;
+}
+
+static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int depth)
+{
+    Dwarf_Word align;
+    if (udata(die, DW_AT_alignment, &align))
+        return align;
+    if (depth > 32)
+        return 1;
+    Dwarf_Die peeled, inner;
+    if (checked_peel_type(die, &peeled) != 0)
+        return 1;
+    defined(resolve_signature(&peeled));
+    if (udata(&peeled, DW_AT_alignment, &align))
+        return align;
+    switch (dwarf_tag(&peeled)) {
+    case DW_TAG_array_type:
+        return type_of(&peeled, &inner) ? type_align(cache, &inner, depth + 1) : 1;
+    case DW_TAG_structure_type:
+    case DW_TAG_class_type:
+    case DW_TAG_union_type: {
+        uint64_t natural;
+        return aggregate_align(cache, &peeled, depth, &natural);
+    }
+    case DW_TAG_ptr_to_member_type:
+        return 8; /* Itanium C++ ABI 2.3: a pointer to data member or to member function */
+    default: {
+        Dwarf_Word size;
+        if (dwarf_aggregate_size(&peeled, &size) != 0 || size == 0)
+            return 1;
+        uint64_t a = 1;
+        while (a < size && a < 16)
+            a <<= 1;
+        return a;
+    }
+    }
+}
+
+/* Bytes of a type; arrays are counted here because libdw cannot size an array whose element is
+ * a type-unit declaration. */
+uint64_t type_size(Dwarf_Die *die, int depth)
+{
+    Dwarf_Die peeled, element;
+    Dwarf_Word size = 0;
+    if (depth > 32 || checked_peel_type(die, &peeled) != 0)
+        return 0;
+    defined(resolve_signature(&peeled));
+    if (dwarf_tag(&peeled) == DW_TAG_ptr_to_member_type) {
+        /* libdw cannot size these. Itanium C++ ABI 2.3: an offset (8 bytes) for a data member,
+         * a function pointer and an adjustment (16) for a member function. */
+        Dwarf_Die target;
+        if (udata(&peeled, DW_AT_byte_size, &size))
+            return size;
+        return type_of(&peeled, &target) && dwarf_tag(&target) == DW_TAG_subroutine_type ? 16 : 8;
+    }
+    if (dwarf_tag(&peeled) != DW_TAG_array_type) {
+        dwarf_aggregate_size(&peeled, &size);
+        return size;
+    }
+    uint64_t count = 1;
+    Dwarf_Die child;
+    if (checked_child(&peeled, &child) == 0) {
+        do {
+            Dwarf_Word n = 0, upper;
+            if (dwarf_tag(&child) != DW_TAG_subrange_type)
+                continue;
+            if (udata(&child, DW_AT_count, &n))
+                count *= n;
+            else if (udata(&child, DW_AT_upper_bound, &upper))
+                count *= upper + 1;
+            else
+                count = 0; /* a flexible array member */
+        } while (checked_siblingof(&child, &child) == 0);
+    }
+    return type_of(&peeled, &element) ? count * type_size(&element, depth + 1) : 0;
+}
+
+static uint64_t measured_size(void *context, Dwarf_Die *type)
+{
+    (void)context;
+    return type_size(type, 0);
+}
+
+static uint64_t measured_align(void *context, Dwarf_Die *type)
+{
+    return type_align(context, type, 0);
+}
+
+static bool definition_of(void *context, Dwarf_Die *decl, Dwarf_Die *def)
+{
+    (void)context;
+    *def = *decl;
+    return defined(def)->addr != decl->addr;
+}
+
+struct cxx_cache *cxx_of(struct align_cache *cache)
+{
+    if (cache->cxx == NULL) {
+        struct cxx_measure measure = {measured_size, measured_align, definition_of, cache};
+        cache->cxx = cxx_cache_new(&measure);
+    }
+    return cache->cxx;
+}
