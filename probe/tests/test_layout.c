@@ -15,32 +15,7 @@
 
 #include <cmocka.h>
 
-static char dir[128];
-
-static int sh(const char *fmt, ...)
-{
-    char command[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(command, sizeof command, fmt, ap);
-    va_end(ap);
-    int status = system(command);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-static json_t *layout_json(const char *binary, const char *extra)
-{
-    char command[1024];
-    snprintf(command, sizeof command, "%s layout --format json %s %s", QAUDIT, extra, binary);
-    FILE *p = popen(command, "r");
-    json_error_t error;
-    json_t *doc = json_loadf(p, 0, &error);
-    int status = pclose(p);
-    if (doc == NULL || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fail_msg("%s: status %d, %s", command, status, doc ? "" : error.text);
-    assert_string_equal(json_string_value(json_object_get(doc, "format")), "qaudit-layout/1");
-    return doc;
-}
+#include "probe_fixture.h"
 
 static json_t *find_type(json_t *doc, const char *name)
 {
@@ -96,17 +71,6 @@ static void check_against_compiler(const char *binary, json_t *doc, int at_least
     assert_true(checked >= at_least);
 }
 
-static void setup_dir(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/qaudit-layout-XXXXXX");
-    assert_non_null(mkdtemp(dir));
-}
-
-static void cleanup_dir(void)
-{
-    sh("rm -rf %s", dir);
-}
-
 static void check_flavour(const char *flags, const char *name)
 {
     char binary[256];
@@ -143,7 +107,7 @@ static void check_flavour(const char *flags, const char *name)
 static void test_dwarf_flavours(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("layout");
     check_flavour("-g -gdwarf-5", "dwarf5");
     check_flavour("-g -gdwarf-4", "dwarf4");
     check_flavour("-g -gz", "compressed");
@@ -157,7 +121,7 @@ static void test_dwarf_flavours(void **state)
 static void test_separate_debug_file(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("layout");
     assert_int_equal(sh("cd %s && gcc -std=c11 -g -o shapes %s/shapes.c && objcopy "
                         "--only-keep-debug shapes shapes.debug && "
                         "strip -g shapes && objcopy --add-gnu-debuglink=shapes.debug shapes",
@@ -178,7 +142,7 @@ static void test_separate_debug_file(void **state)
 static void test_cplusplus_names(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("layout");
     char binary[256];
     snprintf(binary, sizeof binary, "%s/shapes_cpp", dir);
     assert_int_equal(sh("g++ -std=c++17 -g -o %s %s/shapes.cpp", binary, FIXTURES), 0);
@@ -196,7 +160,7 @@ static void test_cplusplus_names(void **state)
 static void test_agrees_with_pahole(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("layout");
     char binary[256];
     snprintf(binary, sizeof binary, "%s/shapes", dir);
     assert_int_equal(sh("gcc -std=c11 -g -o %s %s/shapes.c", binary, FIXTURES), 0);
@@ -239,7 +203,7 @@ static json_t *member_named(json_t *type, const char *name)
 static void test_expand(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("layout");
     char binary[256];
     snprintf(binary, sizeof binary, "%s/shapes", dir);
     assert_int_equal(sh("gcc -std=c11 -g -o %s %s/shapes.c", binary, FIXTURES), 0);
@@ -262,7 +226,7 @@ static void test_expand(void **state)
 static void test_odr_violation(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("layout");
     assert_int_equal(sh("cd %s && printf 'struct dup { int a; };\\nstruct dup g_a;\\n' > a.c && "
                         "printf 'struct dup { long a; char b; };\\nstruct dup g_b;\\nint "
                         "main(void) { return 0; }\\n' > b.c && "
@@ -328,7 +292,7 @@ static void expect_input_error(const char *path, const char *words)
 static void test_bad_input(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("layout");
     char path[300];
     snprintf(path, sizeof path, "%s/text", dir);
     sh("echo 'not an elf' > %s", path);
@@ -373,7 +337,7 @@ static json_t *function_named(json_t *doc, const char *name)
 static void test_functions(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("layout");
     char binary[256];
     snprintf(binary, sizeof binary, "%s/functions", dir);
     /* -O0: always_inline still inlines, and no call site is folded away, so DWARF keeps all four
@@ -426,7 +390,7 @@ static void layout_stats(const char *binary, const char *types, char *line, size
 static void test_index_lookup(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("layout");
     char binary[256], line[256];
     snprintf(binary, sizeof binary, "%s/indexed", dir);
     assert_int_equal(sh("cd %s && printf 'struct elsewhere { long a; char b; } e;\\n' > other.c && "

@@ -22,18 +22,7 @@
 
 #include <cmocka.h>
 
-static char dir[128];
-
-static int sh(const char *fmt, ...)
-{
-    char command[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(command, sizeof command, fmt, ap);
-    va_end(ap);
-    int status = system(command);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
+#include "probe_fixture.h"
 
 /* A whole small file, NUL-terminated; its length in *size. */
 static char *slurp(const char *path, size_t *size)
@@ -310,17 +299,6 @@ static void flip(const char *binary, uint64_t seed, int count, struct tally *tal
     free(original);
 }
 
-static void setup_dir(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/qaudit-corrupt-XXXXXX");
-    assert_non_null(mkdtemp(dir));
-}
-
-static void cleanup_dir(void)
-{
-    sh("rm -rf %s", dir);
-}
-
 static void build(const char *compiler, const char *flags, const char *name)
 {
     assert_int_equal(
@@ -331,7 +309,7 @@ static void build(const char *compiler, const char *flags, const char *name)
 static void test_forty_flips(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("corrupt");
     build("gcc", "-g", "gcc5");
     char binary[200];
     snprintf(binary, sizeof binary, "%s/gcc5", dir);
@@ -352,7 +330,7 @@ static void test_flips_of_three_producers(void **state)
     static const struct {
         const char *compiler, *flags, *name;
     } binaries[] = {{"gcc", "-g", "gcc5"}, {"clang", "-g", "clang5"}, {"gcc", "-gdwarf-4", "gcc4"}};
-    setup_dir();
+    setup_dir("corrupt");
     for (size_t b = 0; b < sizeof binaries / sizeof binaries[0]; b++) {
         build(binaries[b].compiler, binaries[b].flags, binaries[b].name);
         char binary[200];
@@ -376,7 +354,7 @@ static void test_flips_of_three_producers(void **state)
 static void test_truncated_elf(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("corrupt");
     build("gcc", "-g", "full");
     char full[200], cut[200];
     snprintf(full, sizeof full, "%s/full", dir);
@@ -407,7 +385,7 @@ static void test_truncated_elf(void **state)
 static void test_control_characters_stay_off_the_line(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("corrupt");
     const char *file = FIXTURES "/newline-section-name.elf";
     struct run r = qaudit("layout %s", file);
     expect_one_line_error(&r, file, "a section name with a newline");
@@ -419,7 +397,7 @@ static void test_control_characters_stay_off_the_line(void **state)
 static void test_missing_dwo(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("corrupt");
     build("gcc", "-g -gsplit-dwarf", "split");
     char binary[200];
     snprintf(binary, sizeof binary, "%s/split", dir);
@@ -439,7 +417,7 @@ static void test_missing_dwo(void **state)
 static void test_gate_on_damaged_dwarf(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("corrupt");
     build("gcc", "-g", "good");
     char good[200], bad[200], baseline[200];
     snprintf(good, sizeof good, "%s/good", dir);
@@ -469,7 +447,7 @@ static void test_gate_on_damaged_dwarf(void **state)
 static void test_debian_debug_files_read(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("corrupt");
     const char *libstdcxx = "/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30";
     if (access(libstdcxx, R_OK) != 0)
         fail_msg("%s missing: run scripts/deps.sh", libstdcxx);

@@ -16,18 +16,7 @@
 
 #include <cmocka.h>
 
-static char dir[128];
-
-static int sh(const char *fmt, ...)
-{
-    char command[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(command, sizeof command, fmt, ap);
-    va_end(ap);
-    int status = system(command);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
+#include "probe_fixture.h"
 
 /* The first line qaudit writes on stderr for layout --stats ARGS BINARY (stdout dropped). */
 static void stats(const char *binary, const char *args, char *line, size_t size)
@@ -50,33 +39,9 @@ static void expect_stats(const char *binary, const char *args, const char *words
         fail_msg("layout --stats %s %s: '%s' does not say '%s'", args, binary, line, words);
 }
 
-static json_t *layout_json(const char *binary, const char *args)
-{
-    char command[1024];
-    snprintf(command, sizeof command, "%s layout --format json %s %s", QAUDIT, args, binary);
-    FILE *p = popen(command, "r");
-    json_error_t error;
-    json_t *doc = json_loadf(p, 0, &error);
-    int status = pclose(p);
-    if (doc == NULL || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fail_msg("%s: status %d", command, status);
-    return doc;
-}
-
 static json_t *types(json_t *doc)
 {
     return json_object_get(doc, "types");
-}
-
-static void setup_dir(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/qaudit-lookup-XXXXXX");
-    assert_non_null(mkdtemp(dir));
-}
-
-static void cleanup_dir(void)
-{
-    sh("rm -rf %s", dir);
 }
 
 /* Three units: shapes.c, a C++ one with a nested name, and one defining `dup` differently from
@@ -97,7 +62,7 @@ static void build_indexed(const char *name)
 static void test_debug_names_chooses_units(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("lookup");
     build_indexed("indexed");
     char binary[256];
     snprintf(binary, sizeof binary, "%s/indexed", dir);
@@ -123,7 +88,7 @@ static void test_debug_names_chooses_units(void **state)
 static void test_debug_names_sees_odr_conflicts(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("lookup");
     build_indexed("indexed");
     char binary[256];
     snprintf(binary, sizeof binary, "%s/indexed", dir);
@@ -148,7 +113,7 @@ static void test_debug_names_sees_odr_conflicts(void **state)
 static void test_first(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("lookup");
     build_indexed("indexed");
     char binary[256];
     assert_int_equal(sh("cd %s && objcopy -R .debug_names indexed plain", dir), 0);
@@ -209,7 +174,7 @@ static char *slurp(const char *path, size_t *size)
 static void test_damaged_index(void **state)
 {
     (void)state;
-    setup_dir();
+    setup_dir("lookup");
     build_indexed("indexed");
     char binary[256], bad[256], out[256];
     snprintf(binary, sizeof binary, "%s/indexed", dir);

@@ -17,19 +17,9 @@
 
 #include <cmocka.h>
 
-static char dir[128];
-static char *output; /* what the last run() printed on stdout (and stderr when asked) */
+#include "probe_fixture.h"
 
-static int sh(const char *fmt, ...)
-{
-    char command[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(command, sizeof command, fmt, ap);
-    va_end(ap);
-    int status = system(command);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
+static char *output; /* what the last run() printed on stdout (and stderr when asked) */
 
 /* Runs a command, keeps all of its stdout in output, returns its exit status. */
 static int run(const char *fmt, ...)
