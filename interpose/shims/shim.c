@@ -218,83 +218,44 @@ struct delete_args {
     bool array;
 };
 
-static void forward_delete_object(const struct delete_args *a)
+/* The same form of operator delete or delete[] as the program called. */
+static void *forward_delete(void *args)
 {
+    const struct delete_args *a = args;
     __typeof__(&_ZdlPv) plain;
-    __typeof__(&_ZdlPvm) sized;
+    __typeof__(&_ZdlPvm) two;
     __typeof__(&_ZdlPvmSt11align_val_t) sized_aligned;
     __typeof__(&_ZdlPvRKSt9nothrow_t) nothrow;
     __typeof__(&_ZdlPvSt11align_val_tRKSt9nothrow_t) aligned_nothrow;
     switch (a->form) {
     case PLAIN:
-        if ((plain = NEXT(_ZdlPv)))
+        if ((plain = a->array ? NEXT(_ZdaPv) : NEXT(_ZdlPv)))
             plain(a->p);
         break;
     case SIZED:
-        if ((sized = NEXT(_ZdlPvm)))
-            sized(a->p, a->size);
+        if ((two = a->array ? NEXT(_ZdaPvm) : NEXT(_ZdlPvm)))
+            two(a->p, a->size);
         break;
     case ALIGNED:
-        if ((sized = NEXT(_ZdlPvSt11align_val_t)))
-            sized(a->p, a->align);
+        if ((two = a->array ? NEXT(_ZdaPvSt11align_val_t) : NEXT(_ZdlPvSt11align_val_t)))
+            two(a->p, a->align);
         break;
     case SIZED_ALIGNED:
-        if ((sized_aligned = NEXT(_ZdlPvmSt11align_val_t)))
+        sized_aligned = a->array ? NEXT(_ZdaPvmSt11align_val_t) : NEXT(_ZdlPvmSt11align_val_t);
+        if (sized_aligned)
             sized_aligned(a->p, a->size, a->align);
         break;
     case NOTHROW:
-        if ((nothrow = NEXT(_ZdlPvRKSt9nothrow_t)))
+        if ((nothrow = a->array ? NEXT(_ZdaPvRKSt9nothrow_t) : NEXT(_ZdlPvRKSt9nothrow_t)))
             nothrow(a->p, &nothrow_tag);
         break;
     case ALIGNED_NOTHROW:
-        if ((aligned_nothrow = NEXT(_ZdlPvSt11align_val_tRKSt9nothrow_t)))
+        aligned_nothrow = a->array ? NEXT(_ZdaPvSt11align_val_tRKSt9nothrow_t)
+                                   : NEXT(_ZdlPvSt11align_val_tRKSt9nothrow_t);
+        if (aligned_nothrow)
             aligned_nothrow(a->p, a->align, &nothrow_tag);
         break;
     }
-}
-
-static void forward_delete_array(const struct delete_args *a)
-{
-    __typeof__(&_ZdaPv) plain;
-    __typeof__(&_ZdaPvm) sized;
-    __typeof__(&_ZdaPvmSt11align_val_t) sized_aligned;
-    __typeof__(&_ZdaPvRKSt9nothrow_t) nothrow;
-    __typeof__(&_ZdaPvSt11align_val_tRKSt9nothrow_t) aligned_nothrow;
-    switch (a->form) {
-    case PLAIN:
-        if ((plain = NEXT(_ZdaPv)))
-            plain(a->p);
-        break;
-    case SIZED:
-        if ((sized = NEXT(_ZdaPvm)))
-            sized(a->p, a->size);
-        break;
-    case ALIGNED:
-        if ((sized = NEXT(_ZdaPvSt11align_val_t)))
-            sized(a->p, a->align);
-        break;
-    case SIZED_ALIGNED:
-        if ((sized_aligned = NEXT(_ZdaPvmSt11align_val_t)))
-            sized_aligned(a->p, a->size, a->align);
-        break;
-    case NOTHROW:
-        if ((nothrow = NEXT(_ZdaPvRKSt9nothrow_t)))
-            nothrow(a->p, &nothrow_tag);
-        break;
-    case ALIGNED_NOTHROW:
-        if ((aligned_nothrow = NEXT(_ZdaPvSt11align_val_tRKSt9nothrow_t)))
-            aligned_nothrow(a->p, a->align, &nothrow_tag);
-        break;
-    }
-}
-
-static void *forward_delete(void *args)
-{
-    const struct delete_args *a = args;
-    if (a->array)
-        forward_delete_array(a);
-    else
-        forward_delete_object(a);
     return NULL;
 }
 

@@ -164,15 +164,9 @@ static void write_process(struct qa_json *j, enum qa_dump_reason reason, int sig
 
 static void write_modules(struct qa_json *j, const struct qa_module_list *modules)
 {
-    if (modules == NULL) {
-        qa_json_key(j, "modules");
-        qa_json_begin_array(j);
-        qa_json_end_array(j);
-        return;
-    }
     qa_json_key(j, "modules");
     qa_json_begin_array(j);
-    for (size_t i = 0; i < modules->count; i++) {
+    for (size_t i = 0; modules != NULL && i < modules->count; i++) { /* NULL: none read */
         const struct qa_module *m = &modules->items[i];
         qa_json_begin_object(j);
         qa_json_key(j, "path"), qa_json_str(j, m->path);

@@ -19,6 +19,7 @@ enum source { SOURCE_NONE, SOURCE_SMAPS_ROLLUP, SOURCE_STATM };
 static const char *const source_names[] = {"none", "smaps_rollup", "statm"};
 static enum source source;
 static uint64_t at_start;
+static uint64_t page_size; /* read at start-up: sysconf is not for signal handlers */
 
 static bool read_small(const char *path, char *buf, size_t size)
 {
@@ -57,19 +58,32 @@ static bool from_smaps_rollup(uint64_t *bytes)
     return true;
 }
 
-static bool from_statm(uint64_t *bytes)
+/* /proc/self/statm's resident and shared sizes, in bytes. */
+static bool read_statm(uint64_t *resident, uint64_t *shared)
 {
     char buf[256];
     if (!read_small("/proc/self/statm", buf, sizeof buf))
         return false;
     const char *end;
     (void)decimal(buf, &end); /* size */
-    uint64_t resident = end ? decimal(end, &end) : 0;
-    uint64_t shared = end ? decimal(end, &end) : 0;
-    if (end == NULL || shared > resident)
+    *resident = end ? decimal(end, &end) * page_size : 0;
+    *shared = end ? decimal(end, &end) * page_size : 0;
+    return end != NULL;
+}
+
+static bool from_statm(uint64_t *bytes)
+{
+    uint64_t resident, shared;
+    if (!read_statm(&resident, &shared) || shared > resident)
         return false;
-    *bytes = (resident - shared) * (uint64_t)sysconf(_SC_PAGESIZE);
+    *bytes = resident - shared;
     return true;
+}
+
+uint64_t qa_resident_bytes(void)
+{
+    uint64_t resident, shared;
+    return read_statm(&resident, &shared) ? resident : 0;
 }
 
 static bool anonymous_now(enum source from, uint64_t *bytes)
@@ -88,6 +102,7 @@ static bool anonymous_now(enum source from, uint64_t *bytes)
  * for every later reading, so that the two figures compare. */
 void qa_memory_start(void)
 {
+    page_size = (uint64_t)sysconf(_SC_PAGESIZE);
     source = SOURCE_SMAPS_ROLLUP;
     if (anonymous_now(source, &at_start))
         return;

@@ -458,6 +458,8 @@ bool qa_file_write_all(struct qa_file *f, const void *data, size_t size);
 ssize_t qa_file_read(struct qa_file *f, void *buf, size_t size);
 int qa_file_close(struct qa_file *f);
 ssize_t qa_file_slurp(const char *path, char *buf, size_t size);
+/* The resident set from /proc/self/statm (memory.c); 0 when it cannot be read. */
+uint64_t qa_resident_bytes(void);
 struct qa_sigpipe {
     sigset_t pipe_only, saved;
     bool was_pending;

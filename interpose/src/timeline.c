@@ -2,9 +2,7 @@
  * live bytes, allocations, resident set) into a fixed array; when the array is full every other
  * point goes and the period doubles, so the series always spans the whole run in bounded memory.
  * Each dump writes the series and a last point taken as it is written. */
-#include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "state.h"
 
@@ -21,19 +19,6 @@ static struct point points[TIMELINE_POINTS];
 static size_t point_count;
 static uint64_t period_ns; /* 0: off */
 static uint64_t next_due;  /* CLOCK_MONOTONIC */
-static uint64_t page_size; /* read once: sysconf is not for signal handlers */
-
-/* The resident set from /proc/self/statm's second field (pages); 0 when it cannot be read. */
-static uint64_t resident_bytes(void)
-{
-    char text[128];
-    if (qa_file_slurp("/proc/self/statm", text, sizeof text) <= 0)
-        return 0;
-    char *field = text;
-    while (*field && *field != ' ')
-        field++;
-    return strtoull(field, NULL, 10) * page_size;
-}
 
 static struct point current_point(uint64_t now_ns)
 {
@@ -41,7 +26,7 @@ static struct point current_point(uint64_t now_ns)
     qa_sum_counters(&c, NULL);
     qa_peak_observe(qa_counters_live_bytes(&c));
     return (struct point){now_ns, qa_counters_live_bytes(&c), qa_counters_allocs(&c),
-                          resident_bytes()};
+                          qa_resident_bytes()};
 }
 
 /* Every other point kept, the first one included; the period doubles. */
@@ -57,7 +42,6 @@ static void thin(void)
 void qa_timeline_start(void)
 {
     period_ns = (uint64_t)qa_cfg.timeline_ms * 1000000u;
-    page_size = (uint64_t)sysconf(_SC_PAGESIZE);
     point_count = 0;
     next_due = qa_monotonic_ns();
 }

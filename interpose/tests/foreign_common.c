@@ -78,18 +78,36 @@ void assert_same_text(const char *what, const char *native, const char *preloade
                  what, native, preloaded);
 }
 
+/* dir/name's contents (slurp). */
+static char *slurp_in(const char *dir, const char *name, size_t *len)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return slurp(path, len);
+}
+
 /* The file work/run/name of two runs, byte for byte. */
 void assert_same_file(const char *native_dir, const char *preload_dir, const char *name)
 {
-    char a[600], b[600];
-    snprintf(a, sizeof a, "%s/%s", native_dir, name);
-    snprintf(b, sizeof b, "%s/%s", preload_dir, name);
     size_t la, lb;
-    char *x = slurp(a, &la), *y = slurp(b, &lb);
+    char *x = slurp_in(native_dir, name, &la), *y = slurp_in(preload_dir, name, &lb);
     if (la == 0 || la != lb || memcmp(x, y, la) != 0)
         fail_msg("%s: %zu bytes natively, %zu under the preload, or different bytes", name, la, lb);
     free(x);
     free(y);
+}
+
+char *assert_same_output(const char *native_dir, const char *preload_dir, const char *out,
+                         const char *err)
+{
+    char *native_out = slurp_in(native_dir, out, NULL),
+         *preload_out = slurp_in(preload_dir, out, NULL);
+    assert_same_text("stdout", native_out, preload_out);
+    char *native_err = slurp_in(native_dir, err, NULL), *all_err = slurp_in(preload_dir, err, NULL);
+    char *preload_err = without_qaudit_lines(all_err);
+    assert_same_text("stderr", native_err, preload_err);
+    free(native_out), free(preload_out), free(native_err), free(preload_err);
+    return all_err;
 }
 
 /* ---- reading dumps */

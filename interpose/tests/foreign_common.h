@@ -29,6 +29,10 @@ const char *const *base_env(struct env *e, const char *qaudit_out, bool preload)
 void assert_same_text(const char *what, const char *native, const char *preloaded);
 /* The file name in two runs' directories, byte for byte. */
 void assert_same_file(const char *native_dir, const char *preload_dir, const char *name);
+/* Two runs' stdout (file out in each directory) and stderr (file err) are the same text, but for
+ * the preloaded stderr's "qaudit: " lines; returns that whole stderr (free it). */
+char *assert_same_output(const char *native_dir, const char *preload_dir, const char *out,
+                         const char *err);
 
 /* Reading dumps: dir/d-PID-N.json (NULL when missing); a string member ("" when missing); the
  * dump's reason; the count of requested_sizes' bucket starting at from. */

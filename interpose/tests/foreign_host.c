@@ -144,18 +144,7 @@ static void compare_hostile(const char *mode, struct hostile *h)
     prctl(PR_SET_CHILD_SUBREAPER, 0);
     assert_int_equal(native_status, 0);
     assert_int_equal(status, native_status);
-    char a[700], b[700];
-    snprintf(a, sizeof a, "%s/stdout", h->native);
-    snprintf(b, sizeof b, "%s/stdout", h->preload);
-    char *native_out = slurp(a, NULL), *out = slurp(b, NULL);
-    assert_same_text("stdout", native_out, out);
-    snprintf(a, sizeof a, "%s/stderr", h->native);
-    snprintf(b, sizeof b, "%s/stderr", h->preload);
-    char *native_err = slurp(a, NULL);
-    h->qaudit_err = slurp(b, NULL);
-    char *err = without_qaudit_lines(h->qaudit_err);
-    assert_same_text("stderr", native_err, err);
-    free(native_out), free(out), free(native_err), free(err);
+    h->qaudit_err = assert_same_output(h->native, h->preload, "stdout", "stderr");
 }
 
 static void test_close_range(void **state)

@@ -96,29 +96,17 @@ static void assert_totals_agree(const char *qaudit_dir, const char *valgrind_dir
 
 static void check_program(const struct program *p)
 {
-    char native[600], preload[600], valgrind[600], path[700];
+    char native[600], preload[600], valgrind[600];
     int native_status = run_kind(p, 'n', native, sizeof native);
     int preload_status = run_kind(p, 'q', preload, sizeof preload);
     int valgrind_status = run_kind(p, 'v', valgrind, sizeof valgrind);
     assert_int_equal(native_status, p->status);
     assert_int_equal(preload_status, p->status);
     assert_int_equal(valgrind_status, p->status);
-    snprintf(path, sizeof path, "%s/out", native);
-    char *native_out = slurp(path, NULL);
-    snprintf(path, sizeof path, "%s/err", native);
-    char *native_err = slurp(path, NULL);
-    snprintf(path, sizeof path, "%s/out", preload);
-    char *preload_out = slurp(path, NULL);
-    snprintf(path, sizeof path, "%s/err", preload);
-    char *preload_all_err = slurp(path, NULL);
-    char *preload_err = without_qaudit_lines(preload_all_err);
-    assert_same_text("stdout", native_out, preload_out);
-    assert_same_text("stderr", native_err, preload_err);
+    free(assert_same_output(native, preload, "out", "err"));
     if (p->product)
         assert_same_file(native, preload, p->product);
     assert_totals_agree(preload, valgrind, p->processes);
-    free(native_out), free(native_err), free(preload_out), free(preload_all_err);
-    free(preload_err);
 }
 
 /* Two processes: bash and the seq of its command substitution (fork + exec). */

@@ -151,6 +151,15 @@ static void set_name(struct process_totals *t, const char *path)
     snprintf(t->name, sizeof t->name, "%.63s", slash ? slash + 1 : path);
 }
 
+/* "1,234" as 1234. */
+static long long without_commas(const char *digits)
+{
+    long long n = 0;
+    for (const char *c = digits; *c; c++)
+        n = *c == ',' ? n : n * 10 + (*c - '0');
+    return n;
+}
+
 /* "Command: /usr/bin/seq 200" and "total heap usage: 6 allocs, 1 frees, ..." of one log. */
 static bool parse_valgrind_log(const char *path, struct process_totals *t)
 {
@@ -164,32 +173,43 @@ static bool parse_valgrind_log(const char *path, struct process_totals *t)
         set_name(t, program);
         char allocs[32], frees[32];
         ok = sscanf(usage + 18, "%31[0-9,] allocs, %31[0-9,] frees", allocs, frees) == 2;
-        t->allocs = t->frees = 0;
-        for (char *c = allocs; ok && *c; c++)
-            t->allocs = *c == ',' ? t->allocs : t->allocs * 10 + (*c - '0');
-        for (char *c = frees; ok && *c; c++)
-            t->frees = *c == ',' ? t->frees : t->frees * 10 + (*c - '0');
+        t->allocs = ok ? without_commas(allocs) : 0;
+        t->frees = ok ? without_commas(frees) : 0;
     }
     free(log);
     return ok;
 }
 
-size_t valgrind_totals(const char *dir, struct process_totals *out, size_t max)
+/* The totals parse reads from each file of dir that wanted accepts, up to max, sorted by name;
+ * how many. */
+static size_t collect_totals(const char *dir, bool (*wanted)(const char *name),
+                             bool (*parse)(const char *path, struct process_totals *t),
+                             struct process_totals *out, size_t max)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
     size_t n = 0;
     char path[600];
     while (d && (e = readdir(d)) != NULL && n < max) {
-        if (strncmp(e->d_name, "vg.", 3) != 0)
+        if (!wanted(e->d_name))
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        n += parse_valgrind_log(path, &out[n]);
+        n += parse(path, &out[n]);
     }
     if (d)
         closedir(d);
     qsort(out, n, sizeof *out, by_name);
     return n;
+}
+
+static bool is_valgrind_log(const char *name)
+{
+    return strncmp(name, "vg.", 3) == 0;
+}
+
+size_t valgrind_totals(const char *dir, struct process_totals *out, size_t max)
+{
+    return collect_totals(dir, is_valgrind_log, parse_valgrind_log, out, max);
 }
 
 static long long total(json_t *dump, const char *key)
@@ -214,23 +234,16 @@ static bool parse_dump(const char *path, struct process_totals *t)
     return ok;
 }
 
+/* A finished dump: *.json, not a writer's temporary. */
+static bool is_dump(const char *name)
+{
+    size_t len = strlen(name);
+    return len >= 5 && strcmp(name + len - 5, ".json") == 0 && strstr(name, ".tmp") == NULL;
+}
+
 size_t dump_totals(const char *dir, struct process_totals *out, size_t max)
 {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    size_t n = 0;
-    char path[600];
-    while (d && (e = readdir(d)) != NULL && n < max) {
-        size_t len = strlen(e->d_name);
-        if (len < 5 || strcmp(e->d_name + len - 5, ".json") != 0 || strstr(e->d_name, ".tmp"))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        n += parse_dump(path, &out[n]);
-    }
-    if (d)
-        closedir(d);
-    qsort(out, n, sizeof *out, by_name);
-    return n;
+    return collect_totals(dir, is_dump, parse_dump, out, max);
 }
 
 const char *valgrind_path(void)

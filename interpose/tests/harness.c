@@ -77,6 +77,13 @@ json_t *load(const char *path)
     return root;
 }
 
+json_t *run_preloaded(const char *const *argv, const char *const *extra)
+{
+    pid_t pid = start(argv, extra);
+    assert_int_equal(wait_exit(pid), 0);
+    return load_pid(pid);
+}
+
 json_t *load_pid(pid_t pid)
 {
     char path[400];

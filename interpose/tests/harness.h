@@ -19,7 +19,9 @@ pid_t start(const char *const *argv, const char *const *extra);
 /* The exit status, or 128 + the signal that ended it. */
 int wait_exit(pid_t pid);
 json_t *load(const char *path);
-json_t *load_pid(pid_t pid);                   /* <dump_dir>/dump-PID.json */
+json_t *load_pid(pid_t pid); /* <dump_dir>/dump-PID.json */
+/* start(argv, extra), asserting a clean exit 0; its dump (load_pid). */
+json_t *run_preloaded(const char *const *argv, const char *const *extra);
 long long num(json_t *root, const char *path); /* the integer at a dotted path */
 json_t *check_named(json_t *root, const char *name);
 bool passed(json_t *root, const char *name);

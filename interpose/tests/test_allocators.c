@@ -207,9 +207,7 @@ static void test_preloaded_shim_counts_jemalloc_with_sites(void **state)
         snprintf(rounds, sizeof rounds, "%d", ROUNDS);
         const char *argv[] = {FIXTURE("fixture_alloc_jemalloc"), rounds, NULL};
         const char *extra[] = {"LD_PRELOAD=" PRELOAD_PATH ":" SHIM("jemalloc"), modes[m], NULL};
-        pid_t pid = start(argv, extra);
-        assert_int_equal(wait_exit(pid), 0);
-        json_t *d = load_pid(pid);
+        json_t *d = run_preloaded(argv, extra);
         assert_int_equal(calls(d, "jemalloc", "mallocx"), 3 * ROUNDS);
         assert_int_equal(calls(d, "jemalloc", "sdallocx"), ROUNDS);
         assert_true(num(d, "totals.calls.calloc") >= ROUNDS);
@@ -248,9 +246,7 @@ static void test_without_shim_the_dump_says_what_is_missed(void **state)
         char path[400];
         snprintf(path, sizeof path, "%s/%s", FIXTURE_DIR, cases[i].fixture);
         const char *argv[] = {path, "100", NULL};
-        pid_t pid = start(argv, NULL);
-        assert_int_equal(wait_exit(pid), 0);
-        json_t *d = load_pid(pid);
+        json_t *d = run_preloaded(argv, NULL);
         assert_missed(d, cases[i].family);
         assert_true(num(d, "totals.allocs") < 100); /* the 100 rounds went unseen */
         json_decref(d);

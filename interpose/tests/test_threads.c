@@ -61,13 +61,6 @@ static void run_native(const char *const *argv)
     assert_int_equal(wait_exit(pid), 0);
 }
 
-static json_t *run_preloaded(const char *const *argv, const char *const *extra)
-{
-    pid_t pid = start(argv, extra);
-    assert_int_equal(wait_exit(pid), 0);
-    return load_pid(pid);
-}
-
 /* The totals of a churn in which the threads made `pairs` malloc/free pairs in all, main
  * `main_mallocs` more, and pthread_create one calloc per cached stack (main is counted among the
  * threads for those). */

@@ -48,9 +48,7 @@ static void test_timeline_follows_live_and_resident_memory(void **state)
     fresh_dir();
     const char *argv[] = {FIXTURE("fixture_timeline"), "64", "400", NULL};
     const char *env[] = {"QAUDIT_TIMELINE=20", NULL};
-    pid_t pid = start(argv, env);
-    assert_int_equal(wait_exit(pid), 0);
-    json_t *d = load_pid(pid);
+    json_t *d = run_preloaded(argv, env);
     struct series s = read_series(d);
     assert_true(s.count >= 3);
     assert_true(s.ordered);
@@ -72,9 +70,7 @@ static void test_timeline_thins_rather_than_drops_its_end(void **state)
     fresh_dir();
     const char *argv[] = {FIXTURE("fixture_timeline"), "8", "1200", NULL};
     const char *env[] = {"QAUDIT_TIMELINE=1", NULL};
-    pid_t pid = start(argv, env);
-    assert_int_equal(wait_exit(pid), 0);
-    json_t *d = load_pid(pid);
+    json_t *d = run_preloaded(argv, env);
     struct series s = read_series(d);
     assert_true(s.count <= 1025); /* 1,024 kept points and the dump's own */
     assert_true(num(d, "timeline_period_ns") >= 2000000);
@@ -93,9 +89,7 @@ static void test_timeline_never_exceeds_the_peak(void **state)
     fresh_dir();
     const char *argv[] = {FIXTURE("fixture_threads"), "4", "20000", NULL};
     const char *env[] = {"QAUDIT_TIMELINE=1", NULL};
-    pid_t pid = start(argv, env);
-    assert_int_equal(wait_exit(pid), 0);
-    json_t *d = load_pid(pid);
+    json_t *d = run_preloaded(argv, env);
     struct series s = read_series(d);
     assert_true(s.count >= 2);
     assert_true(s.peak_live <= num(d, "totals.peak_live_bytes"));
@@ -110,9 +104,7 @@ static void test_timeline_off(void **state)
     fresh_dir();
     const char *argv[] = {FIXTURE("fixture_timeline"), "1", "10", NULL};
     const char *env[] = {"QAUDIT_TIMELINE=off", NULL};
-    pid_t pid = start(argv, env);
-    assert_int_equal(wait_exit(pid), 0);
-    json_t *d = load_pid(pid);
+    json_t *d = run_preloaded(argv, env);
     assert_null(json_object_get(d, "timeline"));
     assert_int_equal(num(d, "config.timeline_ms"), 0);
     json_decref(d);
@@ -129,9 +121,7 @@ static void test_timeline_of_python(void **state)
                           "time.sleep(0.2)",
                           NULL};
     const char *env[] = {"QAUDIT_TIMELINE=20", NULL};
-    pid_t pid = start(argv, env);
-    assert_int_equal(wait_exit(pid), 0);
-    json_t *d = load_pid(pid);
+    json_t *d = run_preloaded(argv, env);
     struct series s = read_series(d);
     assert_true(s.peak_live >= 48 * MIB);
     assert_true(s.peak_rss >= 48 * MIB);
