@@ -33,13 +33,13 @@ int64_t qa_sample_interval(struct qa_thread *t)
     return draw > (double)(1ull << 62) ? (int64_t)(1ull << 62) : (int64_t)draw;
 }
 
-/* What one sampled allocation of size bytes stands for, in 1/QA_WEIGHT_ONE allocations and in
- * bytes: N allocations by count; by bytes 1 / (1 - e^(-s/N)) allocations of s bytes. */
+/* What one allocation of size bytes sampled by bytes stands for, in 1/QA_WEIGHT_ONE allocations
+ * and in bytes: 1 / (1 - e^(-s/N)) allocations of s bytes. (By count a sample stands for N
+ * allocations, which the report knows without a sum.) */
 void qa_sample_weight(uint64_t size, uint64_t *allocs, uint64_t *bytes)
 {
-    double n = (double)qa_cfg.sample_every, w = n;
-    if (qa_cfg.sample_by_bytes)
-        w = size == 0 || n <= 1 ? 1 : -1 / expm1(-(double)size / n);
+    double n = (double)qa_cfg.sample_every;
+    double w = size == 0 || n <= 1 ? 1 : -1 / expm1(-(double)size / n);
     *allocs = (uint64_t)(w * QA_WEIGHT_ONE + 0.5);
     *bytes = (uint64_t)(w * (double)size + 0.5);
 }

@@ -305,7 +305,7 @@ void qa_site_alloc(struct qa_thread *t, uint32_t id, uint64_t size, bool queue)
     d->bytes += size;
     d->queue_allocs += queue;
     d->live_bytes += (int64_t)size;
-    if (qa_cfg.stacks == QA_STACKS_SAMPLED) {
+    if (qa_cfg.stacks == QA_STACKS_SAMPLED && qa_cfg.sample_by_bytes) { /* by count: N each */
         uint64_t allocs, bytes;
         qa_sample_weight(size, &allocs, &bytes);
         d->weight_allocs += allocs;
