@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "elf_dynsym.h"
 
 static const struct {
     const char *name, *marker, *shim;
@@ -109,6 +110,22 @@ static bool line_path(const char *line, size_t len, char *out, size_t size)
     return true;
 }
 
+struct markers {
+    unsigned found; /* a bit per family */
+    bool shim;
+};
+
+static bool note_marker(const GElf_Sym *sym, const char *name, void *data)
+{
+    (void)sym;
+    struct markers *m = data;
+    m->shim |= strcmp(name, SHIM_MARKER) == 0;
+    for (size_t f = 0; f < FAMILIES; f++)
+        if (strcmp(name, families[f].marker) == 0)
+            m->found |= 1u << f;
+    return false; /* every symbol */
+}
+
 /* Which families' marker symbols the object at path defines (a bit per family); none for a
  * qaudit shim, which defines them too. */
 static unsigned families_defined(const char *path)
@@ -118,31 +135,13 @@ static unsigned families_defined(const char *path)
         return 0;
     elf_version(EV_CURRENT);
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    unsigned found = 0;
-    bool shim = false;
-    Elf_Scn *scn = NULL;
-    while (elf && (scn = elf_nextscn(elf, scn)) != NULL) {
-        GElf_Shdr sh;
-        Elf_Data *data;
-        if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_DYNSYM || sh.sh_entsize == 0 ||
-            (data = elf_getdata(scn, NULL)) == NULL)
-            continue;
-        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-            GElf_Sym sym;
-            const char *name;
-            if (gelf_getsym(data, (int)i, &sym) == NULL || sym.st_shndx == SHN_UNDEF ||
-                (name = elf_strptr(elf, sh.sh_link, sym.st_name)) == NULL)
-                continue;
-            shim |= strcmp(name, SHIM_MARKER) == 0;
-            for (size_t f = 0; f < FAMILIES; f++)
-                if (strcmp(name, families[f].marker) == 0)
-                    found |= 1u << f;
-        }
-    }
-    if (elf)
+    struct markers m = {0, false};
+    if (elf) {
+        dynsym_each(elf, note_marker, &m);
         elf_end(elf);
+    }
     close(fd);
-    return shim ? 0 : found;
+    return m.shim ? 0 : m.found;
 }
 
 static unsigned families_loaded(const char *program)

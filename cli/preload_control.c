@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "elf_dynsym.h"
 #include "qaudit/control.h"
 
 #define PRELOAD_NAME "libqaudit-preload"
@@ -88,28 +89,13 @@ static bool load_bias(Elf *elf, const struct preload_image *img, uint64_t *bias)
     return false;
 }
 
-/* The defined data symbol name in the file's .dynsym: its address in the file and size. */
-static bool find_dynamic_symbol(Elf *elf, const char *name, uint64_t *value, uint64_t *size)
+/* The control record among the .dynsym symbols: a data object so named. */
+static bool is_record(const GElf_Sym *sym, const char *name, void *data)
 {
-    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn != NULL; scn = elf_nextscn(elf, scn)) {
-        GElf_Shdr sh;
-        if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_DYNSYM || sh.sh_entsize == 0)
-            continue;
-        Elf_Data *data = elf_getdata(scn, NULL);
-        for (size_t i = 0; data != NULL && i < sh.sh_size / sh.sh_entsize; i++) {
-            GElf_Sym sym;
-            if (gelf_getsym(data, (int)i, &sym) == NULL || sym.st_shndx == SHN_UNDEF ||
-                GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
-                continue;
-            const char *s = elf_strptr(elf, sh.sh_link, sym.st_name);
-            if (s != NULL && strcmp(s, name) == 0) {
-                *value = sym.st_value;
-                *size = sym.st_size;
-                return true;
-            }
-        }
-    }
-    return false;
+    if (GELF_ST_TYPE(sym->st_info) != STT_OBJECT || strcmp(name, QAUDIT_CONTROL_SYMBOL) != 0)
+        return false;
+    *(GElf_Sym *)data = *sym;
+    return true;
 }
 
 /* Fills img->record and img->record_size, or leaves them 0 when the file has no record. */
@@ -121,11 +107,12 @@ static void locate_record(pid_t pid, struct preload_image *img)
         return;
     }
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    uint64_t bias, value, size;
+    uint64_t bias;
+    GElf_Sym record;
     if (elf != NULL && elf_kind(elf) == ELF_K_ELF && load_bias(elf, img, &bias) &&
-        find_dynamic_symbol(elf, QAUDIT_CONTROL_SYMBOL, &value, &size)) {
-        img->record = bias + value;
-        img->record_size = size;
+        dynsym_each(elf, is_record, &record)) {
+        img->record = bias + record.st_value;
+        img->record_size = record.st_size;
     }
     if (elf != NULL)
         elf_end(elf);

@@ -373,9 +373,7 @@ static void section_layouts(struct document *d, const struct report_options *o)
 static void section_precision(struct document *d, const struct report *r)
 {
     doc_heading(d, 2, "Precision");
-    bool estimated = false;
-    for (size_t i = 0; i < r->site_count && !estimated; i++)
-        estimated = r->sites[i].estimated;
+    bool estimated = any_site_estimated(r);
     if (r->trust.partial)
         doc_paragraph(d, "Partial: some allocations or frees are missing from the figures above:");
     else if (estimated)

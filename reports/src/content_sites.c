@@ -88,9 +88,7 @@ static void coverage_line(struct document *d, const struct report *r)
         return;
     char mode[128], a[CELL], b[CELL], c[CELL], e[CELL];
     stacks_mode(r, mode, sizeof mode);
-    bool estimated = false;
-    for (size_t i = 0; i < r->site_count && !estimated; i++)
-        estimated = r->sites[i].estimated;
+    bool estimated = any_site_estimated(r);
     if (!estimated && allocs >= calls && bytes >= requested) {
         doc_paragraph(d, "Coverage: the sites account for every allocation and every byte "
                          "requested.");

@@ -63,6 +63,14 @@ enum live_scope live_scope(const struct report *r)
 
 const char *const live_scope_names[3] = {"exit", "now", "mixed"};
 
+bool any_site_estimated(const struct report *r)
+{
+    for (size_t i = 0; i < r->site_count; i++)
+        if (r->sites[i].estimated)
+            return true;
+    return false;
+}
+
 /* Stacks of one or two frames under a stack depth that allowed more: frame pointers missing
  * (--stacks fp on code built without them) or an unwinder that gave up. Weighted by allocations;
  * the share of them, or 0 when stacks are not shallow or there are no sites. */

@@ -62,6 +62,8 @@ enum live_scope { LIVE_AT_EXIT, LIVE_NOW, LIVE_MIXED };
 extern const char *const live_scope_names[3]; /* "exit", "now", "mixed" */
 enum live_scope live_scope(const struct report *r);
 double shallow_share(const struct report *r);
+/* Whether some site's figures are estimates (from sampled stacks). */
+bool any_site_estimated(const struct report *r);
 /* "always", "sampled:64", "sampled:4096b" ('?' after it when inferred), or "mixed". */
 void stacks_mode(const struct report *r, char *out, size_t size);
 void process_stacks(const struct report_process *p, char *out, size_t size);

@@ -390,12 +390,9 @@ static void profile_comments(struct builder *b)
             "The sites account for %.0f of %" PRIu64 " allocations and %.0f of %" PRIu64
             " bytes requested.",
             allocs, r->totals.allocs + r->totals.reallocs, bytes, r->totals.bytes_requested);
-    for (size_t i = 0; i < r->site_count; i++)
-        if (r->sites[i].estimated) {
-            comment(b, "Sites from sampled stacks carry estimates, the samples scaled as the text "
-                       "report scales them; label 'samples' holds their samples.");
-            break;
-        }
+    if (any_site_estimated(r))
+        comment(b, "Sites from sampled stacks carry estimates, the samples scaled as the text "
+                   "report scales them; label 'samples' holds their samples.");
     for (size_t i = 0; i < r->trust.note_count; i++)
         comment(b, "%s", r->trust.notes[i]);
     comment(b,

@@ -4,16 +4,8 @@
 # bounded in count.
 set -uo pipefail
 qaudit=$(realpath "$1") bin=$(realpath "$2") src=$(realpath "$3") build=$(realpath "$4")
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+# shellcheck source=harness.sh
+. "$(dirname "$0")/harness.sh"
 
 # expect_status N WHAT COMMAND...: runs COMMAND, its stderr in $work/err, and checks its status.
 expect_status() {

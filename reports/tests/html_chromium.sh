@@ -7,16 +7,8 @@
 # usage: html_chromium.sh QAUDIT SOURCE_DIR
 set -uo pipefail
 qaudit=$(realpath "$1") src=$(realpath "$2")
-work=$(mktemp -d)
-runner=
-cleanup() {
-  [ -n "$runner" ] && kill -9 "$runner" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+# shellcheck source=harness.sh
+. "$(dirname "$0")/harness.sh"
 command -v chromium >/dev/null || { echo "FAIL: chromium is not installed (scripts/deps.sh)"; exit 1; }
 
 # Half the blocks, a file saying so, a wait for the snapshot, the rest; most freed before exit.

@@ -6,16 +6,8 @@
 # usage: known_sites.sh QAUDIT BIN_DIR SOURCE_DIR
 set -uo pipefail
 qaudit=$(realpath "$1") bin=$(realpath "$2") src=$(realpath "$3")
-work=$(mktemp -d)
-runner=
-cleanup() {
-  [ -n "$runner" ] && kill -9 "$runner" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+# shellcheck source=harness.sh
+. "$(dirname "$0")/harness.sh"
 check() { # check WHAT PYTHON-EXPRESSION JSON-FILE: d is the report
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$3" &&
     pass "$1" || fail "$1"

@@ -7,11 +7,8 @@
 # usage: pprof.sh QAUDIT BIN_DIR SOURCE_DIR
 set -uo pipefail
 qaudit=$(realpath "$1") bin=$(realpath "$2") src=$(realpath "$3")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+# shellcheck source=harness.sh
+. "$(dirname "$0")/harness.sh"
 command -v go >/dev/null || { echo "FAIL: go is missing: run scripts/deps.sh (golang-go)"; exit 1; }
 # go tool pprof offline, its caches in the scratch directory.
 export HOME=$work/home GOCACHE=$work/gocache GOPATH=$work/gopath GOPROXY=off GOFLAGS=

@@ -54,15 +54,6 @@ static size_t longest_line(const char *text)
     return longest;
 }
 
-/* How many times needle occurs in text. */
-static size_t occurrences(const char *text, const char *needle)
-{
-    size_t n = 0;
-    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
 static void two_builds_fit_100_columns(void **state)
 {
     (void)state;

@@ -17,84 +17,27 @@
 #include "report_fixture.h"
 #include "timeline.h"
 
-/* ---- a report built by hand ---- */
-
-static struct report_frame frame(uint32_t module, uint64_t offset, const char *inlined,
-                                 const char *function, unsigned line)
-{
-    struct report_frame f = {module, offset, NULL, 0};
-    f.locations = calloc(2, sizeof *f.locations);
-    if (inlined != NULL)
-        f.locations[f.location_count++] =
-            (struct report_location){strdup(inlined), strdup("/src/a.c"), 3, true};
-    if (function != NULL)
-        f.locations[f.location_count++] =
-            (struct report_location){strdup(function), strdup("/src/a.c"), line, false};
-    return f;
-}
-
-static void add_site(struct report *r, struct report_frame *frames, size_t n, double allocs,
-                     double bytes, double live, bool estimated)
-{
-    struct report_site *s = &r->sites[r->site_count++];
-    s->stack.frames = calloc(n + 1, sizeof *frames);
-    if (n > 0)
-        memcpy(s->stack.frames, frames, n * sizeof *frames);
-    s->stack.frame_count = n;
-    s->allocs = (uint64_t)allocs;
-    s->bytes = (uint64_t)bytes;
-    s->live_bytes = (uint64_t)live;
-    s->estimated = estimated;
-    s->est = (struct report_estimate){.allocs = allocs, .bytes = bytes, .live_bytes = live};
-}
-
-static struct report *new_report(size_t sites)
-{
-    struct report *r = calloc(1, sizeof *r);
-    r->modules = calloc(2, sizeof *r->modules);
-    r->modules[0] = (struct report_module){
-        .path = strdup("/bin/prog"), .build_id = strdup(""), .is_main = true};
-    r->modules[1] =
-        (struct report_module){.path = strdup("/lib/libc.so.6"), .build_id = strdup("")};
-    r->module_count = 2;
-    r->sites = calloc(sites + 1, sizeof *r->sites);
-    r->processes = calloc(1, sizeof *r->processes);
-    r->processes[0] = (struct report_process){.pid = 7,
-                                              .exe = strdup("/bin/prog"),
-                                              .argv = strdup("prog"),
-                                              .reason = strdup("exit"),
-                                              .source = strdup("x.json"),
-                                              .stacks_mode = strdup("always"),
-                                              .final = true};
-    r->process_count = 1;
-    r->symbolized = true;
-    const char *globs[] = {"xmalloc"};
-    report_fold(r, globs, 1);
-    return r;
-}
+/* ---- a report built by hand (report_fixture.c) ---- */
 
 /* parse (xmalloc inlined into it: folded) called from main at two lines, a site without a stack,
  * a sampled site in inner (inlined) under parse, a frame without symbols. */
 static struct report *example_report(void)
 {
-    struct report *r = new_report(5);
-    struct report_frame a[] = {frame(0, 0x10, "xmalloc", "parse", 9),
-                               frame(0, 0x20, NULL, "main", 20), frame(1, 0x30, NULL, NULL, 0)};
-    add_site(r, a, 3, 3, 300, 100, false);
-    struct report_frame b[] = {frame(0, 0x11, "xmalloc", "parse", 9),
-                               frame(0, 0x21, NULL, "main", 21), frame(1, 0x30, NULL, NULL, 0)};
-    add_site(r, b, 3, 2, 50, 0, false);
-    add_site(r, NULL, 0, 1, 8, 0, false);
-    struct report_frame d[] = {frame(0, 0x40, "inner", "parse", 9),
-                               frame(0, 0x50, NULL, "main", 22), frame(1, 0x30, NULL, NULL, 0)};
-    add_site(r, d, 3, 40, 4000, 400, true);
+    struct report *r = hand_report(5);
+    struct report_frame a[] = {hand_frame(0, 0x10, "xmalloc", "parse", 9),
+                               hand_frame(0, 0x20, NULL, "main", 20),
+                               hand_frame(1, 0x30, NULL, NULL, 0)};
+    hand_site(r, a, 3, 3, 300, 100, false);
+    struct report_frame b[] = {hand_frame(0, 0x11, "xmalloc", "parse", 9),
+                               hand_frame(0, 0x21, NULL, "main", 21),
+                               hand_frame(1, 0x30, NULL, NULL, 0)};
+    hand_site(r, b, 3, 2, 50, 0, false);
+    hand_site(r, NULL, 0, 1, 8, 0, false);
+    struct report_frame d[] = {hand_frame(0, 0x40, "inner", "parse", 9),
+                               hand_frame(0, 0x50, NULL, "main", 22),
+                               hand_frame(1, 0x30, NULL, NULL, 0)};
+    hand_site(r, d, 3, 40, 4000, 400, true);
     return r;
-}
-
-static void free_report(struct report *r)
-{
-    report_free(r);
-    free(r);
 }
 
 /* ---- the flame graph's data in the page ---- */
@@ -185,7 +128,7 @@ static void flame_frames_are_the_folded_stacks_frames(void **state)
     json_decref(f.doc);
     free(html);
     free(folded);
-    free_report(r);
+    hand_report_free(r);
 }
 
 static size_t node_named(const struct flame *f, const char *name)
@@ -226,7 +169,7 @@ static void flame_nodes_carry_their_figures_and_lines(void **state)
     assert_string_equal(loc_of(&f, node_named(&f, "libc.so.6+0x30")), "");
     json_decref(f.doc);
     free(html);
-    free_report(r);
+    hand_report_free(r);
 }
 
 /* Past HTML_FLAME_NODES the smallest go (in every weight) and the page says how many. */
@@ -234,10 +177,10 @@ static void flame_keeps_the_largest_nodes(void **state)
 {
     (void)state;
     size_t sites = HTML_FLAME_NODES + 5000;
-    struct report *r = new_report(sites);
+    struct report *r = hand_report(sites);
     for (size_t i = 0; i < sites; i++) {
         struct report_frame one = {0, 0x1000 + i, NULL, 0};
-        add_site(r, &one, 1, (double)(i + 1), 8.0 * (double)(i + 1), i == 7 ? 1e9 : 0, false);
+        hand_site(r, &one, 1, (double)(i + 1), 8.0 * (double)(i + 1), i == 7 ? 1e9 : 0, false);
     }
     char *html = render(r, REPORT_HTML);
     struct flame f = flame_of(html);
@@ -252,15 +195,7 @@ static void flame_keeps_the_largest_nodes(void **state)
             fail_msg("node %zu (%lld allocations) should have been left out", i, field(&f, i, 4));
     json_decref(f.doc);
     free(html);
-    free_report(r);
-}
-
-static size_t occurrences(const char *text, const char *what)
-{
-    size_t n = 0;
-    for (const char *p = text; (p = strstr(p, what)) != NULL; p += strlen(what))
-        n++;
-    return n;
+    hand_report_free(r);
 }
 
 static void one_sortable_site_table_replaces_the_three_rankings(void **state)
@@ -284,7 +219,7 @@ static void one_sortable_site_table_replaces_the_three_rankings(void **state)
     assert_int_equal(occurrences(strstr(html, "id=\"sites\""), "<tr><td data-v="), 4);
     free(html);
     free(text);
-    free_report(r);
+    hand_report_free(r);
 }
 
 static void the_page_is_self_contained_and_responsive(void **state)
