@@ -174,14 +174,14 @@ int command_layout(int argc, char **argv)
         status = 2;
         goto done;
     }
-    if (stats && first && !set.used_index)
+    if (stats && first && set.index_used == NULL)
         fprintf(stderr,
                 "qaudit layout: read %zu unit%s (--first: up to the first definitions), "
                 "%zu types\n",
                 set.units_read, set.units_read == 1 ? "" : "s", set.count);
     else if (stats)
         fprintf(stderr, "qaudit layout: read %zu of %zu units%s, %zu types\n", set.units_read,
-                set.units_total, set.used_index ? set.index_used : "", set.count);
+                set.units_total, set.index_used ? set.index_used : "", set.count);
     json_t *types = json_array();
     for (size_t i = 0; i < set.count; i++) {
         const struct layout_type *t = &set.types[i];

@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate_tag.h"
+#include "die_table.h"
 #include "dwarf_errors.h"
+#include "reader.h"
 
 #define POINTER 8 /* LP64: the size and alignment of a vptr */
 #define MAX_DEPTH 32
@@ -36,15 +39,16 @@ struct cls {
     size_t zero_count;
 };
 
+struct slot {
+    const void *key;
+    int32_t index;
+};
+
 struct cxx_cache {
     struct cxx_measure measure;
     struct cls *classes;
     size_t count, capacity;
-    struct slot {
-        const void *key;
-        int32_t index;
-    } * slots;
-    size_t slot_capacity;
+    struct die_table slots; /* of struct slot: the index of each class */
     bool failed;
 };
 
@@ -92,14 +96,8 @@ void cxx_cache_free(struct cxx_cache *c)
         free(c->classes[i].zero_members);
     }
     free(c->classes);
-    free(c->slots);
+    die_table_free(&c->slots);
     free(c);
-}
-
-static bool udata(Dwarf_Die *die, unsigned name, Dwarf_Word *out)
-{
-    Dwarf_Attribute attr;
-    return dwarf_attr_integrate(die, name, &attr) != NULL && dwarf_formudata(&attr, out) == 0;
 }
 
 static uint64_t align_up(uint64_t n, uint64_t a)
@@ -118,43 +116,12 @@ static bool class_die(const struct cxx_measure *m, Dwarf_Die *type, Dwarf_Die *o
 {
     if (dwarf_peel_type(type, out) != 0)
         return false;
-    Dwarf_Attribute attr;
+    resolve_signature(out);
     Dwarf_Die target;
-    if (dwarf_attr(out, DW_AT_signature, &attr) != NULL && checked_formref_die(&attr, &target))
-        *out = target;
     int tag = dwarf_tag(out);
     if (dwarf_hasattr(out, DW_AT_declaration) && m->define(m->context, out, &target))
         *out = target;
-    return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
-}
-
-static bool type_of(Dwarf_Die *die, Dwarf_Die *out)
-{
-    Dwarf_Attribute attr;
-    return dwarf_attr_integrate(die, DW_AT_type, &attr) != NULL &&
-           checked_formref_die(&attr, out) != NULL;
-}
-
-/* A constant DW_AT_data_member_location, or one DW_OP_plus_uconst. */
-static bool member_offset(Dwarf_Die *die, uint64_t *offset)
-{
-    Dwarf_Attribute attr;
-    Dwarf_Word value;
-    Dwarf_Op *ops;
-    size_t n;
-    if (dwarf_attr(die, DW_AT_data_member_location, &attr) == NULL) {
-        *offset = 0;
-        return true;
-    }
-    if (dwarf_formudata(&attr, &value) == 0) {
-        *offset = value;
-        return true;
-    }
-    if (dwarf_getlocation(&attr, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_plus_uconst) {
-        *offset = ops[0].number;
-        return true;
-    }
-    return false;
+    return is_aggregate_tag(tag);
 }
 
 bool cxx_is_virtual_inheritance(Dwarf_Die *inheritance)
@@ -164,38 +131,12 @@ bool cxx_is_virtual_inheritance(Dwarf_Die *inheritance)
            udata(inheritance, DW_AT_virtuality, &virtuality) && virtuality != DW_VIRTUALITY_none;
 }
 
-static struct slot *slot_of(struct cxx_cache *c, const void *key)
-{
-    size_t mask = c->slot_capacity - 1;
-    size_t h = (size_t)(((uintptr_t)key >> 3) * 0x9E3779B97F4A7C15ull >> 17);
-    for (size_t i = h & mask;; i = (i + 1) & mask)
-        if (c->slots[i].key == key || c->slots[i].key == NULL)
-            return &c->slots[i];
-}
-
-static bool slots_grow(struct cxx_cache *c)
-{
-    struct slot *old = c->slots;
-    size_t old_capacity = c->slot_capacity, capacity = old_capacity ? 2 * old_capacity : 256;
-    c->slots = calloc(capacity, sizeof *c->slots);
-    if (c->slots == NULL) {
-        c->slots = old;
-        return false;
-    }
-    c->slot_capacity = capacity;
-    for (size_t i = 0; i < old_capacity; i++)
-        if (old[i].key != NULL)
-            *slot_of(c, old[i].key) = old[i];
-    free(old);
-    return true;
-}
-
 /* The index of the class die (a definition), added unknown on first sight; -1 out of memory. */
 static int32_t class_index(struct cxx_cache *c, Dwarf_Die *die)
 {
-    if (2 * (c->count + 1) > c->slot_capacity && !slots_grow(c))
+    if (!die_table_room(&c->slots, sizeof(struct slot)))
         return -1;
-    struct slot *s = slot_of(c, die->addr);
+    struct slot *s = die_table_slot(&c->slots, die->addr);
     if (s->key != NULL)
         return s->index;
     if (c->count == c->capacity) {
@@ -208,6 +149,7 @@ static int32_t class_index(struct cxx_cache *c, Dwarf_Die *die)
     }
     c->classes[c->count] = (struct cls){.die = *die, .primary = -1, .has_vbases = -1};
     *s = (struct slot){die->addr, (int32_t)c->count};
+    c->slots.count++;
     return (int32_t)c->count++;
 }
 
@@ -222,7 +164,7 @@ static bool scan_bases(struct cxx_cache *c, int32_t i)
     size_t n = 0;
     if (checked_child(&die, &child) == 0) {
         do {
-            if (dwarf_tag(&child) != DW_TAG_inheritance || !type_of(&child, &type) ||
+            if (dwarf_tag(&child) != DW_TAG_inheritance || type_of(&child, &type) == NULL ||
                 !class_die(&c->measure, &type, &base))
                 continue;
             struct base_ref b = {class_index(c, &base), cxx_is_virtual_inheritance(&child), 0};
@@ -232,8 +174,8 @@ static bool scan_bases(struct cxx_cache *c, int32_t i)
                 return false;
             }
             bases = grown;
-            if (!b.is_virtual)
-                member_offset(&child, &b.offset);
+            if (!b.is_virtual && !member_location(&child, &b.offset))
+                b.offset = 0; /* absent: the base is at the start */
             bases[n++] = b;
         } while (checked_siblingof(&child, &child) == 0);
     }
@@ -386,11 +328,12 @@ static bool measure_member(struct cxx_cache *c, Dwarf_Die *child, bool is_class,
         return true;
     }
     Dwarf_Die type, peeled, inner;
-    if (!type_of(child, &type))
+    if (type_of(child, &type) == NULL)
         return true;
     Dwarf_Word bits = 0, access = is_class ? DW_ACCESS_private : DW_ACCESS_public;
     uint64_t offset = 0, end;
-    member_offset(child, &offset);
+    if (!member_location(child, &offset))
+        offset = 0; /* absent: a union's member, or unreadable */
     if (udata(child, DW_AT_bit_size, &bits)) {
         if (bits == 0)
             return true; /* a zero-width bit-field holds nothing */
@@ -429,7 +372,7 @@ static bool measure_member(struct cxx_cache *c, Dwarf_Die *child, bool is_class,
 
 /* Sizes of the non-virtual part of class i (ABI 2.4 II): the primary base, the non-virtual
  * bases and the data members where DWARF puts them. */
-static void settle_sizes(struct cxx_cache *c, int32_t i, const struct member_facts *f)
+static void settle_nonvirtual(struct cxx_cache *c, int32_t i, const struct member_facts *f)
 {
     struct cls *x = &c->classes[i];
     Dwarf_Word align = 1;
@@ -498,7 +441,7 @@ static bool measure(struct cxx_cache *c, int32_t i, int depth)
     x->zero_members = f.zero.items;
     x->zero_count = f.zero.count;
     ok = ok && choose_primary(c, i);
-    settle_sizes(c, i, &f);
+    settle_nonvirtual(c, i, &f);
     c->classes[i].measured = ok;
     c->classes[i].measuring = false;
     return ok;

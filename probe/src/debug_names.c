@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "aggregate_tag.h"
+#include "elf_sections.h"
+
 /* Index attributes (DWARF 5, table 7.23); elfutils' dwarf.h does not name them. */
 enum { IDX_COMPILE_UNIT = 1, IDX_TYPE_UNIT = 2 };
 
@@ -76,7 +79,7 @@ struct sections {
 static Elf_Data *section_data(Elf *elf, size_t names, Elf_Scn *scn, const char *wanted)
 {
     GElf_Shdr h;
-    const char *name = gelf_getshdr(scn, &h) ? elf_strptr(elf, names, h.sh_name) : NULL;
+    const char *name = section_name(elf, names, scn, &h);
     if (name == NULL || strcmp(name, wanted) != 0 || h.sh_type == SHT_NOBITS)
         return NULL;
     /* Compressed (-gz): inflated in memory, as libdw does with the sections it knows. */
@@ -285,11 +288,6 @@ static bool add_unit(uint64_t unit, uint64_t *units, size_t *n, size_t max)
     return true;
 }
 
-static bool is_aggregate(uint64_t tag)
-{
-    return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
-}
-
 /* Adds the units of the aggregate entries of slot i; false when damaged, in a foreign type unit
  * or past max. *found says whether there was one. */
 static bool entries_of(const struct name_index *x, uint32_t i, uint64_t *units, size_t *n,
@@ -322,7 +320,7 @@ static bool entries_of(const struct name_index *x, uint32_t i, uint64_t *units, 
         }
         if (c.bad)
             return false;
-        if (!is_aggregate(a->tag))
+        if (!is_aggregate_tag(a->tag))
             continue;
         uint64_t unit;
         if (tu != UINT64_MAX && tu < x->local_tus)
@@ -369,8 +367,8 @@ static bool units_of(const struct sections *s, const char *name, uint64_t *units
     return true;
 }
 
-size_t debug_names_unit_dies(Dwarf *dw, const char *const *names, size_t count, uint64_t *dies,
-                             size_t max)
+size_t debug_names_units(Dwarf *dw, const char *const *names, size_t count, uint64_t *units,
+                         size_t max)
 {
     struct sections s;
     if (count == 0 || !find_sections(dw, &s))
@@ -379,16 +377,9 @@ size_t debug_names_unit_dies(Dwarf *dw, const char *const *names, size_t count, 
     for (size_t i = 0; i < count; i++) {
         const char *last = last_component(names[i]);
         bool found = false;
-        if (strpbrk(names[i], "*?[") != NULL || !units_of(&s, names[i], dies, &n, max, &found) ||
-            (last != names[i] && !units_of(&s, last, dies, &n, max, &found)) || !found)
+        if (strpbrk(names[i], "*?[") != NULL || !units_of(&s, names[i], units, &n, max, &found) ||
+            (last != names[i] && !units_of(&s, last, units, &n, max, &found)) || !found)
             return 0;
-    }
-    for (size_t i = 0; i < n; i++) { /* unit header offsets -> their top DIEs' offsets */
-        Dwarf_Off next;
-        size_t header;
-        if (dwarf_next_unit(dw, dies[i], &next, &header, NULL, NULL, NULL, NULL, NULL, NULL) != 0)
-            return 0;
-        dies[i] += header;
     }
     return n;
 }

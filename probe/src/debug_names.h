@@ -9,13 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The DIE offsets of the top DIEs of the units (compile units and local type units) that the
+/* The offsets of the unit headers of the units (compile units and local type units) that the
  * index of the file dw was read from names as defining a struct, class or union called
  * names[i], for every i, at most max of them. A name is looked up as given and by its last
  * component ("Inner" of "lc::Outer::Inner", as producers index nested names). 0 (read every
  * unit) when the file has no such index, a name is a glob or absent from it, an entry is in a
  * foreign type unit (split DWARF) or the index is damaged. */
-size_t debug_names_unit_dies(Dwarf *dw, const char *const *names, size_t count, uint64_t *dies,
-                             size_t max);
+size_t debug_names_units(Dwarf *dw, const char *const *names, size_t count, uint64_t *units,
+                         size_t max);
 
 #endif

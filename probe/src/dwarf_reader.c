@@ -45,11 +45,6 @@ struct walk {
     bool failed;
 };
 
-static bool is_aggregate(int tag)
-{
-    return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
-}
-
 /* layout_read_located: also read where each type is defined, which needs the line tables that
  * the lean open leaves out (so that plain dumps of -gz files stay fast). */
 static bool want_decl_files;
@@ -99,7 +94,7 @@ static void visit_type(struct walk *w, Dwarf_Die *die)
     struct scope_name named, own;
     Dwarf_Attribute attr;
     Dwarf_Die target;
-    if (is_aggregate(dwarf_tag(die))) {
+    if (is_aggregate_type(die)) {
         /* A declaration, or a stand-in for a type unit's definition (read in that unit). */
         if (dwarf_hasattr(die, DW_AT_declaration) || dwarf_hasattr(die, DW_AT_signature))
             return;
@@ -111,8 +106,7 @@ static void visit_type(struct walk *w, Dwarf_Die *die)
     }
     /* (clang puts the anonymous struct in a type unit of its own, and its typedef in the CU) */
     if (dwarf_attr(die, DW_AT_type, &attr) == NULL || checked_formref_die(&attr, &target) == NULL ||
-        !is_aggregate(dwarf_tag(resolve_signature(&target))) ||
-        dwarf_hasattr(&target, DW_AT_declaration))
+        !is_aggregate_type(resolve_signature(&target)) || dwarf_hasattr(&target, DW_AT_declaration))
         return;
     if (!scope_name_of(&target, &own) || (own.name == NULL && !scope_name_of(die, &named)))
         w->failed = true;
@@ -135,16 +129,32 @@ static void walk_unit(struct walk *w, Dwarf_Die *root)
     }
 }
 
+/* Unit header offsets -> the offsets of the units' top DIEs; false when a header is unreadable. */
+static bool top_dies(Dwarf *dw, uint64_t *offsets, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        Dwarf_Off next;
+        size_t header;
+        if (dwarf_next_unit(dw, offsets[i], &next, &header, NULL, NULL, NULL, NULL, NULL, NULL) !=
+            0)
+            return false;
+        offsets[i] += header;
+    }
+    return true;
+}
+
 /* The CU DIE offsets .debug_names or .gdb_index names for every wanted name (and which index
  * in *index_name), or 0 (read every unit) when there is no index, a name is a glob or missing
  * from it, or .gdb_index points into type units. */
 static size_t units_from_index(Dwarf *dw, const struct layout_options *o, uint64_t *dies,
                                size_t max, const char **index_name)
 {
-    size_t named = o ? debug_names_unit_dies(dw, o->names, o->name_count, dies, max) : 0;
-    *index_name = named > 0 ? " (chosen by .debug_names)" : " (chosen by .gdb_index)";
-    if (named > 0)
+    size_t named = o ? debug_names_units(dw, o->names, o->name_count, dies, max) : 0;
+    if (named > 0 && top_dies(dw, dies, named)) {
+        *index_name = " (chosen by .debug_names)";
         return named;
+    }
+    *index_name = " (chosen by .gdb_index)";
     struct gdb_index index;
     if (o == NULL || o->name_count == 0 || !gdb_index_open(dw, &index))
         return 0;
@@ -157,14 +167,7 @@ static size_t units_from_index(Dwarf *dw, const struct layout_options *o, uint64
             return 0;
         n += (size_t)found;
     }
-    for (size_t i = 0; i < n; i++) { /* unit header offsets -> their DIE offsets */
-        Dwarf_Off next;
-        size_t header;
-        if (dwarf_next_unit(dw, dies[i], &next, &header, NULL, NULL, NULL, NULL, NULL, NULL) != 0)
-            return 0;
-        dies[i] += header;
-    }
-    return n;
+    return top_dies(dw, dies, n) ? n : 0;
 }
 
 static bool among(uint64_t value, const uint64_t *values, size_t n)
@@ -216,8 +219,7 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
     uint64_t chosen[64];
     const char *index_name;
     size_t chosen_count = units_from_index(dw, options, chosen, 64, &index_name);
-    out->used_index = chosen_count > 0;
-    out->index_used = out->used_index ? index_name : NULL;
+    out->index_used = chosen_count > 0 ? index_name : NULL;
     struct walk w = {.set = out, .expand = expand};
     /* (NULL when out of memory: declarations stay unsized) */
     struct type_defs *definitions = type_defs_new(dw);
@@ -231,7 +233,7 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
     int rc;
     while ((rc = dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, &subdie)) == 0) {
         units++;
-        if (out->used_index && !among(dwarf_dieoffset(&cudie), chosen, chosen_count))
+        if (out->index_used != NULL && !among(dwarf_dieoffset(&cudie), chosen, chosen_count))
             continue;
         out->units_read++;
         /* A skeleton's types are in its split unit (the .dwo); a type unit's under its DIE. */
@@ -250,7 +252,7 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
             break;
     }
     free(w.seen.slots);
-    free(w.aligns.slots);
+    die_table_free(&w.aligns.slots);
     cxx_cache_free(w.aligns.cxx);
     measure_use_definitions(NULL);
     type_defs_free(definitions);
@@ -267,7 +269,7 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
         fail(error, size, "%s has no DWARF units", out->binary);
         return LAYOUT_INPUT_ERROR;
     }
-    if (out->used_index && !all_matched(out, options))
+    if (out->index_used != NULL && !all_matched(out, options))
         return read_again_fully(dw, options, out, error, size);
     return LAYOUT_OK;
 }

@@ -7,6 +7,8 @@
 #include <gelf.h>
 #include <string.h>
 
+#include "elf_sections.h"
+
 #define KIND_TYPE 1
 
 static uint32_t read32(const unsigned char *p)
@@ -19,25 +21,10 @@ static uint64_t read64(const unsigned char *p)
     return (uint64_t)read32(p) | (uint64_t)read32(p + 4) << 32;
 }
 
-static Elf_Data *find_section(Elf *elf, const char *wanted)
-{
-    size_t names;
-    if (elf == NULL || elf_getshdrstrndx(elf, &names) != 0)
-        return NULL;
-    Elf_Scn *scn = NULL;
-    while ((scn = elf_nextscn(elf, scn)) != NULL) {
-        GElf_Shdr header;
-        const char *name =
-            gelf_getshdr(scn, &header) ? elf_strptr(elf, names, header.sh_name) : NULL;
-        if (name != NULL && strcmp(name, wanted) == 0 && header.sh_type != SHT_NOBITS)
-            return elf_getdata(scn, NULL);
-    }
-    return NULL;
-}
-
 bool gdb_index_open(Dwarf *dw, struct gdb_index *out)
 {
-    Elf_Data *data = find_section(dwarf_getelf(dw), ".gdb_index");
+    Elf_Scn *scn = find_section(dwarf_getelf(dw), ".gdb_index");
+    Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
     if (data == NULL || data->d_buf == NULL || data->d_size < 24)
         return false;
     const unsigned char *p = data->d_buf;

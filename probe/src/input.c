@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_sections.h"
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks offline_callbacks = {
     .find_elf = dwfl_build_id_find_elf,
@@ -77,8 +79,7 @@ bool probe_check_elf(Elf *elf, const char *path, char *error, size_t error_size)
     if (bad != 0) {
         GElf_Shdr header;
         Elf_Scn *scn = elf_getscn(elf, bad);
-        const char *name =
-            scn && gelf_getshdr(scn, &header) ? elf_strptr(elf, names, header.sh_name) : NULL;
+        const char *name = scn ? section_name(elf, names, scn, &header) : NULL;
         snprintf(error, error_size,
                  "%s: truncated or corrupt ELF: section %zu (%s) ends at byte %llu, past the end "
                  "of the file (%zu bytes)",
@@ -100,8 +101,7 @@ static bool split_type_sections(Elf *elf, const char *path, char *error, size_t 
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(elf, scn)) != NULL) {
         GElf_Shdr header;
-        const char *name =
-            gelf_getshdr(scn, &header) ? elf_strptr(elf, names, header.sh_name) : NULL;
+        const char *name = section_name(elf, names, scn, &header);
         count += name != NULL && strcmp(name, ".debug_types") == 0;
     }
     if (count < 2)

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_sections.h"
+
 /* What struct layouts never need: line tables, location and range lists, address tables for
  * code, call frames, macros. Types, names and strings (.debug_info, .debug_abbrev, .debug_str,
  * .debug_line_str, .debug_str_offsets, .debug_addr, .debug_types) stay. */
@@ -38,7 +40,7 @@ static bool hide_unread_sections(struct lean_dwarf *d)
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(d->elf, scn)) != NULL) {
         GElf_Shdr header;
-        char *name = gelf_getshdr(scn, &header) ? elf_strptr(d->elf, names, header.sh_name) : NULL;
+        char *name = section_name(d->elf, names, scn, &header);
         if (name == NULL)
             continue;
         if (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0)

@@ -9,6 +9,7 @@
 #include "probe/layout.h"
 #include "cxx_bases.h"
 #include "dwarf_errors.h"
+#include "aggregate_tag.h"
 #include "reader.h"
 #include "type_names.h"
 
@@ -24,8 +25,7 @@ bool add_member(struct layout_type *t, struct layout_member m)
 
 bool is_aggregate_type(Dwarf_Die *die)
 {
-    int tag = dwarf_tag(die);
-    return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
+    return is_aggregate_tag(dwarf_tag(die));
 }
 
 /* A struct or union without a name, or an array of them, qualifiers aside (not through a

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "die_table.h"
 #include "probe/layout.h"
 
 struct cxx_cache;
@@ -27,12 +28,8 @@ uint64_t type_size(Dwarf_Die *die, int depth);
  * struct's alignment is the largest of its members', and without this every use of a struct
  * would walk its members again, nested structs included. */
 struct align_cache {
-    struct align_slot {
-        const void *die;
-        uint64_t align;
-    } * slots;
-    size_t capacity, used;
-    struct cxx_cache *cxx; /* C++ classes' base layouts (cxx_bases.h), made on first need */
+    struct die_table slots; /* of struct align_slot (type_measure.c) */
+    struct cxx_cache *cxx;  /* C++ classes' base layouts (cxx_bases.h), made on first need */
 };
 
 uint64_t type_align(struct align_cache *cache, Dwarf_Die *die, int depth);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate_tag.h"
+#include "die_table.h"
 #include "dwarf_errors.h"
 #include "type_names.h"
 
@@ -42,8 +44,7 @@ struct unit {
     size_t scope_count, scope_capacity;
     Dwarf_Die *types;
     size_t type_count, type_capacity;
-    struct named *names; /* open addressing by DIE address */
-    size_t name_capacity, name_count;
+    struct die_table names; /* of struct named */
 };
 
 static _Thread_local struct {
@@ -59,11 +60,12 @@ static void unit_free(struct unit *u)
         return;
     for (size_t i = 0; i < u->scope_count; i++)
         free(u->scopes[i].prefix);
-    for (size_t i = 0; i < u->name_capacity; i++)
-        free(u->names[i].name);
+    struct named *names = u->names.slots;
+    for (size_t i = 0; i < u->names.capacity; i++)
+        free(names[i].name);
     free(u->scopes);
     free(u->types);
-    free(u->names);
+    die_table_free(&u->names);
     free(u);
 }
 
@@ -83,11 +85,6 @@ static bool is_cplusplus(Dwarf_Die *root)
         return false;
     return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
            lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
-}
-
-static bool is_aggregate(int tag)
-{
-    return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
 }
 
 static bool push_scope(struct unit *u, Dwarf_Die *die, int32_t parent)
@@ -126,7 +123,7 @@ static bool enters(const struct unit *u, Dwarf_Die *child, int tag)
 {
     if (tag == DW_TAG_namespace)
         return true;
-    if (is_aggregate(tag))
+    if (is_aggregate_tag(tag))
         return u->cplusplus || dwarf_hasattr(child, DW_AT_name);
     if (!u->cplusplus || !dwarf_haschildren(child))
         return false;
@@ -147,7 +144,7 @@ static bool index_children(struct unit *u, Dwarf_Die *die, int32_t parent, int d
             previous = -1;
         }
         int tag = dwarf_tag(&child);
-        if ((is_aggregate(tag) || tag == DW_TAG_typedef) && !push_type(u, &child))
+        if ((is_aggregate_tag(tag) || tag == DW_TAG_typedef) && !push_type(u, &child))
             return false;
         if (!enters(u, &child, tag))
             continue;
@@ -405,10 +402,10 @@ static char *own_name(Dwarf_Die *die, const char *prefix, bool *local, bool *fai
         return s;
     }
     size_t length = 0;
-    const char *name = is_aggregate(tag) ? class_name(die, &length) : checked_diename(die);
+    const char *name = is_aggregate_tag(tag) ? class_name(die, &length) : checked_diename(die);
     if (name == NULL)
         return NULL;
-    char *own = strndup(name, is_aggregate(tag) ? length : strlen(name));
+    char *own = strndup(name, is_aggregate_tag(tag) ? length : strlen(name));
     char *s = own ? joined(prefix, own) : NULL;
     free(own);
     *failed = s == NULL;
@@ -459,36 +456,9 @@ static const char *scope_prefix(struct unit *u, int32_t i, bool *local)
     return s->prefix;
 }
 
-static struct named *name_slot(struct unit *u, const void *die)
-{
-    size_t mask = u->name_capacity - 1;
-    size_t h = (size_t)(((uintptr_t)die >> 3) * 0x9E3779B97F4A7C15ull >> 17);
-    for (size_t i = h & mask;; i = (i + 1) & mask)
-        if (u->names[i].die == die || u->names[i].die == NULL)
-            return &u->names[i];
-}
-
-static bool names_grow(struct unit *u)
-{
-    size_t capacity = u->name_capacity ? 2 * u->name_capacity : 256;
-    struct named *old = u->names;
-    size_t old_capacity = u->name_capacity;
-    u->names = calloc(capacity, sizeof *u->names);
-    if (u->names == NULL) {
-        u->names = old;
-        return false;
-    }
-    u->name_capacity = capacity;
-    for (size_t i = 0; i < old_capacity; i++)
-        if (old[i].die != NULL)
-            *name_slot(u, old[i].die) = old[i];
-    free(old);
-    return true;
-}
-
 static bool qualified_in(struct unit *u, Dwarf_Die *die, struct scope_name *out, int depth)
 {
-    struct named *slot = name_slot(u, die->addr);
+    struct named *slot = die_table_slot(&u->names, die->addr);
     if (slot->die != NULL) {
         out->name = slot->name;
         out->unit_local = slot->local;
@@ -509,14 +479,14 @@ static bool qualified_in(struct unit *u, Dwarf_Die *die, struct scope_name *out,
         name = own_name(die, prefix, &local, &failed);
     }
     /* Computing the name may have named other DIEs of this unit: find the slot again. */
-    if (failed || (2 * (u->name_count + 1) > u->name_capacity && !names_grow(u))) {
+    if (failed || !die_table_room(&u->names, sizeof(struct named))) {
         free(name);
         return false;
     }
-    slot = name_slot(u, die->addr);
+    slot = die_table_slot(&u->names, die->addr);
     if (slot->die == NULL) {
         *slot = (struct named){die->addr, name, local};
-        u->name_count++;
+        u->names.count++;
     } else {
         free(name);
     }
@@ -536,7 +506,7 @@ static bool qualified(Dwarf_Die *die, struct scope_name *out, int depth)
         out->name = checked_diename(die);
         return true;
     }
-    if (2 * (u->name_count + 1) > u->name_capacity && !names_grow(u))
+    if (!die_table_room(&u->names, sizeof(struct named)))
         return false;
     u->busy++;
     bool ok = qualified_in(u, die, out, depth);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate_tag.h"
+#include "die_table.h"
 #include "scope_names.h"
 
 struct def {
@@ -26,8 +28,7 @@ struct type_defs {
     bool built;
     struct def *defs; /* sorted by hash once built */
     size_t count, capacity;
-    struct found *found; /* look-ups already answered, by declaration */
-    size_t found_count, found_capacity;
+    struct die_table found; /* of struct found: look-ups already answered, by declaration */
 };
 
 struct type_defs *type_defs_new(Dwarf *dw)
@@ -43,7 +44,7 @@ void type_defs_free(struct type_defs *d)
     if (d == NULL)
         return;
     free(d->defs);
-    free(d->found);
+    die_table_free(&d->found);
     free(d);
 }
 
@@ -53,11 +54,6 @@ static uint64_t hash_name(const char *s)
     while (*s)
         h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
     return h;
-}
-
-static bool is_class(int tag)
-{
-    return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
 }
 
 static bool add_def(struct type_defs *d, uint64_t hash, Dwarf_Die *die)
@@ -84,10 +80,10 @@ static bool gather(struct type_defs *d, Dwarf_Die *die, int depth)
         return true;
     do {
         int tag = dwarf_tag(&child);
-        if (tag != DW_TAG_namespace && !is_class(tag))
+        if (tag != DW_TAG_namespace && !is_aggregate_tag(tag))
             continue;
         const char *name = dwarf_diename(&child);
-        if (is_class(tag) && name != NULL && !dwarf_hasattr(&child, DW_AT_declaration) &&
+        if (is_aggregate_tag(tag) && name != NULL && !dwarf_hasattr(&child, DW_AT_declaration) &&
             !add_def(d, hash_name(name), &child))
             return false;
         if (!gather(d, &child, depth + 1))
@@ -119,33 +115,6 @@ static bool build(struct type_defs *d)
             return false;
     }
     qsort(d->defs, d->count, sizeof *d->defs, by_hash);
-    return true;
-}
-
-static struct found *found_slot(struct type_defs *d, const void *decl)
-{
-    size_t mask = d->found_capacity - 1;
-    size_t h = (size_t)(((uintptr_t)decl >> 3) * 0x9E3779B97F4A7C15ull >> 17);
-    for (size_t i = h & mask;; i = (i + 1) & mask)
-        if (d->found[i].decl == decl || d->found[i].decl == NULL)
-            return &d->found[i];
-}
-
-static bool found_grow(struct type_defs *d)
-{
-    struct found *old = d->found;
-    size_t old_capacity = d->found_capacity;
-    size_t capacity = old_capacity ? 2 * old_capacity : 256;
-    d->found = calloc(capacity, sizeof *d->found);
-    if (d->found == NULL) {
-        d->found = old;
-        return false;
-    }
-    d->found_capacity = capacity;
-    for (size_t i = 0; i < old_capacity; i++)
-        if (old[i].decl != NULL)
-            *found_slot(d, old[i].decl) = old[i];
-    free(old);
     return true;
 }
 
@@ -193,15 +162,15 @@ bool type_defs_find(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
 {
     if (d == NULL || (!d->built && !build(d)))
         return false;
-    if (2 * (d->found_count + 1) > d->found_capacity && !found_grow(d))
+    if (!die_table_room(&d->found, sizeof(struct found)))
         return false;
-    struct found *slot = found_slot(d, decl->addr);
+    struct found *slot = die_table_slot(&d->found, decl->addr);
     if (slot->decl == NULL) {
         struct found f = {decl->addr, false, {0}};
         f.ok = search(d, decl, &f.def);
-        slot = found_slot(d, decl->addr); /* (search never adds, but stay safe) */
+        slot = die_table_slot(&d->found, decl->addr); /* (search never adds, but stay safe) */
         *slot = f;
-        d->found_count++;
+        d->found.count++;
     }
     if (slot->ok)
         *def = slot->def;

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "aggregate_tag.h"
 #include "cxx_bases.h"
 #include "dwarf_errors.h"
 #include "reader.h"
@@ -55,10 +56,8 @@ void measure_use_definitions(struct type_defs *defs)
 /* A class this unit only declares: its definition in another unit (type_defs.h), else itself. */
 Dwarf_Die *defined(Dwarf_Die *die)
 {
-    int tag = dwarf_tag(die);
     Dwarf_Die def;
-    if (definitions != NULL &&
-        (tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type) &&
+    if (definitions != NULL && is_aggregate_tag(dwarf_tag(die)) &&
         dwarf_hasattr(die, DW_AT_declaration) && type_defs_find(definitions, die, &def))
         *die = def;
     return die;
@@ -72,46 +71,29 @@ Dwarf_Die *type_of(Dwarf_Die *die, Dwarf_Die *out)
     return resolve_signature(out);
 }
 
-static struct align_slot *align_slot(struct align_cache *c, const void *die)
-{
-    size_t h = ((uintptr_t)die >> 3) * 0x9E3779B97F4A7C15ull >> 20;
-    for (size_t i = h & (c->capacity - 1);; i = (i + 1) & (c->capacity - 1))
-        if (c->slots[i].die == die || c->slots[i].die == NULL)
-            return &c->slots[i];
-}
-
-static bool align_cache_grow(struct align_cache *c)
-{
-    struct align_cache bigger = {calloc(c->capacity ? 2 * c->capacity : 4096, sizeof *c->slots),
-                                 c->capacity ? 2 * c->capacity : 4096, c->used, c->cxx};
-    if (bigger.slots == NULL)
-        return false;
-    for (size_t i = 0; i < c->capacity; i++)
-        if (c->slots[i].die != NULL)
-            *align_slot(&bigger, c->slots[i].die) = c->slots[i];
-    free(c->slots);
-    *c = bigger;
-    return true;
-}
+struct align_slot {
+    const void *die;
+    uint64_t align;
+};
 
 static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int depth);
 
 /* Alignment of a type: DW_AT_alignment when given, else what the x86-64 ABI derives. */
 uint64_t type_align(struct align_cache *cache, Dwarf_Die *die, int depth)
 {
-    if (2 * (cache->used + 1) > cache->capacity && !align_cache_grow(cache))
+    if (!die_table_room(&cache->slots, sizeof(struct align_slot)))
         return derive_align(cache, die, depth);
-    struct align_slot *slot = align_slot(cache, die->addr);
+    struct align_slot *slot = die_table_slot(&cache->slots, die->addr);
     if (slot->die != NULL)
         return slot->align;
     uint64_t align = derive_align(cache, die, depth);
     /* The slot may have moved while deriving (the cache grows): look it up again. */
-    if (2 * (cache->used + 1) > cache->capacity && !align_cache_grow(cache))
+    if (!die_table_room(&cache->slots, sizeof(struct align_slot)))
         return align;
-    slot = align_slot(cache, die->addr);
+    slot = die_table_slot(&cache->slots, die->addr);
     if (slot->die == NULL) {
         *slot = (struct align_slot){die->addr, align};
-        cache->used++;
+        cache->slots.count++;
     }
     return align;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "abbrev_check.h"
+#include "elf_sections.h"
 #include "die_end.h"
 #include "dwarf_errors.h"
 
@@ -42,8 +43,7 @@ static Elf_Data *abbrev_section(Dwarf *dwarf)
         Elf_Scn *scn = NULL;
         while (data == NULL && (scn = elf_nextscn(elf, scn)) != NULL) {
             GElf_Shdr header;
-            const char *name =
-                gelf_getshdr(scn, &header) ? elf_strptr(elf, names, header.sh_name) : NULL;
+            const char *name = section_name(elf, names, scn, &header);
             if (name != NULL && header.sh_type != SHT_NOBITS &&
                 (strcmp(name, ".debug_abbrev") == 0 || strcmp(name, ".debug_abbrev.dwo") == 0 ||
                  strcmp(name, ".zdebug_abbrev") == 0))

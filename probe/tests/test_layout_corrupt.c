@@ -24,33 +24,6 @@
 
 #include "probe_fixture.h"
 
-/* A whole small file, NUL-terminated; its length in *size. */
-static char *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("%s: %s", path, strerror(errno));
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    if (size)
-        *size = (size_t)n;
-    return buf;
-}
-
-static void spill(const char *path, const char *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, size, f), size);
-    fclose(f);
-}
-
 struct run {
     int status; /* exit status, 128 for a signal, 124 for the timeout */
     char *out, *err;
@@ -78,28 +51,6 @@ static void run_free(struct run *r)
 {
     free(r->out);
     free(r->err);
-}
-
-/* Where a section lies in an ELF file, from readelf. */
-static void section(const char *binary, const char *name, long *offset, long *size)
-{
-    char command[512], line[512];
-    snprintf(command, sizeof command, "readelf -SW %s", binary);
-    FILE *p = popen(command, "r");
-    *offset = *size = -1;
-    while (fgets(line, sizeof line, p)) {
-        char *at = strstr(line, name);
-        if (at == NULL || at[strlen(name)] != ' ')
-            continue;
-        char kind[32];
-        unsigned long address, off, length;
-        if (sscanf(at + strlen(name), " %31s %lx %lx %lx", kind, &address, &off, &length) == 4) {
-            *offset = (long)off;
-            *size = (long)length;
-        }
-    }
-    pclose(p);
-    assert_true(*offset > 0 && *size > 0);
 }
 
 /* ---- the oracle: is a layout one a compiler can produce? ---- */

@@ -44,28 +44,29 @@ static json_t *types(json_t *doc)
     return json_object_get(doc, "types");
 }
 
-/* Three units: shapes.c, a C++ one with a nested name, and one defining `dup` differently from
- * the last; each object with its own name index (clang -gpubnames). */
-static void build_indexed(const char *name)
+/* A fresh scratch dir with `indexed`, of three units: shapes.c, a C++ one with a nested name,
+ * and one defining `dup` differently from the last; each object with its own name index (clang
+ * -gpubnames). Its path in binary. */
+static void build_indexed(char binary[256])
 {
+    setup_dir("lookup");
     assert_int_equal(
         sh("cd %s && printf 'struct dup { int a; };\\nstruct dup g_a;\\n' > a.c && "
            "printf 'struct dup { long a; char b; };\\nstruct dup g_b;\\n' > b.c && "
            "printf 'namespace ns { struct Inner { int q; }; } ns::Inner gi;\\n' > n.cpp && "
            "clang -std=c11 -g -gdwarf-5 -gpubnames -c %s/shapes.c a.c b.c && "
-           "clang++ -g -gdwarf-5 -gpubnames -c n.cpp && clang++ -o %s shapes.o a.o b.o n.o",
-           dir, FIXTURES, name),
+           "clang++ -g -gdwarf-5 -gpubnames -c n.cpp && clang++ -o indexed shapes.o a.o b.o n.o",
+           dir, FIXTURES),
         0);
+    snprintf(binary, 256, "%s/indexed", dir);
 }
 
 /* The index chooses the one unit that defines a name, and the layout is the full read's. */
 static void test_debug_names_chooses_units(void **state)
 {
     (void)state;
-    setup_dir("lookup");
-    build_indexed("indexed");
     char binary[256];
-    snprintf(binary, sizeof binary, "%s/indexed", dir);
+    build_indexed(binary);
     expect_stats(binary, "--type holes", "read 1 of 4 units (chosen by .debug_names)");
     expect_stats(binary, "--type ns::Inner", "read 1 of 4 units (chosen by .debug_names)");
     expect_stats(binary, "--type Inner", "read 1 of 4 units (chosen by .debug_names)");
@@ -88,10 +89,8 @@ static void test_debug_names_chooses_units(void **state)
 static void test_debug_names_sees_odr_conflicts(void **state)
 {
     (void)state;
-    setup_dir("lookup");
-    build_indexed("indexed");
     char binary[256];
-    snprintf(binary, sizeof binary, "%s/indexed", dir);
+    build_indexed(binary);
     expect_stats(binary, "--type dup", "read 2 of 4 units (chosen by .debug_names)");
     json_t *doc = layout_json(binary, "--type dup");
     assert_int_equal(json_array_size(types(doc)), 2);
@@ -113,9 +112,8 @@ static void test_debug_names_sees_odr_conflicts(void **state)
 static void test_first(void **state)
 {
     (void)state;
-    setup_dir("lookup");
-    build_indexed("indexed");
     char binary[256];
+    build_indexed(binary);
     assert_int_equal(sh("cd %s && objcopy -R .debug_names indexed plain", dir), 0);
     snprintf(binary, sizeof binary, "%s/plain", dir);
     expect_stats(binary, "--first --type dup",
@@ -133,51 +131,14 @@ static void test_first(void **state)
     cleanup_dir();
 }
 
-/* Where a section lies in an ELF file, from readelf. */
-static void section(const char *binary, const char *name, long *offset, long *size)
-{
-    char command[512], line[512];
-    snprintf(command, sizeof command, "readelf -SW %s", binary);
-    FILE *p = popen(command, "r");
-    *offset = *size = -1;
-    while (fgets(line, sizeof line, p)) {
-        char *at = strstr(line, name);
-        char kind[32];
-        unsigned long address, off, length;
-        if (at != NULL && at[strlen(name)] == ' ' &&
-            sscanf(at + strlen(name), " %31s %lx %lx %lx", kind, &address, &off, &length) == 4) {
-            *offset = (long)off;
-            *size = (long)length;
-        }
-    }
-    pclose(p);
-    assert_true(*offset > 0 && *size > 0);
-}
-
-static char *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    *size = (size_t)ftell(f);
-    rewind(f);
-    char *bytes = malloc(*size);
-    assert_non_null(bytes);
-    assert_int_equal(fread(bytes, 1, *size, f), *size);
-    fclose(f);
-    return bytes;
-}
-
 /* A damaged index: read within its bounds, never trusted for a wrong answer. Every other byte
  * of the section, one at a time, inverted: the read either fails (exit 2) or gives the layout of
  * the undamaged file, never crashes or hangs. */
 static void test_damaged_index(void **state)
 {
     (void)state;
-    setup_dir("lookup");
-    build_indexed("indexed");
     char binary[256], bad[256], out[256];
-    snprintf(binary, sizeof binary, "%s/indexed", dir);
+    build_indexed(binary);
     snprintf(bad, sizeof bad, "%s/bad", dir);
     snprintf(out, sizeof out, "%s/out", dir);
     json_t *good = layout_json(binary, "--type holes");
@@ -187,10 +148,7 @@ static void test_damaged_index(void **state)
     char *bytes = slurp(binary, &size);
     for (long at = offset; at < offset + length; at += 2) {
         bytes[at] ^= (char)0xff;
-        FILE *f = fopen(bad, "wb");
-        assert_non_null(f);
-        assert_int_equal(fwrite(bytes, 1, size, f), size);
-        fclose(f);
+        spill(bad, bytes, size);
         bytes[at] ^= (char)0xff;
         int status = sh("timeout 20 %s layout --format json --type holes %s > %s 2>/dev/null",
                         QAUDIT, bad, out);

@@ -59,9 +59,7 @@ static void expect_not(const char *text)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/qaudit-text-XXXXXX");
-    if (mkdtemp(dir) == NULL)
-        return -1;
+    setup_dir("text");
     return sh("cd %s && gcc -std=c11 -g -o decls %s/declarators.c && g++ -g -o decls_cpp "
               "%s/declarators.cpp",
               dir, FIXTURES, FIXTURES);
@@ -70,7 +68,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    sh("rm -rf %s", dir);
+    cleanup_dir();
     free(output);
     output = NULL;
     return 0;

@@ -67,9 +67,9 @@ struct layout_set {
     struct layout_type *types;
     size_t count, capacity;
     size_t units_read, units_total; /* compilation and type units walked, and present */
-    bool used_index;                /* an index chose the units (layout_options.names) */
-    const char *index_used;         /* then " (chosen by .gdb_index)" or " (chosen by
-                                       .debug_names)", for --stats */
+    const char *index_used;         /* when an index chose the units (layout_options.names):
+                                       " (chosen by .gdb_index)" or " (chosen by .debug_names)",
+                                       for --stats; else NULL */
 };
 
 enum layout_status { LAYOUT_OK = 0, LAYOUT_INPUT_ERROR = 2 };

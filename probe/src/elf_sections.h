@@ -1,0 +1,16 @@
+/* Finding an ELF file's sections by name: the section index readers (.gdb_index, .debug_names),
+ * the unit checks (.debug_abbrev) and the input checks all look sections up this way. */
+#ifndef PROBE_ELF_SECTIONS_H
+#define PROBE_ELF_SECTIONS_H
+
+#include <gelf.h>
+#include <stddef.h>
+
+/* The name of section scn, its header in *header; names is the index of the section-name string
+ * table (elf_getshdrstrndx). NULL when the header or the name is unreadable. */
+char *section_name(Elf *elf, size_t names, Elf_Scn *scn, GElf_Shdr *header);
+
+/* The first section called wanted that has bytes in the file (not SHT_NOBITS), NULL if none. */
+Elf_Scn *find_section(Elf *elf, const char *wanted);
+
+#endif
