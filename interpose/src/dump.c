@@ -412,6 +412,8 @@ static void write_config(struct qa_json *j)
         qa_json_key(j, "sample_intervals"); /* sampling.c */
         qa_json_str(j, qa_cfg.sample_by_bytes ? "exponential" : "geometric");
     }
+    qa_json_key(j, "sample_seed"), qa_json_u64(j, qa_sampling_seed());
+    qa_json_key(j, "seed_explicit"), qa_json_bool(j, qa_cfg.seed_set);
     qa_json_key(j, "stack_depth"), qa_json_u64(j, qa_cfg.depth);
     qa_json_key(j, "queue_sites"), qa_json_str(j, qa_cfg.sites);
     static const char *const poison[] = {"off", "all", "queue"};

@@ -15,6 +15,7 @@ static void before_fork(void)
     qa_dump_before_fork();
     qa_blocks_lock_all();
     qa_inherited_before_fork();
+    qa_sampling_before_fork();
 }
 
 static void after_fork_parent(void)
@@ -34,6 +35,7 @@ static void after_fork_child(void)
     qa_dump_file_init(true);
     qa_inherited_after_fork_child(); /* before the counters start again from zero */
     qa_stats_reset_after_fork();
+    qa_sampling_after_fork_child(qa_self_if_registered());
     qa_queue_reset_after_fork();
     qa_control_after_fork_child(qa_dump_start_ns());
     qa_writer_after_fork_child();

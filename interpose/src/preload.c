@@ -166,6 +166,7 @@ static void initialise(void)
     struct qa_usable_probe probe = {real.malloc, real.memalign, real.free, real.malloc_usable_size};
     qa_usable_choose(&probe);
     qa_config_load();
+    qa_sampling_init(); /* before any thread registers: records seed their streams from it */
     qa_exits_resolve();
     qa_unwinder_fds_init();
     qa_blocks_init();

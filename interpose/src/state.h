@@ -53,6 +53,8 @@ struct qa_config {
     unsigned char poison_byte;
     enum qa_assert assert_depth1;
     bool follow_exec;
+    uint64_t seed; /* QAUDIT_SEED: the sampling seed, when seed_set */
+    bool seed_set;
 };
 
 extern struct qa_config qa_cfg;
@@ -377,7 +379,11 @@ void qa_site_free(struct qa_thread *t, uint32_t site, uint64_t size, uint64_t ne
 void qa_site_free_inherited(struct qa_thread *t, uint32_t site, uint64_t size);
 
 /* sampling.c: random intervals for stacks sampled:N, and what one sample stands for */
-#define QA_WEIGHT_ONE 1024 /* fixed point of sampled allocation weights */
+#define QA_WEIGHT_ONE 1024   /* fixed point of sampled allocation weights */
+void qa_sampling_init(void); /* the process's seed: QAUDIT_SEED, or drawn */
+uint64_t qa_sampling_seed(void);
+void qa_sampling_before_fork(void);
+void qa_sampling_after_fork_child(struct qa_thread *self);
 void qa_sample_seed(struct qa_thread *t, uint64_t order);
 int64_t qa_sample_interval(struct qa_thread *t);
 void qa_sample_weight(uint64_t size, uint64_t *allocs, uint64_t *bytes);

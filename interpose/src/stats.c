@@ -222,6 +222,7 @@ void qa_stats_reset_after_fork(void)
     struct qa_thread *self = qa_threads_reset_after_fork();
     if (self != NULL) {
         memset(&self->c, 0, sizeof self->c);
+        self->c.rng = 0x9e3779b97f4a7c15ull; /* the fault injector's stream of a first record */
         memset(self->usable, 0, sizeof self->usable);
         memset(self->usable_direct, 0, sizeof self->usable_direct);
         memset(self->requested_direct, 0, sizeof self->requested_direct);
