@@ -167,6 +167,8 @@ static void write_process(struct qa_json *j, enum qa_dump_reason reason, int sig
         qa_json_key(j, "end_time_ns"), qa_json_u64(j, now);
     if (reason == QA_DUMP_FATAL)
         qa_json_key(j, "end_signal"), qa_json_str(j, qa_signal_name(signo));
+    if (qa_signals_last() != NULL) /* a handler of the program's took it (it may have exited) */
+        qa_json_key(j, "last_signal"), qa_json_str(j, qa_signals_last());
     qa_json_end_object(j);
 }
 

@@ -39,7 +39,8 @@ struct qa_config {
     uint64_t sample_every; /* sampled: every Nth allocation, or one per N bytes */
     bool sample_by_bytes;
     unsigned depth;
-    int signal; /* 0: none */
+    int signal;           /* 0: none */
+    bool signal_explicit; /* QAUDIT_SIGNAL was set */
     unsigned interval;
     unsigned timeline_ms; /* QAUDIT_TIMELINE: period of the memory-over-time points, 0 off */
     char sites[1024];     /* QAUDIT_QUEUE_SITES, comma-separated patterns */
@@ -526,6 +527,7 @@ void qa_exits_resolve(void);
 /* signals.c: the dump signal, fatal signals, and the program's view of both */
 void qa_signals_install(void);
 const char *qa_signal_name(int signo);
+const char *qa_signals_last(void); /* the last ending signal a program's handler took, or NULL */
 const char *qa_error_text(int error);
 
 /* json.c: a JSON writer into a fixed buffer, flushed to a file descriptor */
