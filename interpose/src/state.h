@@ -161,7 +161,8 @@ enum qa_call {
 enum {
     QA_GATE_BUSY = 1,     /* re-entrancy guard: allocations are forwarded uncounted */
     QA_GATE_QUEUE_OP = 2, /* inside a queue operation: allocations are attributed to it */
-    QA_GATE_FULL = 4      /* the settings need more than counting, for every call */
+    QA_GATE_FULL = 4,     /* the settings need more than counting, for every call */
+    QA_GATE_FORKED = 8    /* a forked child: its blocks are marked in the own-block map */
 };
 
 /* Sets the re-entrancy guard; returns whether it was set already, for qa_guard_restore. */
