@@ -178,10 +178,10 @@ enum {
 
 /* ---- base/usable.c ---- */
 struct qa_usable_probe {
-    void *(*malloc)(size_t);
-    void *(*memalign)(size_t, size_t);
-    void (*free)(void *);
-    size_t (*usable_size)(void *);
+    void *(*malloc_fn)(size_t);
+    void *(*memalign_fn)(size_t, size_t);
+    void (*free_fn)(void *);
+    size_t (*usable_size_fn)(void *);
 };
 
 /* ---- records/blocks.c ---- */

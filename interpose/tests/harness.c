@@ -20,6 +20,12 @@
 
 char dump_dir[256];
 
+const char *test_preload_path(void)
+{
+    const char *chosen = getenv("QAUDIT_TEST_PRELOAD");
+    return chosen != NULL && chosen[0] != '\0' ? chosen : PRELOAD_PATH;
+}
+
 void fresh_dir(void)
 {
     snprintf(dump_dir, sizeof dump_dir, "/tmp/qaudit-test-XXXXXX");
@@ -48,7 +54,7 @@ pid_t start(const char *const *argv, const char *const *extra)
 {
     pid_t pid = fork();
     if (pid == 0) {
-        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
         char out[400];
         snprintf(out, sizeof out, "%s/dump-%%p.json", dump_dir);
         setenv("QAUDIT_OUT", out, 1);
@@ -165,7 +171,7 @@ void preload_then_jemalloc(char *setting, size_t size)
     const char *jemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
     if (access(jemalloc, R_OK) != 0)
         fail_msg("%s is missing: scripts/deps.sh installs libjemalloc2", jemalloc);
-    snprintf(setting, size, "LD_PRELOAD=%s %s", PRELOAD_PATH, jemalloc);
+    snprintf(setting, size, "LD_PRELOAD=%s %s", test_preload_path(), jemalloc);
 }
 
 /* Runs argv to its end with stdout captured into out (NUL-terminated, cut at size - 1), under
@@ -185,7 +191,7 @@ int run_captured(const struct captured_run *run, char *out, size_t size)
         if (run->dir != NULL && chdir(run->dir) != 0)
             _exit(126);
         if (run->preload) {
-            setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+            setenv("LD_PRELOAD", test_preload_path(), 1);
             char pattern[400];
             snprintf(pattern, sizeof pattern, "%s/%s", dump_dir,
                      run->out_name ? run->out_name : "dump-%p.json");

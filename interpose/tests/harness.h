@@ -11,6 +11,10 @@
 
 extern char dump_dir[256];
 
+/* The preload under test: QAUDIT_TEST_PRELOAD (ctest's runs against the -DQA_DEBUG build set it),
+ * else the one this build made (PRELOAD_PATH). */
+const char *test_preload_path(void);
+
 void fresh_dir(void);
 void remove_dir(void);
 /* Starts argv under the preload with QAUDIT_OUT=<dump_dir>/dump-%p.json plus extra "K=V"

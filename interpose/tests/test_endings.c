@@ -255,7 +255,7 @@ static void test_a_closed_stderr_pipe_kills_nothing(void **state)
             _exit(126);
         close(fds[0]);
         dup2(fds[1], STDERR_FILENO);
-        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
         setenv("QAUDIT_OUT", "/nonexistent/dir/x.json", 1);
         setenv("QAUDIT_FALLBACK_DIR", "/nonexistent/fallback", 1); /* nothing written anywhere */
         execl("/bin/true", "true", (char *)NULL);

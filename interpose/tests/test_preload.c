@@ -596,7 +596,7 @@ static void test_unwritable_dump_path(void **state)
     if (pid == 0) {
         int fd = open(log, O_CREAT | O_WRONLY, 0600);
         dup2(fd, 2);
-        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
         setenv("QAUDIT_OUT", "/nonexistent/qaudit/dump.json", 1);
         setenv("QAUDIT_FALLBACK_DIR", "/nonexistent/fallback", 1);
         execl(FIXTURE("fixture_exact_counts"), "fixture_exact_counts", (char *)NULL);
@@ -621,7 +621,7 @@ static pid_t start_ringkv(const char *binary, int *port)
     if (pid == 0) {
         dup2(out[1], 1);
         close(out[0]);
-        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
         char pattern[400];
         snprintf(pattern, sizeof pattern, "%s/dump-%%p.json", dump_dir);
         setenv("QAUDIT_OUT", pattern, 1);
@@ -741,7 +741,7 @@ static void test_snapshot_while_running(void **state)
         char out[400];
         snprintf(out, sizeof out, "%s/dump-%%p-%%n.json", dump_dir);
         setenv("QAUDIT_OUT", out, 1);
-        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
         putenv((char *)env[0]);
         execv(argv[0], (char *const *)argv);
         _exit(127);

@@ -204,7 +204,7 @@ static void test_snapshot_of_a_forked_child(void **state)
         close(fds[0]);
         char out[400];
         snprintf(out, sizeof out, "%s/dump-%%p.json", dump_dir);
-        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
         setenv("QAUDIT_OUT", out, 1);
         execl("/usr/bin/perl", "perl", "-e", script, (char *)NULL);
         _exit(127);

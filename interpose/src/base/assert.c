@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base.h"
+#include "assert.h"
 
 #ifdef QA_DEBUG
 static void append(char *line, size_t *len, size_t size, const char *text)
@@ -20,8 +20,13 @@ static void append(char *line, size_t *len, size_t size, const char *text)
 void qa_assert_fail(const char *file, int line, const char *what)
 {
     char text[512], number[24];
-    size_t len = 0;
-    qa_u64_text(number, (uint64_t)line);
+    size_t len = 0, digits = 0;
+    char reversed[24];
+    for (unsigned v = (unsigned)line; v > 0 || digits == 0; v /= 10)
+        reversed[digits++] = (char)('0' + v % 10);
+    for (size_t i = 0; i < digits; i++)
+        number[i] = reversed[digits - 1 - i];
+    number[digits] = '\0';
     append(text, &len, sizeof text, "qaudit: internal check failed at ");
     append(text, &len, sizeof text, file);
     append(text, &len, sizeof text, ":");

@@ -5,7 +5,6 @@
 
 #include "base.h"
 
-_Alignas(64) char qa_bootstrap_arena[256 * 1024];
 static atomic_size_t used;
 
 void *qa_bootstrap_alloc(size_t size, size_t align)

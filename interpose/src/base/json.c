@@ -10,7 +10,7 @@
 /* The dump is rendered into private memory first and written in one go afterwards: the file's
  * descriptor then lives for a few system calls, not for the whole rendering, which leaves a
  * program that closes descriptors it does not know (fd closers) little room to take it. */
-static bool grow(struct qa_json *j, size_t need)
+static bool grow_buffer(struct qa_json *j, size_t need)
 {
     size_t capacity = j->capacity ? j->capacity : 1 << 16;
     while (capacity < need)
@@ -29,7 +29,7 @@ static bool grow(struct qa_json *j, size_t need)
 
 void qa_json_raw(struct qa_json *j, const char *s, size_t n)
 {
-    if (j->failed || (j->len + n > j->capacity && !grow(j, j->len + n)))
+    if (j->failed || (j->len + n > j->capacity && !grow_buffer(j, j->len + n)))
         return;
     memcpy(j->buf + j->len, s, n);
     j->len += n;

@@ -3,8 +3,6 @@
  * made this process). Context: any; qa_ready is read on every slow-path call. */
 #include "base.h"
 
-atomic_int qa_ready;
-bool qa_fast_path;
 static uint64_t image_start_ns;
 
 void qa_image_started(void)

@@ -4,7 +4,6 @@
  * (a crash inside a dump) knows not to wait. Context: any thread; qa_dump_lock_bounded in
  * signal handlers. */
 #include <linux/futex.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,12 +13,7 @@ static _Atomic int dump_owner; /* the holder's tid, 0 when free */
 
 static int my_tid(void)
 {
-    return (int)syscall(SYS_gettid);
-}
-
-static void futex(_Atomic int *word, int op, int value, const struct timespec *timeout)
-{
-    syscall(SYS_futex, (int *)word, op | FUTEX_PRIVATE_FLAG, value, timeout, NULL, 0);
+    return (int)gettid();
 }
 
 static bool try_lock(int me)
@@ -34,14 +28,14 @@ void qa_dump_lock(void)
     while (!try_lock(me)) {
         int owner = atomic_load(&dump_owner);
         if (owner != 0)
-            futex(&dump_owner, FUTEX_WAIT, owner, NULL);
+            qa_futex(&dump_owner, FUTEX_WAIT, owner, NULL);
     }
 }
 
 void qa_dump_unlock(void)
 {
     atomic_store(&dump_owner, 0);
-    futex(&dump_owner, FUTEX_WAKE, 1, NULL);
+    qa_futex(&dump_owner, FUTEX_WAKE, 1, NULL);
 }
 
 /* For a dump from a signal handler: false at once if this thread holds the lock (it was

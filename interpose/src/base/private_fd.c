@@ -84,7 +84,7 @@ ssize_t qa_file_read(struct qa_file *f, void *buf, size_t size)
     }
     ssize_t n;
     do
-        n = read(f->fd, buf, size);
+        n = qa_real.read_fn(f->fd, buf, size);
     while (n < 0 && errno == EINTR);
     return n;
 }

@@ -5,26 +5,21 @@
 
 #include "base.h"
 
-struct qa_real_allocator qa_real;
-
 bool qa_real_resolve(void)
 {
-    qa_real.malloc = dlsym(RTLD_NEXT, "malloc");
-    qa_real.free = dlsym(RTLD_NEXT, "free");
-    qa_real.calloc = dlsym(RTLD_NEXT, "calloc");
-    qa_real.realloc = dlsym(RTLD_NEXT, "realloc");
-    qa_real.reallocarray = dlsym(RTLD_NEXT, "reallocarray");
-    qa_real.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
-    qa_real.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
-    qa_real.memalign = dlsym(RTLD_NEXT, "memalign");
-    qa_real.valloc = dlsym(RTLD_NEXT, "valloc");
-    qa_real.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
-    qa_real.malloc_usable_size = dlsym(RTLD_NEXT, "malloc_usable_size");
-    return qa_real.malloc != NULL && qa_real.free != NULL && qa_real.calloc != NULL &&
-           qa_real.realloc != NULL;
-}
-
-size_t qa_real_usable_size(void *p)
-{
-    return qa_real.malloc_usable_size ? qa_real.malloc_usable_size(p) : 0;
+    qa_real.read_fn = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+    qa_real.syscall_fn = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+    qa_real.malloc_fn = dlsym(RTLD_NEXT, "malloc");
+    qa_real.free_fn = dlsym(RTLD_NEXT, "free");
+    qa_real.calloc_fn = dlsym(RTLD_NEXT, "calloc");
+    qa_real.realloc_fn = dlsym(RTLD_NEXT, "realloc");
+    qa_real.reallocarray_fn = dlsym(RTLD_NEXT, "reallocarray");
+    qa_real.posix_memalign_fn = dlsym(RTLD_NEXT, "posix_memalign");
+    qa_real.aligned_alloc_fn = dlsym(RTLD_NEXT, "aligned_alloc");
+    qa_real.memalign_fn = dlsym(RTLD_NEXT, "memalign");
+    qa_real.valloc_fn = dlsym(RTLD_NEXT, "valloc");
+    qa_real.pvalloc_fn = dlsym(RTLD_NEXT, "pvalloc");
+    qa_real.usable_size_fn = dlsym(RTLD_NEXT, "malloc_usable_size");
+    return qa_real.malloc_fn != NULL && qa_real.free_fn != NULL && qa_real.calloc_fn != NULL &&
+           qa_real.realloc_fn != NULL && qa_real.read_fn != NULL && qa_real.syscall_fn != NULL;
 }

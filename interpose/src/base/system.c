@@ -1,6 +1,9 @@
-/* Raw memory and clocks: the interposer's own memory comes from mmap, never from the allocator
- * it counts. Context: any. */
+/* Raw memory, clocks and futexes: the interposer's own memory comes from mmap, never from the
+ * allocator it counts; its system calls go to the C library's own syscall (qa_real), never to
+ * the preload's exported wrapper (host/unwinder_fds.c). Context: any. */
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include "base.h"
@@ -27,4 +30,10 @@ uint64_t qa_now_ns(void)
 uint64_t qa_monotonic_ns(void)
 {
     return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* A private futex operation on word (FUTEX_WAIT or FUTEX_WAKE); timeout NULL for none. */
+void qa_futex(_Atomic int *word, int op, int value, const struct timespec *timeout)
+{
+    qa_real.syscall_fn(SYS_futex, (int *)word, op | FUTEX_PRIVATE_FLAG, value, timeout, NULL, 0);
 }

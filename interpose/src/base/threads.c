@@ -12,8 +12,6 @@
 
 #include "base.h"
 
-__thread struct qa_thread *qa_tls_self __attribute__((tls_model("initial-exec")));
-
 /* Every record ever mapped; a record is never unlinked, so a reader needs no lock. */
 static _Atomic(struct qa_thread *) threads;
 static atomic_uint_fast64_t records_mapped;
@@ -38,12 +36,12 @@ enum { ADOPT_TRIES = 4 };
 
 static int current_tid(void)
 {
-    return (int)syscall(SYS_gettid);
+    return (int)gettid();
 }
 
 static bool tid_gone(int tid)
 {
-    return syscall(SYS_tgkill, (pid_t)getpid(), (pid_t)tid, 0) != 0 && errno == ESRCH;
+    return tgkill(getpid(), tid, 0) != 0 && errno == ESRCH;
 }
 
 /* Takes the retired list's lock; false when this very thread holds it (a signal handler's
@@ -204,8 +202,9 @@ struct qa_thread *qa_threads_reset_after_fork(void)
 {
     retired_head = retired_tail = NULL;
     atomic_store(&retired_holder, 0);
-    struct qa_thread *self = qa_self(); /* registers now if the thread had never counted */
-    qa_assert(self == NULL || self == qa_tls_self);
+    if (qa_tls_self == NULL) /* registers now if the thread had never counted */
+        qa_tls_self = qa_thread_register();
+    struct qa_thread *self = qa_tls_self;
     if (self != NULL) {
         self->next = NULL;
         self->retired_next = NULL;

@@ -7,8 +7,6 @@
 
 #include "base.h"
 
-bool qa_usable_from_header;
-
 /* The shared object an address lies in, or NULL. dladdr does not allocate. */
 static const void *object_of(const void *address)
 {
@@ -25,11 +23,11 @@ static bool header_agrees(const struct qa_usable_probe *next)
     static const size_t sizes[] = {0, 1, 24, 25, 100, 1000, 5000, 70000, 1 << 20};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         for (int aligned = 0; aligned < 2; aligned++) {
-            void *p = aligned ? next->memalign(4096, sizes[i]) : next->malloc(sizes[i]);
+            void *p = aligned ? next->memalign_fn(4096, sizes[i]) : next->malloc_fn(sizes[i]);
             if (p == NULL)
                 return false;
-            bool same = qa_glibc_chunk_usable(p) == next->usable_size(p);
-            next->free(p);
+            bool same = qa_glibc_chunk_usable(p) == next->usable_size_fn(p);
+            next->free_fn(p);
             if (!same)
                 return false;
         }
@@ -42,11 +40,11 @@ void qa_usable_choose(const struct qa_usable_probe *next)
     qa_usable_from_header = false;
 #if defined(__GLIBC__) && defined(__x86_64__)
     const void *glibc = object_of((const void *)gnu_get_libc_version);
-    if (next->usable_size == NULL || next->memalign == NULL || glibc == NULL)
+    if (next->usable_size_fn == NULL || next->memalign_fn == NULL || glibc == NULL)
         return;
-    if (object_of((const void *)next->malloc) != glibc ||
-        object_of((const void *)next->free) != glibc ||
-        object_of((const void *)next->usable_size) != glibc)
+    if (object_of((const void *)next->malloc_fn) != glibc ||
+        object_of((const void *)next->free_fn) != glibc ||
+        object_of((const void *)next->usable_size_fn) != glibc)
         return;
     qa_usable_from_header = header_agrees(next);
 #else

@@ -27,7 +27,8 @@ static inline struct qa_thread *fast_thread(void)
  * QA_GATE_FORKED alone). Out of line, so that the parent's fast path carries none of it. */
 __attribute__((noinline)) static void *malloc_forked(struct qa_thread *t, size_t size)
 {
-    void *p = qa_real.malloc(size);
+    qa_assert(t->gate == QA_GATE_FORKED && qa_owned_tracking);
+    void *p = qa_real.malloc_fn(size);
     if (p != NULL) {
         qa_count_new_block(t, p, size, qa_glibc_chunk_usable(p), QA_MALLOC);
         qa_owned_mark(p);
@@ -39,10 +40,11 @@ __attribute__((noinline)) static void *malloc_forked(struct qa_thread *t, size_t
 
 __attribute__((noinline)) static void free_forked(struct qa_thread *t, void *p)
 {
+    qa_assert(t->gate == QA_GATE_FORKED && qa_owned_tracking);
     size_t usable = qa_glibc_chunk_usable(p);
     qa_count_inherited_free(t, p, usable);
     qa_count_freed_block(t, p, usable);
-    qa_real.free(p);
+    qa_real.free_fn(p);
 }
 
 /* Everything but the fast path, out of line so that the fast path's frame stays small. */
@@ -55,13 +57,13 @@ __attribute__((noinline)) static void *malloc_slow(size_t size)
         return malloc_forked(forked, size);
     struct qa_thread *t = qa_enter();
     if (t == NULL)
-        return qa_real.malloc(size);
+        return qa_real.malloc_fn(size);
     void *frames[QA_MAX_DEPTH];
     int depth = -1;
     void *p = NULL;
     if (qa_fail_now(t, size, frames, &depth))
         errno = ENOMEM;
-    else if ((p = qa_real.malloc(size)) != NULL)
+    else if ((p = qa_real.malloc_fn(size)) != NULL)
         qa_record_alloc(t, p, size, QA_MALLOC, frames, depth);
     qa_leave(t);
     return p;
@@ -72,7 +74,7 @@ QA_EXPORT void *malloc(size_t size)
     struct qa_thread *t = fast_thread();
     if (t == NULL)
         return malloc_slow(size);
-    void *p = qa_real.malloc(size);
+    void *p = qa_real.malloc_fn(size);
     if (p != NULL) {
         qa_count_new_block(t, p, size, qa_glibc_chunk_usable(p), QA_MALLOC);
         if (qa_cfg.stacks == QA_STACKS_SAMPLED && qa_sample_due(t, size))
@@ -94,11 +96,11 @@ __attribute__((noinline)) static void free_slow(void *p)
     }
     struct qa_thread *t = qa_enter();
     if (t == NULL) {
-        qa_real.free(p);
+        qa_real.free_fn(p);
         return;
     }
     qa_record_free(t, p);
-    qa_real.free(p);
+    qa_real.free_fn(p);
     qa_leave(t);
 }
 
@@ -112,7 +114,7 @@ QA_EXPORT void free(void *p)
         return;
     }
     qa_count_freed_block(t, p, qa_glibc_chunk_usable(p));
-    qa_real.free(p);
+    qa_real.free_fn(p);
 }
 
 QA_EXPORT void *calloc(size_t n, size_t size)
@@ -125,7 +127,7 @@ QA_EXPORT void *calloc(size_t n, size_t size)
     }
     struct qa_thread *t = qa_enter();
     if (t == NULL)
-        return qa_real.calloc(n, size);
+        return qa_real.calloc_fn(n, size);
     size_t bytes = 0;
     bool overflow = __builtin_mul_overflow(n, size, &bytes);
     void *frames[QA_MAX_DEPTH];
@@ -133,7 +135,7 @@ QA_EXPORT void *calloc(size_t n, size_t size)
     void *p = NULL;
     if (!overflow && qa_fail_now(t, bytes, frames, &depth))
         errno = ENOMEM;
-    else if ((p = qa_real.calloc(n, size)) != NULL)
+    else if ((p = qa_real.calloc_fn(n, size)) != NULL)
         qa_record_alloc(t, p, bytes, QA_CALLOC, frames, depth);
     qa_leave(t);
     return p;
@@ -147,7 +149,7 @@ struct realloc_args {
 static void *forward_realloc(void *args)
 {
     struct realloc_args *a = args;
-    return qa_real.realloc(a->old, a->size);
+    return qa_real.realloc_fn(a->old, a->size);
 }
 
 /* realloc of a live block. realloc(NULL, n) is an allocation, realloc(p, 0) a free. */
@@ -177,7 +179,7 @@ QA_EXPORT void *realloc(void *old, size_t size)
     }
     struct qa_thread *t = qa_enter();
     if (t == NULL)
-        return qa_real.realloc(old, size);
+        return qa_real.realloc_fn(old, size);
     void *p = counted_realloc(t, old, size, QA_REALLOC);
     qa_leave(t);
     return p;
@@ -194,7 +196,7 @@ QA_EXPORT void *reallocarray(void *old, size_t n, size_t size)
         return realloc(old, bytes);
     struct qa_thread *t = qa_enter();
     if (t == NULL)
-        return qa_real.realloc(old, bytes);
+        return qa_real.realloc_fn(old, bytes);
     void *p = counted_realloc(t, old, bytes, QA_REALLOCARRAY);
     qa_leave(t);
     return p;
@@ -205,16 +207,16 @@ static void *real_aligned(enum qa_call call, size_t align, size_t size, int *err
     void *p = NULL;
     switch (call) {
     case QA_POSIX_MEMALIGN:
-        *error = qa_real.posix_memalign(&p, align, size);
+        *error = qa_real.posix_memalign_fn(&p, align, size);
         return *error ? NULL : p;
     case QA_ALIGNED_ALLOC:
-        return qa_real.aligned_alloc(align, size);
+        return qa_real.aligned_alloc_fn(align, size);
     case QA_MEMALIGN:
-        return qa_real.memalign(align, size);
+        return qa_real.memalign_fn(align, size);
     case QA_VALLOC:
-        return qa_real.valloc(size);
+        return qa_real.valloc_fn(size);
     default:
-        return qa_real.pvalloc(size);
+        return qa_real.pvalloc_fn(size);
     }
 }
 
@@ -280,5 +282,5 @@ QA_EXPORT size_t malloc_usable_size(void *p)
         return 0;
     if (qa_in_bootstrap(p))
         return qa_bootstrap_size(p);
-    return qa_ready_now() ? qa_real.malloc_usable_size(p) : 0;
+    return qa_ready_now() ? qa_real.usable_size_fn(p) : 0;
 }

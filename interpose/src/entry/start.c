@@ -30,8 +30,8 @@ static void initialise(void)
         qa_log("cannot find the next allocator; counting nothing");
         return; /* stays QA_STARTING: everything is served by the bootstrap arena or fails */
     }
-    struct qa_usable_probe probe = {qa_real.malloc, qa_real.memalign, qa_real.free,
-                                    qa_real.malloc_usable_size};
+    struct qa_usable_probe probe = {qa_real.malloc_fn, qa_real.memalign_fn, qa_real.free_fn,
+                                    qa_real.usable_size_fn};
     qa_usable_choose(&probe);
     qa_config_load();
     qa_sampling_init(); /* before any thread registers: records seed their streams from it */

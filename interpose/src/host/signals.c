@@ -120,7 +120,7 @@ static void on_ending_signal(int signo, siginfo_t *info, void *context)
     real_sigaction(signo, &dfl, NULL);
     /* Raised again at this thread: delivered as soon as the handler returns (the signal is
      * blocked until then), with the default action, whatever the first one's cause was. */
-    syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), signo);
+    tgkill(getpid(), gettid(), signo);
     errno = saved;
 }
 

@@ -64,6 +64,8 @@ static void report_once(const char *path, const char *what, int error)
 static void write_locked(enum qa_dump_reason reason, int signo,
                          const struct qa_module_list *modules)
 {
+    struct qa_thread *self = qa_self_if_registered();
+    qa_assert(self == NULL || (self->gate & QA_GATE_BUSY)); /* nothing it allocates is counted */
     uint64_t n = atomic_fetch_add(&sequence, 1);
     static char tmp[QA_PATH_MAX + 64], path[QA_PATH_MAX];
     static struct qa_json j;

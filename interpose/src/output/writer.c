@@ -20,7 +20,7 @@ static _Atomic int requests;
 void qa_writer_wake(void)
 {
     atomic_fetch_add(&requests, 1);
-    syscall(SYS_futex, (int *)&requests, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+    qa_futex(&requests, FUTEX_WAKE, 1, NULL);
 }
 
 /* Sleeps until a dump is requested (the futex word moves past seen) or the deadline passes
@@ -32,8 +32,7 @@ static void sleep_until(int seen, uint64_t deadline)
         return;
     uint64_t wait = deadline - now;
     struct timespec timeout = {(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
-    syscall(SYS_futex, (int *)&requests, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, seen,
-            deadline == UINT64_MAX ? NULL : &timeout, NULL, 0);
+    qa_futex(&requests, FUTEX_WAIT, seen, deadline == UINT64_MAX ? NULL : &timeout);
 }
 
 static uint64_t earliest(uint64_t a, uint64_t b)
@@ -113,8 +112,15 @@ void qa_writer_after_fork_child(void)
     start_thread(true);
 }
 
+/* QAUDIT_ASSERT_DEPTH1=abort: the image's state before it aborts. */
+static void dump_before_abort(void)
+{
+    qa_dump(QA_DUMP_REQUEST);
+}
+
 void qa_writer_start(void)
 {
+    qa_queue_before_abort(dump_before_abort);
     qa_image_started();
     qa_dump_file_init(false);
     qa_control_init(qa_cfg.out_pattern, qa_cfg.signal, qa_image_start_ns());

@@ -84,7 +84,7 @@ static void place(struct qa_block *slots, size_t capacity, const struct qa_block
 }
 
 /* Doubles the shard (or creates it); false when mmap fails. */
-static bool grow(struct shard *s)
+static bool grow_shard(struct shard *s)
 {
     size_t capacity = s->capacity ? s->capacity * 2 : INITIAL_SLOTS;
     struct qa_block *slots = qa_mmap(capacity * sizeof *slots);
@@ -105,7 +105,7 @@ bool qa_blocks_insert(const struct qa_block *b)
     uint64_t h = mix(b->ptr);
     struct shard *s = shard_of(b->ptr);
     lock(s);
-    bool ok = (used(s) + 1) * 4 <= s->capacity * 3 || grow(s);
+    bool ok = (used(s) + 1) * 4 <= s->capacity * 3 || grow_shard(s);
     if (ok) {
         size_t i = (h >> 8) & (s->capacity - 1);
         while (s->slots[i].ptr != 0 && s->slots[i].ptr != b->ptr)

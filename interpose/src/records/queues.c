@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "qaudit/hooks.h"
-#include "../output/output.h"
 #include "records.h"
 
 #define MAX_RECORDS (1u << 20)
@@ -257,6 +256,15 @@ bool qa_queue_in_op(const struct qa_thread *t)
     return t->queue_op != NULL;
 }
 
+/* What runs before QAUDIT_ASSERT_DEPTH1=abort aborts: the dump (output/ sets it at start-up: the
+ * records know nothing of dumps). */
+static void (*before_abort)(void);
+
+void qa_queue_before_abort(void (*dump)(void))
+{
+    before_abort = dump;
+}
+
 static void report_violation(uint64_t depth, uint64_t size, void *const *frames, int n)
 {
     uint32_t slot = (uint32_t)atomic_fetch_add(&violations_kept, 1);
@@ -274,7 +282,8 @@ static void report_violation(uint64_t depth, uint64_t size, void *const *frames,
            (unsigned long long)size, (unsigned long long)depth);
     for (int i = 0; i < n; i++)
         qa_log("  #%d %p", i, frames[i]);
-    qa_dump(QA_DUMP_REQUEST);
+    if (before_abort != NULL)
+        before_abort();
     abort();
 }
 

@@ -11,6 +11,7 @@
  * frame and malloc's are the interposer's and are skipped in the stack. */
 __attribute__((noinline)) void qa_record_sampled(struct qa_thread *t, void *p, size_t size)
 {
+    qa_assert(!(t->gate & QA_GATE_BUSY)); /* from a fast path: the guard is clear there */
     qa_guard(t);
     void *frames[QA_MAX_DEPTH];
     qa_record_site_and_block(t, p, size, QA_MALLOC, false, true, frames, -1);

@@ -11,7 +11,7 @@
 
 #include <link.h>
 
-#include "../base/base.h"
+#include "../base/self.h"
 #include "../extra_abi.h"
 
 /* ---- stats.c: per-thread counters summed at dump time, live and peak bytes, histograms.
@@ -141,6 +141,7 @@ void qa_queue_new_owner(struct qa_thread *t);
 void qa_queue_write(struct qa_json *j);
 void qa_queue_write_checks(struct qa_json *j, bool final); /* final: the image's last dump */
 void qa_queue_reset_after_fork(void);
+void qa_queue_before_abort(void (*dump)(void)); /* what runs before a depth-one abort */
 
 /* ---- faults.c: injected failures and poison ---- */
 bool qa_fault_should_fail(struct qa_thread *t, size_t size, void **frames, int *depth);
