@@ -92,7 +92,10 @@ static pid_t start_as(const struct server_run *r, const char *name, const char *
                       bool under_qaudit, const char *in)
 {
     char pattern[400], out[400], err[400];
-    const char *full[64];
+    size_t count = 0;
+    while (argv[count])
+        count++;
+    const char **full = calloc(count + 8, sizeof *full); /* qaudit run's options, then argv */
     size_t n = 0;
     if (under_qaudit) {
         snprintf(pattern, sizeof pattern, "%s/d-%%p.json", r->out);
@@ -103,7 +106,7 @@ static pid_t start_as(const struct server_run *r, const char *name, const char *
             full[n++] = "--stacks", full[n++] = r->stacks;
         full[n++] = "--";
     }
-    for (size_t i = 0; argv[i] && n < 63; i++)
+    for (size_t i = 0; i < count; i++)
         full[n++] = argv[i];
     full[n] = NULL;
     struct foreign_run run = {.argv = full,
@@ -114,6 +117,7 @@ static pid_t start_as(const struct server_run *r, const char *name, const char *
                               .out = run_path(r, name, ".out", out, sizeof out),
                               .err = run_path(r, name, ".err", err, sizeof err)};
     foreign_start(&run);
+    free(full);
     assert_true(run.pid > 0);
     return run.pid;
 }
