@@ -139,6 +139,14 @@ int run_client(const struct server_run *r, const char *name, const char *const *
     return wait_end(start_as(r, name, argv, false, NULL), limit_s * 1000);
 }
 
+/* A tool of the test's natively and as root (qaudit report and snapshot, curl), in r->dir. */
+static int run_as_root(const struct server_run *r, const char *name, const char *const *argv)
+{
+    struct server_run as_root = *r;
+    as_root.user = NULL;
+    return wait_exit_of(start_as(&as_root, name, argv, false, NULL));
+}
+
 pid_t start_client(const struct server_run *r, const char *name, const char *const *argv,
                    const char *in)
 {
@@ -526,9 +534,7 @@ static int report(const struct server_run *r, const char *const *args, size_t na
     const char **argv = calloc(nargs + 2, sizeof *argv);
     argv[0] = QAUDIT;
     memcpy(argv + 1, args, nargs * sizeof *args);
-    struct server_run as_root = *r;
-    as_root.user = NULL;
-    int status = wait_exit_of(start_as(&as_root, "report", argv, false, NULL));
+    int status = run_as_root(r, "report", argv);
     free(argv);
     return status;
 }
@@ -725,13 +731,11 @@ void take_snapshot(const struct server_run *r, pid_t pid, struct snapshot *s)
     char pid_text[16];
     snprintf(pid_text, sizeof pid_text, "%d", (int)pid);
     const char *argv[] = {QAUDIT, "snapshot", pid_text, "--timeout", "20", NULL};
-    struct server_run as_root = *r; /* ptrace rights on every user's process */
-    as_root.user = NULL;
     char **before;
     size_t n_before;
     json_t **old = run_dumps(r, &before, &n_before);
     *s = (struct snapshot){.pid = pid};
-    s->status = wait_exit_of(start_as(&as_root, "snapshot", argv, false, NULL));
+    s->status = run_as_root(r, "snapshot", argv); /* as root: ptrace rights on every user */
     char *out = run_file(r, "snapshot.out"), *err = run_file(r, "snapshot.err");
     out[strcspn(out, "\n")] = '\0';
     snprintf(s->path, sizeof s->path, "%s", out);
@@ -791,9 +795,7 @@ void http_bodies(const struct server_run *r, const char *name, int port, const c
         argv[n] = urls[i];
     }
     argv[n] = NULL;
-    struct server_run as_root = *r;
-    as_root.user = NULL;
-    assert_int_equal(run_client(&as_root, name, argv, 60), 0);
+    assert_int_equal(run_as_root(r, name, argv), 0);
 }
 
 void http_load(const struct server_run *r, const char *name, int port, const char *const *paths,
@@ -823,7 +825,5 @@ void http_load(const struct server_run *r, const char *name, int port, const cha
                           "--config",
                           config,
                           NULL};
-    struct server_run as_root = *r;
-    as_root.user = NULL;
-    assert_int_equal(run_client(&as_root, load_name, argv, 120), 0);
+    assert_int_equal(run_as_root(r, load_name, argv), 0);
 }
