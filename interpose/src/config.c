@@ -73,6 +73,7 @@ static void load_signal(const char *v)
     qa_cfg.signal = SIGUSR2;
     if (v == NULL)
         return;
+    qa_cfg.signal_explicit = true;
     static const struct {
         const char *name;
         int number;

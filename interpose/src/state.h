@@ -39,7 +39,8 @@ struct qa_config {
     uint64_t sample_every; /* sampled: every Nth allocation, or one per N bytes */
     bool sample_by_bytes;
     unsigned depth;
-    int signal; /* 0: none */
+    int signal;           /* 0: none */
+    bool signal_explicit; /* QAUDIT_SIGNAL was set */
     unsigned interval;
     unsigned timeline_ms; /* QAUDIT_TIMELINE: period of the memory-over-time points, 0 off */
     char sites[1024];     /* QAUDIT_QUEUE_SITES, comma-separated patterns */
@@ -451,7 +452,8 @@ enum qa_dump_reason {
     QA_DUMP_REQUEST,  /* before QAUDIT_ASSERT_DEPTH1=abort aborts */
     QA_DUMP_EXIT_NOW, /* _exit, _Exit */
     QA_DUMP_EXEC,     /* just before execve replaces the image */
-    QA_DUMP_FATAL     /* a signal about to end the process */
+    QA_DUMP_FATAL,    /* a signal about to end the process */
+    QA_DUMP_SNAPSHOT  /* `qaudit snapshot`'s request in the control record */
 };
 void qa_dump(enum qa_dump_reason reason);
 void qa_dump_final(enum qa_dump_reason reason, int signo); /* async-signal-safe, once */
@@ -526,6 +528,7 @@ void qa_exits_resolve(void);
 /* signals.c: the dump signal, fatal signals, and the program's view of both */
 void qa_signals_install(void);
 const char *qa_signal_name(int signo);
+const char *qa_signals_last(void); /* the last ending signal a program's handler took, or NULL */
 const char *qa_error_text(int error);
 
 /* json.c: a JSON writer into a fixed buffer, flushed to a file descriptor */
@@ -557,6 +560,12 @@ void qa_control_init(const char *pattern, int signal_number, uint64_t start_time
 void qa_control_signal_state(uint32_t state);
 void qa_control_dump_written(const char *path);
 void qa_control_after_fork_child(uint64_t start_time_ns);
+#define QA_REQUEST_POLL_MS 100 /* the writer thread reads the control record's request this often  \
+                                */
+void qa_control_writer_state(uint32_t state);
+uint64_t qa_control_pending_request(void); /* 0: none */
+void qa_control_request_served(uint64_t request);
+void qa_control_dump_failed(const char *reason);
 
 /* config.c */
 void qa_config_load(void);
