@@ -102,8 +102,6 @@ static pid_t start_as(const struct server_run *r, const char *name, const char *
         full[n++] = QAUDIT, full[n++] = "run";
         if (!r->default_out)
             full[n++] = "--out", full[n++] = pattern;
-        if (r->stacks)
-            full[n++] = "--stacks", full[n++] = r->stacks;
         full[n++] = "--";
     }
     for (size_t i = 0; i < count; i++)
@@ -394,7 +392,8 @@ static void sort_lines(char *text)
     free(copy);
 }
 
-char *normalised(const struct server_run *r, const char *text, bool digits, bool sorted)
+/* text as assert_same_log compares it (free it). */
+static char *normalised(const struct server_run *r, const char *text, bool digits, bool sorted)
 {
     size_t dir_len = strlen(r->dir);
     char *out = malloc(strlen(text) + 2), *o = out;
@@ -455,7 +454,8 @@ static bool is_finished_dump(const char *name)
     return len > 5 && strcmp(name + len - 5, ".json") == 0 && strstr(name, ".tmp.") == NULL;
 }
 
-json_t **run_dumps(const struct server_run *r, char ***names, size_t *n)
+/* The finished dumps of a qaudit run, loaded (paths in *names), count in *n. */
+static json_t **run_dumps(const struct server_run *r, char ***names, size_t *n)
 {
     DIR *d = opendir(r->out);
     assert_non_null(d);
@@ -477,7 +477,7 @@ json_t **run_dumps(const struct server_run *r, char ***names, size_t *n)
     return dumps;
 }
 
-void free_run_dumps(json_t **dumps, char **names, size_t n)
+static void free_run_dumps(json_t **dumps, char **names, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         json_decref(dumps[i]), free(names[i]);

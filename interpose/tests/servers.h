@@ -17,10 +17,9 @@
 struct server_run {
     bool qaudit;
     bool default_out;
-    const char *user;   /* the user its commands start as (NULL: root) */
-    char dir[300];      /* its directory: files, logs, the server's own state */
-    char out[320];      /* dir/out: where the dumps of the run go (mode 0700, the user's) */
-    const char *stacks; /* --stacks, or NULL for qaudit run's default */
+    const char *user; /* the user its commands start as (NULL: root) */
+    char dir[300];    /* its directory: files, logs, the server's own state */
+    char out[320];    /* dir/out: where the dumps of the run go (mode 0700, the user's) */
 };
 
 void server_run_init(struct server_run *r, bool qaudit, const char *user);
@@ -30,8 +29,8 @@ void give_to(const char *path, const char *user, mode_t mode);
 void require(const char *path, const char *package);
 
 /* A command of the run, started in r->dir (r->out with default_out) with stdout and stderr in
- * r->dir/NAME.out and NAME.err, under qaudit run for a qaudit run (with more "K=V" in extra).
- * run_command waits for it (limit_s at most) and returns its status; start_command returns its pid.
+ * r->dir/NAME.out and NAME.err, under qaudit run for a qaudit run. run_command waits for it
+ * (limit_s at most) and returns its status; start_command returns its pid.
  */
 int run_command(const struct server_run *r, const char *name, const char *const *argv, int limit_s);
 pid_t start_command(const struct server_run *r, const char *name, const char *const *argv);
@@ -65,19 +64,14 @@ int server_teardown(void **state);
 /* No process the test started is left. */
 void assert_nothing_left(void);
 
-/* Logs: run dirs replaced by RUN, runs of dots by "..", and with digits set every run of
- * digits by N (times, pids, ports); with sorted the lines sorted (lines of several processes
- * or threads interleave as they will). Free it. */
-char *normalised(const struct server_run *r, const char *text, bool digits, bool sorted);
-/* The native and the qaudit run's file NAME, normalised, are the same text; no line of the
- * interposer's (containing "qaudit:") is in the qaudit run's file. Lines starting with
- * "qaudit run: " (qaudit run's own summary on its stderr) are not the server's. */
+/* The native and the qaudit run's file NAME are the same text, normalised: each run's directory
+ * read as RUN, runs of dots as "..", with digits every run of digits as N (times, pids, ports),
+ * with sorted the lines sorted (lines of several processes or threads interleave as they
+ * will). No line of the interposer's (containing "qaudit:") is in the qaudit run's file; lines
+ * starting with "qaudit run: " (qaudit run's own summary on its stderr) are not the server's. */
 void assert_same_log(const struct server_run *native, const struct server_run *q, const char *name,
                      bool digits, bool sorted);
 
-/* The finished dumps of a qaudit run, loaded (paths in *names), count in *n. */
-json_t **run_dumps(const struct server_run *r, char ***names, size_t *n);
-void free_run_dumps(json_t **dumps, char **names, size_t n);
 /* The checks on a qaudit run's dumps (issue 19, "What must hold"):
  * - no figure in any dump is negative;
  * - `qaudit report DUMP` exits 0 for each dump alone;
