@@ -512,20 +512,38 @@ static bool negative_in(json_t *node, char *where, size_t size)
     return false;
 }
 
-void assert_no_negative_figure(const struct server_run *r)
+/* A check of one dump: false with why filled when it fails. */
+typedef bool (*dump_check)(const struct server_run *r, json_t *dump, const char *path, char *why,
+                           size_t size);
+
+/* check on every dump of the run; fails naming how many failed, and why the first did. */
+static void assert_every_dump(const struct server_run *r, dump_check check, const char *failure)
 {
     char **names;
     size_t n, bad = 0;
     json_t **dumps = run_dumps(r, &names, &n);
-    char first[1200] = "";
-    for (size_t i = 0; i < n; i++) {
-        char where[512] = "";
-        if (negative_in(dumps[i], where, sizeof where) && bad++ == 0)
-            snprintf(first, sizeof first, "%s: %s", names[i], where);
-    }
+    char first[1200] = "", why[1000];
+    for (size_t i = 0; i < n; i++)
+        if (!check(r, dumps[i], names[i], why, sizeof why) && bad++ == 0)
+            snprintf(first, sizeof first, "%s: %s", names[i], why);
     free_run_dumps(dumps, names, n);
     if (bad > 0)
-        fail_msg("%zu of %zu dumps hold a negative figure, first %s", bad, n, first);
+        fail_msg("%zu of %zu dumps %s, first %s", bad, n, failure, first);
+    if (n == 0)
+        fail_msg("no dump in %s", r->out);
+}
+
+static bool no_negative(const struct server_run *r, json_t *dump, const char *path, char *why,
+                        size_t size)
+{
+    (void)r, (void)path;
+    why[0] = '\0';
+    return !negative_in(dump, why, size);
+}
+
+void assert_no_negative_figure(const struct server_run *r)
+{
+    assert_every_dump(r, no_negative, "hold a negative figure");
 }
 
 /* `qaudit report ARGS...` natively, as root; its status (stderr in r->dir/report.err). */
@@ -539,25 +557,23 @@ static int report(const struct server_run *r, const char *const *args, size_t na
     return status;
 }
 
+static bool reported_alone(const struct server_run *r, json_t *dump, const char *path, char *why,
+                           size_t size)
+{
+    (void)dump;
+    const char *args[] = {"report", "--no-symbols", "-o", "/dev/null", path};
+    int status = report(r, args, 5);
+    if (status == 0)
+        return true;
+    char *err = run_file(r, "report.err");
+    snprintf(why, size, "exit %d: %.500s", status, err);
+    free(err);
+    return false;
+}
+
 void assert_each_dump_reported(const struct server_run *r)
 {
-    char **names;
-    size_t n, bad = 0;
-    json_t **dumps = run_dumps(r, &names, &n);
-    char first[1200] = "";
-    for (size_t i = 0; i < n; i++) {
-        const char *args[] = {"report", "--no-symbols", "-o", "/dev/null", names[i]};
-        int status = report(r, args, 5);
-        if (status != 0 && bad++ == 0) {
-            char *err = run_file(r, "report.err");
-            snprintf(first, sizeof first, "%s: exit %d: %.500s", names[i], status, err);
-            free(err);
-        }
-    }
-    free_run_dumps(dumps, names, n);
-    if (bad > 0)
-        fail_msg("qaudit report refused %zu of %zu dumps alone, first %s", bad, n, first);
-    assert_true(n > 0);
+    assert_every_dump(r, reported_alone, "refused by qaudit report alone");
 }
 
 static long long integer_at(json_t *root, const char *a, const char *b)
