@@ -5,6 +5,7 @@
  * qaudit run's dumps get the same checks (issue 19, "What must hold"). */
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <jansson.h>
 #include <pwd.h>
 #include <setjmp.h>
@@ -65,12 +66,19 @@ void server_run_init(struct server_run *r, bool qaudit, const char *user)
 }
 
 /* The environment every command of a run gets in full: the same natively and under qaudit. */
+/* Where a process that cannot write where the run's dumps go may write instead (docs/
+ * dump-format.md): inside the test's directory, so that nothing is left in /tmp, and searched
+ * to say so when a dump is missing from the run's directory. */
+static char fallback_dir[300];
+
 static const char *const *server_env(const struct server_run *r)
 {
-    static char home[400];
+    static char home[400], fallback[400];
     static const char *env[8];
     snprintf(home, sizeof home, "HOME=%s", r->dir);
+    snprintf(fallback, sizeof fallback, "QAUDIT_FALLBACK_DIR=%s", fallback_dir);
     size_t n = 0;
+    env[n++] = fallback;
     env[n++] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
     env[n++] = "LANG=C";
     env[n++] = "LC_ALL=C";
@@ -336,7 +344,10 @@ static void reap_all(void)
 int server_setup(void **state)
 {
     test_start = time(NULL) - 1;
-    return make_work(state);
+    if (make_work(state) != 0)
+        return -1;
+    snprintf(fallback_dir, sizeof fallback_dir, "%s/fallback", work);
+    return mkdir(fallback_dir, 01777) == 0 && chmod(fallback_dir, 01777) == 0 ? 0 : -1;
 }
 
 int server_teardown(void **state)
@@ -630,6 +641,18 @@ void assert_merged_once(const struct server_run *r)
                  reported, once);
 }
 
+/* A dump of pid's in the fallback directory (its name holds -PID. or -PID.json). */
+static bool in_fallback(pid_t pid)
+{
+    char pattern[400];
+    snprintf(pattern, sizeof pattern, "%s/qaudit-fallback-*-%d.*json", fallback_dir, (int)pid);
+    glob_t g;
+    bool found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    if (found)
+        globfree(&g);
+    return found;
+}
+
 /* The final dump of pid among dumps (the last image's, after any exec), or NULL. */
 static json_t *final_among(json_t **dumps, size_t n, pid_t pid)
 {
@@ -653,7 +676,9 @@ json_t *final_dump_of(const struct server_run *r, pid_t pid)
     json_t *found = json_incref(final_among(dumps, n, pid));
     free_run_dumps(dumps, names, n);
     if (found == NULL)
-        fail_msg("process %d left no final dump in %s", (int)pid, r->out);
+        fail_msg("process %d left no final dump in %s%s", (int)pid, r->out,
+                 in_fallback(pid) ? " (one is in the fallback directory, not where the run's go)"
+                                  : "");
     return found;
 }
 
@@ -667,7 +692,8 @@ void assert_final_dumps(const struct server_run *r, const pid_t *pids, size_t np
     for (size_t i = 0; i < npids; i++)
         if (final_among(dumps, n, pids[i]) == NULL) {
             size_t len = strlen(list);
-            snprintf(list + len, sizeof list - len, " %d", (int)pids[i]);
+            snprintf(list + len, sizeof list - len, " %d%s", (int)pids[i],
+                     in_fallback(pids[i]) ? " (in the fallback directory)" : "");
             missing++;
         }
     free_run_dumps(dumps, names, n);
