@@ -179,10 +179,15 @@ static void test_memcached_dump_reported_alone_and_merged(void **state)
     assert_merged_once(&preloaded.run);
 }
 
-/* memcached changed its user to memcache after start: its final dump is still the run's. */
+/* memcached changed its user to memcache after start: its final dump is still the run's, in
+ * the run's directory (its qaudit run outlives it and collects what the fallback holds). */
 static void test_memcached_final_dump_after_the_privilege_drop(void **state)
 {
     (void)state;
+    char path[700];
+    snprintf(path, sizeof path, "%s/d-%d.json", preloaded.run.out, (int)preloaded.server);
+    if (access(path, F_OK) != 0)
+        fail_msg("memcached's dump is not where the run's dumps go: no %s", path);
     assert_final_dumps(&preloaded.run, &preloaded.server, 1, 1);
 }
 

@@ -465,20 +465,18 @@ static bool is_finished_dump(const char *name)
     return len > 5 && strcmp(name + len - 5, ".json") == 0 && strstr(name, ".tmp.") == NULL;
 }
 
-/* The finished dumps of a qaudit run, loaded (paths in *names), count in *n. */
-static json_t **run_dumps(const struct server_run *r, char ***names, size_t *n)
+/* The finished dumps in dir whose names start with prefix, appended to dumps and names. */
+static json_t **add_dumps(const char *dir, const char *prefix, json_t **dumps, char ***names,
+                          size_t *n)
 {
-    DIR *d = opendir(r->out);
+    DIR *d = opendir(dir);
     assert_non_null(d);
-    json_t **dumps = NULL;
-    *names = NULL;
-    *n = 0;
     struct dirent *e;
     char path[700];
     while ((e = readdir(d)) != NULL) {
-        if (!is_finished_dump(e->d_name))
+        if (!is_finished_dump(e->d_name) || strncmp(e->d_name, prefix, strlen(prefix)) != 0)
             continue;
-        snprintf(path, sizeof path, "%s/%s", r->out, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         dumps = realloc(dumps, (*n + 1) * sizeof *dumps);
         *names = realloc(*names, (*n + 1) * sizeof **names);
         dumps[*n] = load(path);
@@ -486,6 +484,57 @@ static json_t **run_dumps(const struct server_run *r, char ***names, size_t *n)
     }
     closedir(d);
     return dumps;
+}
+
+/* The dumps of a qaudit run, loaded (paths in *names), count in *n: those where the run's dumps
+ * go, and those the documented fallback holds (a process that could not write there, docs/
+ * dump-format.md; the fallback directory is the test's own, so whatever it holds is the test's). */
+static json_t **run_dumps(const struct server_run *r, char ***names, size_t *n)
+{
+    *names = NULL;
+    *n = 0;
+    json_t **dumps = add_dumps(r->out, "", NULL, names, n);
+    return r->qaudit ? add_dumps(fallback_dir, "qaudit-fallback-", dumps, names, n) : dumps;
+}
+
+static bool in_dir(const char *path, const char *dir)
+{
+    size_t len = strlen(dir);
+    return strncmp(path, dir, len) == 0 && path[len] == '/' && strchr(path + len + 1, '/') == NULL;
+}
+
+/* Dumps in the fallback are the run's only when `qaudit report` of the run's directory names
+ * them ("qaudit run and report find and name" them, issue 19 point 5): a note naming the
+ * fallback directory. */
+static void assert_fallback_named(const struct server_run *r)
+{
+    char pattern[400], merged[600];
+    snprintf(pattern, sizeof pattern, "%s/*.json", r->out);
+    snprintf(merged, sizeof merged, "%s/report-named.json", work);
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) != 0)
+        fail_msg("dumps in the fallback %s, none in %s to name them", fallback_dir, r->out);
+    const char **argv = calloc(g.gl_pathc + 8, sizeof *argv);
+    size_t k = 0;
+    argv[k++] = QAUDIT, argv[k++] = "report", argv[k++] = "--no-symbols";
+    argv[k++] = "--format", argv[k++] = "json", argv[k++] = "-o", argv[k++] = merged;
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        argv[k++] = g.gl_pathv[i];
+    int status = run_as_root(r, "report", argv);
+    free(argv);
+    globfree(&g);
+    json_t *report = json_load_file(merged, 0, NULL), *note;
+    size_t i;
+    bool named = false;
+    json_array_foreach(json_object_get(report, "input_notes"), i, note)
+    {
+        named |= json_is_string(note) && strstr(json_string_value(note), fallback_dir) != NULL;
+    }
+    json_decref(report);
+    if (status != 0 || !named)
+        fail_msg("dumps of the run are in the fallback %s; qaudit report of %s (exit %d) does not "
+                 "name it",
+                 fallback_dir, r->out, status);
 }
 
 static void free_run_dumps(json_t **dumps, char **names, size_t n)
@@ -641,18 +690,6 @@ void assert_merged_once(const struct server_run *r)
                  reported, once);
 }
 
-/* A dump of pid's in the fallback directory (its name holds -PID. or -PID.json). */
-static bool in_fallback(pid_t pid)
-{
-    char pattern[400];
-    snprintf(pattern, sizeof pattern, "%s/qaudit-fallback-*-%d.*json", fallback_dir, (int)pid);
-    glob_t g;
-    bool found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
-    if (found)
-        globfree(&g);
-    return found;
-}
-
 /* The final dump of pid among dumps (the last image's, after any exec), or NULL. */
 static json_t *final_among(json_t **dumps, size_t n, pid_t pid)
 {
@@ -676,9 +713,8 @@ json_t *final_dump_of(const struct server_run *r, pid_t pid)
     json_t *found = json_incref(final_among(dumps, n, pid));
     free_run_dumps(dumps, names, n);
     if (found == NULL)
-        fail_msg("process %d left no final dump in %s%s", (int)pid, r->out,
-                 in_fallback(pid) ? " (one is in the fallback directory, not where the run's go)"
-                                  : "");
+        fail_msg("process %d left no final dump in %s nor in the fallback %s", (int)pid, r->out,
+                 fallback_dir);
     return found;
 }
 
@@ -692,13 +728,17 @@ void assert_final_dumps(const struct server_run *r, const pid_t *pids, size_t np
     for (size_t i = 0; i < npids; i++)
         if (final_among(dumps, n, pids[i]) == NULL) {
             size_t len = strlen(list);
-            snprintf(list + len, sizeof list - len, " %d%s", (int)pids[i],
-                     in_fallback(pids[i]) ? " (in the fallback directory)" : "");
+            snprintf(list + len, sizeof list - len, " %d", (int)pids[i]);
             missing++;
         }
+    bool fallback = false;
+    for (size_t i = 0; i < n; i++)
+        fallback |= in_dir(names[i], fallback_dir);
     free_run_dumps(dumps, names, n);
     if (missing > 0)
         fail_msg("%zu of %zu processes left no final dump in %s:%s", missing, npids, r->out, list);
+    if (fallback)
+        assert_fallback_named(r);
     if (n < min_dumps)
         fail_msg("%zu dumps in %s, at least %zu expected (one per process)", n, r->out, min_dumps);
 }
@@ -797,10 +837,11 @@ void assert_snapshot_taken(const struct server_run *r, const struct snapshot *s)
     if (s->status != 0)
         fail_msg("qaudit snapshot %d (no QAUDIT_* setting): exit %d: %s", (int)s->pid, s->status,
                  s->err);
-    size_t len = strlen(r->out);
-    if (strncmp(s->path, r->out, len) != 0 || s->path[len] != '/' || strchr(s->path + len + 1, '/'))
-        fail_msg("qaudit snapshot %d printed \"%s\", not a dump in %s", (int)s->pid, s->path,
-                 r->out);
+    if (!in_dir(s->path, r->out) && !in_dir(s->path, fallback_dir))
+        fail_msg("qaudit snapshot %d printed \"%s\", not a dump in %s (nor in the fallback)",
+                 (int)s->pid, s->path, r->out);
+    if (in_dir(s->path, fallback_dir))
+        assert_fallback_named(r);
     if (s->existed)
         fail_msg("qaudit snapshot %d: %s was there before it", (int)s->pid, s->path);
     json_t *d = load(s->path);

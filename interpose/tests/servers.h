@@ -77,7 +77,9 @@ void assert_same_log(const struct server_run *native, const struct server_run *q
  * - `qaudit report DUMP` exits 0 for each dump alone;
  * - all merged exit 0 and count every allocation once (the report's totals.allocs is the sum
  *   over each process image's latest dump);
- * - at least min_dumps, and a final dump (end_time_ns) of each pid;
+ * - at least min_dumps, and a final dump (end_time_ns) of each pid; the run's dumps are those
+ *   in r->out and those of the documented fallback (QAUDIT_FALLBACK_DIR, the test's own), the
+ *   latter only if `qaudit report` of r->out names the fallback;
  * - no dump outside r->out: none in r->dir nor in the watched directories (servers' own). */
 void assert_no_negative_figure(const struct server_run *r);
 void assert_each_dump_reported(const struct server_run *r);
@@ -92,8 +94,9 @@ void assert_inherited(const struct server_run *r, pid_t pid);
 
 /* `qaudit snapshot PID` with no QAUDIT_* setting in its environment, taken while the server
  * runs (take_snapshot records, never fails, so that the run goes on); then: exit 0 and a new
- * dump of pid inside r->out (assert_snapshot_taken); later, the snapshot's file still holds
- * that dump, no later dump replaced it (assert_snapshot_kept). */
+ * dump of pid inside r->out, or in the fallback that qaudit report names (assert_snapshot_taken);
+ * later, the snapshot's file still holds that dump, no later dump replaced it
+ * (assert_snapshot_kept). */
 struct snapshot {
     pid_t pid;
     int status;
