@@ -57,4 +57,7 @@ void qa_inherited_after_fork_child(void)
     if (qa_fork_generation < UINT16_MAX - 1)
         qa_fork_generation++;
     qa_owned_reset_after_fork();
+    struct qa_thread *self = qa_self_if_registered();
+    if (self != NULL && qa_owned_tracking) /* the child's only thread leaves the fast path */
+        self->gate |= QA_GATE_FORKED;
 }

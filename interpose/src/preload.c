@@ -256,8 +256,6 @@ static inline void count_new_block(struct qa_thread *t, void *p, size_t size, si
 {
     struct qa_counters *c = &t->c;
     t->last_alloc = (uintptr_t)p;
-    if (__builtin_expect(qa_owned_tracking, 0))
-        qa_owned_mark(p);
     c->by_call[call]++;
     c->bytes_requested += size;
     c->bytes_usable += usable;
@@ -277,12 +275,26 @@ static inline bool count_freed_block(struct qa_thread *t, void *p, size_t usable
     }
     t->c.by_call[QA_FREE]++;
     t->c.bytes_freed_usable += usable;
-    if (__builtin_expect(qa_owned_tracking, 0) && !qa_owned_take(p)) {
-        t->c.inherited_freed++; /* a forked child's free of a block from before its fork */
-        t->c.inherited_freed_bytes += usable;
-    }
     qa_live_shrank(t);
     return temporary;
+}
+
+/* In a forked child (owned.c), beside the counting above: its new block marked as its own, and
+ * a freed block's mark taken back; a block without one was inherited. Kept out of the functions
+ * above, which the fast path inlines: a call there would make every malloc and free save and
+ * restore registers (11 instructions a pair, measured). */
+static inline void mark_own_block(void *p)
+{
+    if (qa_owned_tracking)
+        qa_owned_mark(p);
+}
+
+static inline void count_inherited_free(struct qa_thread *t, void *p, size_t usable)
+{
+    if (qa_owned_tracking && !qa_owned_take(p)) {
+        t->c.inherited_freed++;
+        t->c.inherited_freed_bytes += usable;
+    }
 }
 
 /* What a counted block p needs beyond its totals: its stack and site when with_stack, its queue
@@ -323,6 +335,7 @@ __attribute__((always_inline)) static inline void
 record_alloc(struct qa_thread *t, void *p, size_t size, enum qa_call call, void **frames, int depth)
 {
     count_new_block(t, p, size, qa_usable_size(p), call);
+    mark_own_block(p);
     bool in_queue = qa_queue_in_op(t);
     bool with_stack = wants_stack(t, size, in_queue);
     record_site_and_block(t, p, size, call, in_queue, with_stack, frames, depth);
@@ -341,7 +354,9 @@ __attribute__((noinline)) static void record_sampled(struct qa_thread *t, void *
 
 static void record_free(struct qa_thread *t, void *p)
 {
-    bool temporary = count_freed_block(t, p, qa_usable_size(p));
+    size_t usable = qa_usable_size(p);
+    count_inherited_free(t, p, usable);
+    bool temporary = count_freed_block(t, p, usable);
     struct qa_block b;
     if (qa_blocks_enabled && qa_blocks_remove((uintptr_t)p, &b)) {
         if (b.generation != qa_fork_generation) { /* the parent's block: its poison too */
@@ -374,11 +389,36 @@ static inline struct qa_thread *fast_thread(void)
     return t;
 }
 
+/* A forked child's fast path: the parent's, with its blocks marked (the gate is
+ * QA_GATE_FORKED alone). Out of line, so that the parent's fast path carries none of it. */
+__attribute__((noinline)) static void *malloc_forked(struct qa_thread *t, size_t size)
+{
+    void *p = real.malloc(size);
+    if (p != NULL) {
+        count_new_block(t, p, size, qa_glibc_chunk_usable(p), QA_MALLOC);
+        qa_owned_mark(p);
+        if (qa_cfg.stacks == QA_STACKS_SAMPLED && sample_due(t, size))
+            record_sampled(t, p, size);
+    }
+    return p;
+}
+
+__attribute__((noinline)) static void free_forked(struct qa_thread *t, void *p)
+{
+    size_t usable = qa_glibc_chunk_usable(p);
+    count_inherited_free(t, p, usable);
+    count_freed_block(t, p, usable);
+    real.free(p);
+}
+
 /* Everything but the fast path, out of line so that the fast path's frame stays small. */
 __attribute__((noinline)) static void *malloc_slow(size_t size)
 {
     if (!ready())
         return bootstrap_alloc(size, 16);
+    struct qa_thread *forked = tls_self;
+    if (forked != NULL && forked->gate == QA_GATE_FORKED)
+        return malloc_forked(forked, size);
     struct qa_thread *t = enter();
     if (t == NULL)
         return real.malloc(size);
@@ -413,6 +453,11 @@ __attribute__((noinline)) static void free_slow(void *p)
         return;
     if (!ready())
         return; /* cannot happen with a real block: it came from the allocator we resolve */
+    struct qa_thread *forked = tls_self;
+    if (forked != NULL && forked->gate == QA_GATE_FORKED && !qa_blocks_may_hold((uintptr_t)p)) {
+        free_forked(forked, p);
+        return;
+    }
     struct qa_thread *t = enter();
     if (t == NULL) {
         real.free(p);

@@ -143,7 +143,7 @@ static struct qa_thread *map_record(void)
 static void take_over(struct qa_thread *t, int tid)
 {
     t->owner_tid = tid;
-    t->gate = qa_fast_path ? 0 : QA_GATE_FULL;
+    t->gate = (qa_fast_path ? 0 : QA_GATE_FULL) | (qa_owned_tracking ? QA_GATE_FORKED : 0);
     t->queue_op = NULL;
     t->queue_op_depth = 0;
     t->cached_queue = NULL;
