@@ -20,6 +20,7 @@ packages=(
   libprotobuf-c-dev protobuf-c-compiler zlib1g-dev # report --format pprof: profile.proto, gzip
   golang-go                        # test_pprof reads the pprof export with `go tool pprof`
   chromium                         # test_html_chromium loads the HTML report; make demo's screenshots
+  nginx postgresql-15 memcached nodejs curl # test_servers: Debian's servers as they really run
 )
 if [ "${1:-}" = bench ]; then
   packages+=(redis-server time libc6-dbg python3.11-dbg valgrind-dbg) # bench/layout_bench.sh: large DWARF
