@@ -1,5 +1,6 @@
 /* qaudit report: dumps read, merged and symbolized, with optional struct layouts, rendered as
  * text, Markdown, JSON or HTML, or exported as a pprof profile or folded stacks. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +87,8 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     int opt;
-    while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+    opterr = 0; /* a mistake is said in one line, by option_error */
+    while ((opt = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
         switch (opt) {
         case 'b':
             q->binary = optarg;
@@ -141,12 +143,12 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
             fputs(report_usage, stdout);
             exit(0);
         default:
-            fputs(report_usage, stderr);
+            option_error("report", opt, argv, options);
             return false;
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "qaudit report: expected at least one DUMP\n%s", report_usage);
+        usage_error("report", "expected at least one DUMP");
         return false;
     }
     if (q->binary && q->layout_file) {
@@ -321,7 +323,7 @@ int command_report(int argc, char **argv)
     }
     report_fold(&r, globs, glob_count);
     if (q.output != NULL && (out = fopen(q.output, "w")) == NULL) {
-        fprintf(stderr, "qaudit report: cannot write %s\n", q.output);
+        fprintf(stderr, "qaudit report: cannot write %s: %s\n", q.output, strerror(errno));
         out = stdout;
         goto done;
     }
@@ -338,10 +340,8 @@ int command_report(int argc, char **argv)
                                      .warn = stderr};
     report_render(out, &r, q.format, &options);
     status = report_passed(&r) ? REPORT_OK : REPORT_CHECK_FAILED;
-    if (out != stdout && fclose(out) != 0) {
-        fprintf(stderr, "qaudit report: cannot write %s\n", q.output);
+    if (!write_finished("report", out, q.output ? q.output : "standard output"))
         status = 2;
-    }
     out = stdout;
 done:
     if (out != stdout)

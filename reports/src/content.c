@@ -1,5 +1,7 @@
-/* What a report says, in order: the dumps, the checks, totals, the queue, the violations, the top
- * sites, sizes against classes, injected failures, bytes never written, layouts, precision. */
+/* What a report says, in order: the dumps, what to look at first, the checks, totals, the queue
+ * and its violations (queue audits only), the top sites, what is live at exit, temporary
+ * allocations, sizes against classes, injected failures, bytes never written, layouts,
+ * precision. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,16 +402,21 @@ void report_build_document(struct document *d, const struct report *r,
     d->report = r;
     d->top = top;
     report_check_tally(r, d->checks);
+    d->queue_audit = report_queue_audit(r);
     bool *shown = calloc(r->site_count + 1, sizeof *shown);
     section_dumps(d, r);
+    section_summary(d, r);
     section_coverage(d, r);
-    section_checks(d, r);
+    if (d->queue_audit || d->checks[CHECK_FAIL] > 0) /* a failure is never left out */
+        section_checks(d, r);
     section_totals(d, r);
     section_timeline(d, r);
-    section_queue_depths(d, &r->queues);
-    section_per_connection(d, &r->queues);
-    section_attribution(d, &r->queues);
-    section_violations(d, r);
+    if (d->queue_audit) {
+        section_queue_depths(d, &r->queues);
+        section_per_connection(d, &r->queues);
+        section_attribution(d, &r->queues);
+        section_violations(d, r);
+    }
     if (shown != NULL) {
         section_sites(d, r, top, shown);
         section_live(d, r, top, shown);

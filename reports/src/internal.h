@@ -68,6 +68,27 @@ bool any_site_estimated(const struct report *r);
 void stacks_mode(const struct report *r, char *out, size_t size);
 void process_stacks(const struct report_process *p, char *out, size_t size);
 
+/* The sites' share of the totals: allocations (calls, reallocs included) and bytes, with a 99 %
+ * range when some sites are estimates (from their total number of samples). */
+struct coverage {
+    double allocs, allocs_low, allocs_high, bytes, bytes_low, bytes_high;
+    bool estimated;
+};
+void coverage_of(const struct report *r, struct coverage *c);
+/* Live blocks (and at most how many usable bytes) that no site accounts for: blocks whose
+ * allocation had no stack (sampled, queue or off), or the sites' estimates falling short. */
+struct unsited {
+    double blocks, bytes;
+    bool estimated;  /* the sites' figures are estimates: so is this */
+    bool every_site; /* the stacks mode gives every allocation a site (always, fp) */
+};
+void live_without_site(const struct report *r, struct unsited *u);
+/* A site "Live at exit" always lists: >= 1 % of the live bytes, or >= 100 live blocks. */
+bool live_worth_listing(const struct report *r, const struct report_site *s);
+/* The command that gives every live block its site: qaudit run (always, its default) on the
+ * first process's command line. */
+void attribute_command(const struct report *r, char *out, size_t size);
+
 /* Appends a formatted string to a list of strings. */
 void push_string(char ***list, size_t *count, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

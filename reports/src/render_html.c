@@ -66,25 +66,32 @@ static void print_layout(FILE *out, const struct layout_type *t, unsigned cachel
     free(text);
 }
 
-/* Green only when every check passed; n/a checks are counted, never called passed. */
-static void print_verdict(FILE *out, const struct document *d)
+static void print_list(FILE *out, const struct block *b)
 {
-    unsigned pass = d->checks[0], fail = d->checks[1], na = d->checks[2];
-    if (fail > 0)
-        fprintf(out, "<p class=\"verdict fail\">%u of %u checks failed: see Checks.", fail,
-                pass + fail + na);
-    else if (na == 0 && pass > 0)
-        fprintf(out, "<p class=\"verdict pass\">Every check passed (%u).", pass);
-    else if (pass == 0 && na > 0)
-        fprintf(out, "<p class=\"verdict na\">No check could apply (%u n/a): see Checks.", na);
-    else if (pass == 0)
-        fprintf(out, "<p class=\"verdict na\">The dumps hold no checks.");
+    static const char *const tones[] = {"", "info", "pass", "fail"};
+    if (b->tone != TONE_NONE)
+        fprintf(out, "<div class=\"verdict %s\" id=\"summary\"><p>", tones[b->tone]);
     else
-        fprintf(out,
-                "<p class=\"verdict na\">%u checks passed, %u could not apply (n/a): see "
-                "Checks.",
-                pass, na);
-    fputs("</p>\n", out);
+        fputs("<p>", out);
+    xml_escape(out, b->text);
+    fputs(b->tone != TONE_NONE ? ":</p><ul>" : ":</p>\n<ul>", out);
+    for (size_t l = 0; l < b->line_count; l++) {
+        fputs("<li>", out);
+        xml_escape(out, b->lines[l]);
+        fputs("</li>", out);
+    }
+    fputs(b->tone != TONE_NONE ? "</ul></div>\n" : "</ul>\n", out);
+}
+
+/* The banner under the title: the document's summary (what to look at first), in the colour of
+ * its verdict: green only when every check of a queue audit passed, red when one failed. */
+static void print_banner(FILE *out, const struct document *d)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (d->blocks[i].kind == BLOCK_LIST && d->blocks[i].tone != TONE_NONE) {
+            print_list(out, &d->blocks[i]);
+            return;
+        }
 }
 
 /* Memory over time of the first TIMELINES_DRAWN processes with a timeline (a fork-heavy program
@@ -132,7 +139,7 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         xml_escape(out, b->text);
         fprintf(out, "</h%d>\n", b->level);
         if (b->level == 1) {
-            print_verdict(out, d);
+            print_banner(out, d);
             html_metadata(out, d->report);
         }
         break;
@@ -162,6 +169,10 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         break;
     case BLOCK_LAYOUT:
         print_layout(out, b->layout, d->cacheline);
+        break;
+    case BLOCK_LIST:
+        if (b->tone == TONE_NONE) /* the banner was drawn under the title */
+            print_list(out, b);
         break;
     }
     print_view(out, d, b);
