@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 struct option;
+struct report;
 
 int command_layout(int argc, char **argv);
 int command_classes(int argc, char **argv);
@@ -41,6 +42,25 @@ void dump_path_expand(const char *pattern, pid_t pid, long sequence, char *out, 
 
 /* The newest dump matching pattern for pid (by modification time), or false. */
 bool dump_path_newest(const char *pattern, pid_t pid, char *out, size_t size);
+
+/* load_run.c: dumps read and merged into r, symbolized unless !symbols (binary, debug_file: the
+ * main program's files, may be NULL), wrappers folded (report_default_skip unless !skip_defaults,
+ * then skip); false with one line in error. */
+struct load_settings {
+    const char *binary, *debug_file;
+    bool symbols, skip_defaults;
+    const char *const *skip;
+    size_t skip_count;
+};
+bool load_run(const char *const *paths, size_t count, const struct load_settings *s,
+              struct report *r, char *error, size_t size);
+/* A diff's side: a dump, a directory of dumps (its *.json), or a glob; false when none. */
+struct dump_list {
+    char **paths;
+    size_t count;
+};
+bool expand_dumps(const char *arg, struct dump_list *list, char *error, size_t size);
+void dump_list_free(struct dump_list *list);
 
 /* run_summary.c: after qaudit run: the program's newest dump (pattern expanded for pid), what it
  * holds and the command that reports it; false when there is none (said why). status: the

@@ -162,21 +162,6 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
     return export_options_valid(q);
 }
 
-/* The globs to fold: the defaults (unless --skip none) followed by --skip's own. */
-static const char **skip_globs(const struct report_request *q, size_t *count)
-{
-    size_t defaults = 0;
-    while (q->skip_defaults && report_default_skip[defaults] != NULL)
-        defaults++;
-    const char **globs = calloc(defaults + q->skip_count + 1, sizeof *globs);
-    *count = 0;
-    for (size_t i = 0; globs && i < defaults; i++)
-        globs[(*count)++] = report_default_skip[i];
-    for (size_t i = 0; globs && i < q->skip_count; i++)
-        globs[(*count)++] = q->skip[i];
-    return globs;
-}
-
 /* A note listing structs of set worth a --type: those whose size falls in the requested-size
  * buckets with the most allocations (names starting with '_' are the C library's). */
 static char *candidate_note(const struct report *r, const struct layout_set *set,
@@ -283,18 +268,6 @@ static bool load_layouts(const struct report_request *q, const struct report *r,
     return true;
 }
 
-/* --binary must be a readable file whatever else happens. */
-static bool binary_readable(const char *binary, char *error, size_t size)
-{
-    struct stat st;
-    if (binary == NULL)
-        return true;
-    if (access(binary, R_OK) == 0 && stat(binary, &st) == 0 && S_ISREG(st.st_mode))
-        return true;
-    snprintf(error, size, "--binary %s: cannot read it as a file", binary);
-    return false;
-}
-
 int command_report(int argc, char **argv)
 {
     struct report_request q = {
@@ -304,24 +277,21 @@ int command_report(int argc, char **argv)
     struct report r = {0};
     struct layout_set set = {0};
     const struct layout_type **layouts = NULL;
-    const char **globs = NULL;
-    size_t layout_count = 0, glob_count = 0;
+    size_t layout_count = 0;
     char error[1024], *note = NULL;
     int status = 2;
     FILE *out = stdout;
     if (q.types == NULL || q.skip == NULL || !parse_report_options(argc, argv, &q))
         goto done;
-    globs = skip_globs(&q, &glob_count);
-    if (!binary_readable(q.binary, error, sizeof error) ||
-        report_load((const char *const *)argv + optind, (size_t)(argc - optind), &r, error,
-                    sizeof error) != REPORT_OK ||
-        (q.symbols &&
-         report_symbolize(&r, q.binary, q.debug_file, stderr, error, sizeof error) != REPORT_OK) ||
+    struct load_settings load = {
+        q.binary,    q.debug_file, q.symbols, q.skip_defaults, (const char *const *)q.skip,
+        q.skip_count};
+    if (!load_run((const char *const *)argv + optind, (size_t)(argc - optind), &load, &r, error,
+                  sizeof error) ||
         !load_layouts(&q, &r, &set, &layouts, &layout_count, &note, error, sizeof error)) {
         fprintf(stderr, "qaudit report: %s\n", error);
         goto done;
     }
-    report_fold(&r, globs, glob_count);
     if (q.output != NULL && (out = fopen(q.output, "w")) == NULL) {
         fprintf(stderr, "qaudit report: cannot write %s: %s\n", q.output, strerror(errno));
         out = stdout;
@@ -347,7 +317,6 @@ done:
     if (out != stdout)
         fclose(out);
     free(note);
-    free(globs);
     free(layouts);
     layout_free(&set);
     report_free(&r);

@@ -11,6 +11,8 @@ static const char usage[] =
     "  run [OPTIONS] -- COMMAND [ARGS...]  run a program under the interposer\n"
     "  snapshot PID [--timeout S]         ask a running preloaded process for a dump now\n"
     "  report DUMP... [--binary BINARY]   allocation report (text|md|json|html)\n"
+    "  diff BASE NEW [--binary BINARY]    two runs compared site by site "
+    "(text|md|json|html|pprof)\n"
     "  compare BINARY [--dump DUMP]...    builds side by side\n"
     "  layout BINARY [--type NAME]...     struct layouts with allocator classes\n"
     "  classes [--probe [LIB.so]] SIZE... allocator size classes for sizes\n"
@@ -24,8 +26,8 @@ static const struct {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"run", command_run},         {"snapshot", command_snapshot}, {"report", command_report},
-    {"compare", command_compare}, {"layout", command_layout},     {"classes", command_classes},
-    {"gate", command_gate},
+    {"diff", command_diff},       {"compare", command_compare},   {"layout", command_layout},
+    {"classes", command_classes}, {"gate", command_gate},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 

@@ -201,6 +201,8 @@ bool table_numeric_column(const struct table *t, size_t column)
         const char *cell = t->cells[r * t->columns + column];
         if (cell[0] == '~') /* an estimate */
             cell++;
+        if ((cell[0] == '+' || cell[0] == '-') && cell[1] >= '0' && cell[1] <= '9')
+            cell++; /* a change */
         if (cell[0] != '\0' && (cell[0] < '0' || cell[0] > '9'))
             return false;
     }

@@ -90,8 +90,8 @@ void doc_list(struct document *d, enum tone tone, const char *title);
 void doc_item(struct document *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void doc_free(struct document *d);
 
-/* A column whose body cells all start with a digit (or "~" and a digit, an estimate): renderers
- * align it right. */
+/* A column whose body cells all start with a digit (after "~", an estimate, and "+" or "-", a
+ * change): renderers align it right. */
 bool table_numeric_column(const struct table *t, size_t column);
 
 /* 1234567 -> "1,234,567" */

@@ -10,8 +10,25 @@
 
 #define TEXT_WIDTH 100
 
+/* Whether the space at p[at] holds a figure to its unit: "12 %", "256 B", "1.50 MiB". */
+static bool glued(const char *p, size_t at)
+{
+    static const char *const units[] = {"%", "B", "KiB", "MiB", "GiB", "TiB"};
+    if (at == 0 || p[at - 1] < '0' || p[at - 1] > '9')
+        return false;
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+        size_t n = strlen(units[i]);
+        char after = p[at + 1 + n];
+        if (strncmp(p + at + 1, units[i], n) == 0 &&
+            (after == '\0' || after == ' ' || after == ',' || after == '.' || after == ')' ||
+             after == ';' || after == ':'))
+            return true;
+    }
+    return false;
+}
+
 /* Splits text into lines of at most first (the first) and next (the others) columns, at spaces
- * (never the one before a '%'); a word longer than a line is cut. The lines point into one
+ * (never between a figure and its unit); a word longer than a line is cut. The lines point into one
  * allocation: free(lines[0]), then free(lines). */
 static size_t wrap(const char *text, size_t first, size_t next, char ***lines)
 {
@@ -31,8 +48,8 @@ static size_t wrap(const char *text, size_t first, size_t next, char ***lines)
         width = width > 0 ? width : 1;
         size_t take = strlen(p);
         if (take > width) {
-            take = width; /* the last space that fits, not one that leaves a '%' alone */
-            while (take > 0 && (p[take] != ' ' || p[take + 1] == '%'))
+            take = width; /* the last space that fits, not one inside "12 %" or "1.5 MiB" */
+            while (take > 0 && (p[take] != ' ' || glued(p, take)))
                 take--;
             if (take == 0) /* one word longer than the line */
                 take = width;
