@@ -386,6 +386,13 @@ static void section_precision(struct document *d, const struct report *r)
                       r->precision.peak_live_bytes_within ? "" : ", peak included");
     for (size_t i = 0; i < r->trust.note_count; i++)
         doc_paragraph(d, "%s", r->trust.notes[i]);
+    struct debug_hint hints[16];
+    size_t n = debug_hints(r, hints, 16);
+    for (size_t i = 0; i < n; i++) {
+        char sentence[1024];
+        debug_hint_sentence(r, &hints[i], sentence, sizeof sentence);
+        doc_paragraph(d, "%s", sentence);
+    }
     for (size_t i = 0; i < r->module_count; i++)
         if (r->modules[i].mismatched)
             doc_paragraph(d,

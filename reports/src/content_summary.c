@@ -142,6 +142,35 @@ static void cost_items(struct document *d, const struct report *r)
     }
 }
 
+/* A Python whose objects pymalloc kept from malloc, and the module with the most frames without
+ * symbols with the package that names them. */
+static void interpreter_items(struct document *d, const struct report *r)
+{
+    for (size_t i = 0; i < r->process_count; i++) {
+        const struct report_process *p = &r->processes[i];
+        if (!process_is_python(p))
+            continue;
+        if (python_objects_counted(p))
+            doc_item(d, "pid %llu is Python: its objects are counted (PYTHONMALLOC=malloc).",
+                     (unsigned long long)p->pid);
+        else
+            doc_item(d,
+                     "pid %llu is Python and its small objects are likely not counted "
+                     "(pymalloc): run it with PYTHONMALLOC=malloc (qaudit run sets it where "
+                     "PYTHONMALLOC is not set).",
+                     (unsigned long long)p->pid);
+    }
+    struct debug_hint hints[16];
+    size_t n = debug_hints(r, hints, 16), most = 0;
+    for (size_t i = 1; i < n; i++)
+        most = hints[i].frames > hints[most].frames ? i : most;
+    if (n > 0) {
+        char sentence[1024];
+        debug_hint_sentence(r, &hints[most], sentence, sizeof sentence);
+        doc_item(d, "%s", sentence);
+    }
+}
+
 void section_summary(struct document *d, const struct report *r)
 {
     /* Green only when every check of a queue audit passed; n/a is never called passed. */
@@ -158,6 +187,7 @@ void section_summary(struct document *d, const struct report *r)
     }
     leak_items(d, r);
     cost_items(d, r);
+    interpreter_items(d, r);
     if (r->trust.partial)
         doc_item(d, "Some allocations or frees are missing from these figures: see Precision.");
 }

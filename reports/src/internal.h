@@ -89,6 +89,23 @@ bool live_worth_listing(const struct report *r, const struct report_site *s);
  * first process's command line. */
 void attribute_command(const struct report *r, char *out, size_t size);
 
+/* interpreters.c: Python processes (by their executable), whether their objects reached malloc
+ * (PYTHONMALLOC=malloc: nearly every call small), and the Debian packages with the symbols of
+ * modules whose frames have none. */
+bool process_is_python(const struct report_process *p);
+bool python_objects_counted(const struct report_process *p);
+struct debug_hint {
+    size_t module;     /* index in report.modules */
+    uint64_t frames;   /* its frames without a function name, over every site */
+    char package[128]; /* the Debian package that ships it, "" when none does */
+    char debug[160];   /* the package with its debug symbols, "" when unknown */
+};
+size_t debug_hints(const struct report *r, struct debug_hint *out, size_t max);
+/* "Frames in /usr/bin/python3.11 have no function names (...): Debian ships its symbols in
+ * python3.11-dbg (apt-get install python3.11-dbg, then report again)." */
+void debug_hint_sentence(const struct report *r, const struct debug_hint *h, char *out,
+                         size_t size);
+
 /* Appends a formatted string to a list of strings. */
 void push_string(char ***list, size_t *count, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -10,17 +10,32 @@
 #include "probe/render.h"
 #include "svg.h"
 
-/* Tables scroll inside their box on a narrow page. */
+/* Tables scroll inside their box on a narrow page; one with a where column turns into cards
+ * there (html_assets.c), each cell labelled with its header, where on top. */
 static void print_table(FILE *out, const struct table *t)
 {
-    fputs("<div class=\"scroll\"><table>\n", out);
+    bool cards = false;
+    for (size_t c = 0; c < t->columns; c++)
+        cards = cards || strcmp(t->cells[c], "where") == 0;
+    fprintf(out, "<div class=\"scroll\"><table%s>\n", cards ? " class=\"cards\"" : "");
     for (size_t r = 0; r < t->rows; r++) {
         fputs(r == 0 ? "<thead><tr>" : r == 1 ? "<tbody><tr>" : "<tr>", out);
         for (size_t c = 0; c < t->columns; c++) {
             const char *cell = t->cells[r * t->columns + c];
             const char *tag = r == 0 ? "th" : "td";
-            fprintf(out, "<%s%s>", tag,
-                    r > 0 && table_numeric_column(t, c) ? " class=\"num\"" : "");
+            bool where = strcmp(t->cells[c], "where") == 0;
+            const char *cls = r == 0                       ? ""
+                              : where                      ? " class=\"where\""
+                              : cards && c == 0            ? " class=\"site\""
+                              : table_numeric_column(t, c) ? " class=\"num\""
+                                                           : "";
+            fprintf(out, "<%s%s", tag, cls);
+            if (r > 0 && cards && !where && c > 0) {
+                fputs(" data-label=\"", out);
+                xml_escape(out, t->cells[c]);
+                fputc('"', out);
+            }
+            fputc('>', out);
             if (r > 0 && (strcmp(cell, "PASS") == 0 || strcmp(cell, "FAIL") == 0 ||
                           strcmp(cell, "N/A") == 0))
                 fprintf(out, "<span class=\"verdict %s\">%s</span>",

@@ -120,6 +120,8 @@ struct report_process {
     uint64_t stack_depth;   /* config.stack_depth, 0 when absent */
     bool modules_known;     /* precision.modules_known (true when absent) */
     bool queue_sites;       /* config.queue_sites names queue code (qaudit run --sites) */
+    uint64_t small_allocs;  /* its allocations of 512 bytes or less (requested_sizes) */
+    uint64_t alloc_calls;   /* its allocs + reallocs (totals), kept apart from the merged ones */
     /* Memory over time (timeline.c): the points of every dump of this image, merged by time;
      * dump_times: when each of its dumps was written (snapshots and the last), sorted. */
     struct report_point *timeline;
