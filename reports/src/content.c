@@ -70,6 +70,42 @@ static void row_bytes(struct document *d, const char *what, uint64_t n)
     doc_row(d, (const char *const[]){what, fmt_bytes(v, sizeof v, n)});
 }
 
+/* Each forked child's inheritance, apart from its own calls (the totals count those); at most
+ * FORKS_SAID of them, the JSON has every one. */
+#define FORKS_SAID 10
+
+static void forked_processes(struct document *d, const struct report *r)
+{
+    size_t forked = 0;
+    for (size_t i = 0; i < r->process_count; i++)
+        forked += r->processes[i].forked;
+    if (forked == 0)
+        return;
+    doc_paragraph(d, "Forked processes: what each inherited at its fork, apart from what it "
+                     "allocated itself (the figures above count its own calls; live bytes "
+                     "include what it still holds of its inheritance):");
+    doc_lines(d);
+    size_t said = 0;
+    for (size_t i = 0; i < r->process_count && said < FORKS_SAID; i++) {
+        const struct report_process *p = &r->processes[i];
+        if (!p->forked)
+            continue;
+        said++;
+        const struct report_inherited *in = &p->inherited;
+        uint64_t freed = in->freed_blocks < in->blocks ? in->freed_blocks : in->blocks;
+        char a[CELL], b[CELL], c[CELL], e[CELL], f[CELL];
+        doc_line(d,
+                 "pid %" PRIu64 " (forked from pid %" PRIu64 "): inherited %s in %s blocks; freed "
+                 "%s of them (%s, %s by realloc); %s still held",
+                 p->pid, p->forked_from_pid, fmt_bytes(a, sizeof a, in->bytes),
+                 count_cell(b, in->blocks), count_cell(c, freed),
+                 fmt_bytes(e, sizeof e, in->freed_bytes), count_cell(f, in->reallocated),
+                 fmt_count((char[CELL]){0}, CELL, in->blocks - freed));
+    }
+    if (forked > said)
+        doc_line(d, "and %zu more forked processes (the JSON report lists each)", forked - said);
+}
+
 static void section_totals(struct document *d, const struct report *r)
 {
     const struct report_totals *t = &r->totals;
@@ -104,9 +140,9 @@ static void section_totals(struct document *d, const struct report *r)
     }
     const struct report_inherited *in = &t->inherited;
     if (in->processes > 0) {
-        snprintf(v, sizeof v, "%s in %s blocks, by %s forked processes",
+        snprintf(v, sizeof v, "%s in %s blocks, by %s forked process%s",
                  fmt_bytes(a, sizeof a, in->bytes), count_cell(b, in->blocks),
-                 count_cell(c, in->processes));
+                 count_cell(c, in->processes), in->processes == 1 ? "" : "es");
         doc_row(d, (const char *const[]){"inherited at fork", v});
         snprintf(v, sizeof v, "%s in %s blocks (%s taken over by realloc)",
                  fmt_bytes(a, sizeof a, in->freed_bytes), count_cell(b, in->freed_blocks),
@@ -122,6 +158,7 @@ static void section_totals(struct document *d, const struct report *r)
             used += n > 0 ? (size_t)n : 0;
         }
     doc_paragraph(d, "Calls: %s.", used ? calls : "none");
+    forked_processes(d, r);
 }
 
 static int by_peak(const void *a, const void *b)

@@ -414,6 +414,16 @@ void section_live(struct document *d, const struct report *r, unsigned top, bool
                   scope == LIVE_AT_EXIT ? "were still allocated at exit"
                   : scope == LIVE_NOW   ? "were allocated at the snapshot"
                                         : "were allocated at exit or at the last snapshot");
+    const struct report_inherited *in = &r->totals.inherited;
+    uint64_t freed = in->freed_blocks < in->blocks ? in->freed_blocks : in->blocks;
+    if (in->processes > 0 && in->blocks > freed)
+        doc_paragraph(
+            d,
+            "Of them, %s blocks (%s) are what forked processes inherited at their fork "
+            "and still held: their parents allocated them, the sites below are each "
+            "process's own.",
+            count_cell(a, in->blocks - freed),
+            fmt_bytes(b, sizeof b, in->bytes > in->freed_bytes ? in->bytes - in->freed_bytes : 0));
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
     bool *wanted = calloc(r->site_count + 1, sizeof *wanted);
     size_t n = ranked && wanted ? rank_sites(r, RANK_LIVE, ranked) : 0;

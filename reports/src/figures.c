@@ -167,6 +167,12 @@ void live_without_site(const struct report *r, struct unsited *u)
         bytes += r->sites[i].est.live_bytes;
         u->estimated = u->estimated || r->sites[i].estimated;
     }
+    /* Forked children's live blocks include what they still hold of their inheritance, whose
+     * sites are the parents': not a block without a site. */
+    const struct report_inherited *in = &r->totals.inherited;
+    blocks +=
+        (double)(in->blocks - (in->freed_blocks < in->blocks ? in->freed_blocks : in->blocks));
+    bytes += (double)(in->bytes - (in->freed_bytes < in->bytes ? in->freed_bytes : in->bytes));
     double left = (double)r->totals.live_blocks - blocks;
     u->blocks = left >= 0.5 ? left : 0;
     u->bytes = u->blocks > 0 && (double)r->totals.live_bytes > bytes

@@ -91,6 +91,20 @@ static json_t *dumps_json(const struct report *r)
         json_object_set_new(dump, "final", json_boolean(p->final));
         json_object_set_new(dump, "end_signal", string_or_null(p->end_signal));
         json_object_set_new(dump, "sampling", sampling_json(p));
+        const struct report_inherited *in = &p->inherited;
+        json_object_set_new(dump, "forked_from",
+                            p->forked
+                                ? json_pack("{s:I, s:I}", "pid", (json_int_t)p->forked_from_pid,
+                                            "start_time_ns", (json_int_t)p->forked_from_start_ns)
+                                : json_null());
+        json_object_set_new(dump, "inherited",
+                            p->forked
+                                ? json_pack("{s:I, s:I, s:{s:I, s:I}, s:I}", "blocks",
+                                            (json_int_t)in->blocks, "bytes", (json_int_t)in->bytes,
+                                            "freed", "blocks", (json_int_t)in->freed_blocks,
+                                            "bytes", (json_int_t)in->freed_bytes, "reallocated",
+                                            (json_int_t)in->reallocated)
+                                : json_null());
         json_object_set_new(dump, "python",
                             !process_is_python(p)
                                 ? json_null()

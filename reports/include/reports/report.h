@@ -133,6 +133,8 @@ struct report_process {
     char *end_signal;                   /* with reason fatal_signal, or NULL */
     bool forked; /* a forked child: process.forked_from names the image it was forked from */
     uint64_t forked_from_pid, forked_from_start_ns;
+    struct report_inherited
+        inherited; /* a forked child's own totals.inherited (processes 0: none) */
     enum report_sampling sampling;
     uint64_t sample_every;  /* N of sampled:N or sampled:Nb */
     bool sampling_inferred; /* the dump does not say count or bytes: inferred (estimate.c) */
