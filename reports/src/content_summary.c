@@ -132,6 +132,10 @@ static void cost_items(struct document *d, const struct report *r)
                  fig_bytes(c, top->est.bytes, top->estimated));
     }
     const struct report_site *temporary = r->temporary_missing ? NULL : top_site(r, RANK_TEMPORARY);
+    /* worth fixing first only where there are many: 100, or 1 % of all calls */
+    if (temporary != NULL && temporary->est.temporary < 100 &&
+        temporary->est.temporary < 0.01 * (double)calls)
+        temporary = NULL;
     if (temporary != NULL) {
         site_name(r, temporary, name, sizeof name);
         doc_item(d,

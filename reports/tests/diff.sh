@@ -43,6 +43,12 @@ assert d["sites_changed"] == 2, d["sites_changed"]
 t = d["totals"]["allocation_calls"]
 assert t["change"] == t["new"] - t["base"] and t["change"] < -199000, t
 EOF
+python3 - "$work/diff.json" "$src/docs/report-schema.json" <<'EOF' && pass "qaudit-diff/1 matches the schema's \$defs/diff" || fail "diff schema"
+import json, jsonschema, sys
+schema = json.load(open(sys.argv[2]))
+diff = dict(schema["$defs"]["diff"], **{"$defs": schema["$defs"]})
+jsonschema.validate(json.load(open(sys.argv[1])), diff)
+EOF
 "$qaudit" diff "$work/old/base.json" "$work/new/new.json" --format json -o "$work/nobin.json" 2>/dev/null
 python3 -c "
 import json, sys

@@ -63,6 +63,9 @@ assert any(i.startswith("Most temporary allocations") and "hot_loop" in i for i 
 assert not any("heck" in i for i in s), "no checks in a program without hooks"
 EOF
 
+python3 -c "import json,jsonschema,sys; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))" \
+  "$work/report.json" "$src/docs/report-schema.json" && pass "the JSON matches docs/report-schema.json" || fail "schema"
+
 echo "--- text: fits the program and 100 columns"
 "$qaudit" report "$dump" >"$work/report.txt" || fail "report text"
 long=$(awk 'length($0) > 100' "$work/report.txt" | head -3)
