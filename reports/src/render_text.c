@@ -150,8 +150,9 @@ static void print_table(FILE *out, const struct table *t)
 
 static void print_value(FILE *out, double v)
 {
-    if (v == floor(v))
-        fprintf(out, "%.0f", v);
+    char count[32];
+    if (v == floor(v) && v >= 0 && v < 1e18)
+        fputs(fmt_count(count, sizeof count, (unsigned long long)v), out);
     else
         fprintf(out, "%.2f", v);
 }
