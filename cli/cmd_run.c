@@ -14,8 +14,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "reports/render.h"
-#include "reports/report.h"
 
 #ifndef QAUDIT_INSTALLED_PRELOAD
 #define QAUDIT_INSTALLED_PRELOAD "/usr/local/lib/libqaudit-preload.so"

@@ -330,11 +330,5 @@ void report_diff_render(FILE *out, const struct report_diff *diff, enum report_f
     }
     struct document d = {0};
     build(&d, diff, top ? top : 20);
-    if (format == REPORT_TEXT)
-        render_text(out, &d);
-    else if (format == REPORT_MARKDOWN)
-        render_markdown(out, &d);
-    else
-        render_html(out, &d);
-    doc_free(&d);
+    render_document(out, &d, format);
 }

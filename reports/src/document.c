@@ -250,3 +250,14 @@ const char *report_bytes_text(char *buf, size_t size, unsigned long long n)
 {
     return fmt_bytes(buf, size, n);
 }
+
+void render_document(FILE *out, struct document *d, enum report_format format)
+{
+    if (format == REPORT_TEXT)
+        render_text(out, d);
+    else if (format == REPORT_MARKDOWN)
+        render_markdown(out, d);
+    else
+        render_html(out, d);
+    doc_free(d);
+}

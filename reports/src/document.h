@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "probe/layout.h"
+#include "reports/render.h"
 
 enum block_kind {
     BLOCK_HEADING,
@@ -108,5 +109,7 @@ void report_build_document(struct document *d, const struct report *r,
 void render_text(FILE *out, const struct document *d);
 void render_markdown(FILE *out, const struct document *d);
 void render_html(FILE *out, const struct document *d);
+/* One of the three above by format (REPORT_TEXT, REPORT_MARKDOWN, else HTML); frees d. */
+void render_document(FILE *out, struct document *d, enum report_format format);
 
 #endif

@@ -488,11 +488,5 @@ void report_render(FILE *out, const struct report *r, enum report_format format,
     }
     struct document d = {0};
     report_build_document(&d, r, options);
-    if (format == REPORT_TEXT)
-        render_text(out, &d);
-    else if (format == REPORT_MARKDOWN)
-        render_markdown(out, &d);
-    else
-        render_html(out, &d);
-    doc_free(&d);
+    render_document(out, &d, format);
 }
