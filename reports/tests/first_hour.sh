@@ -83,6 +83,11 @@ grep -q "site #1: 200,000 allocations, 48.83 MiB$" "$work/report.txt" &&
 grep -q "^Coverage: the sites account for all .* allocation calls and every byte requested" "$work/report.txt" &&
   pass "coverage: every allocation call" || fail "coverage: $(grep Coverage "$work/report.txt")"
 
+"$qaudit" report "$dump" --top 1 >"$work/top1.txt"
+sed -n '/^== Live at exit/,/^== Temporary/p' "$work/top1.txt" | grep -q "small_leaks (first_hour.c" &&
+  pass "--top 1: Live at exit still lists the 1,000-block leak (>= 100 blocks)" ||
+  fail "--top 1 left the small leak out: $(sed -n '/^== Live at exit/,/^== Temporary/p' "$work/top1.txt")"
+
 echo "--- Markdown and HTML say the same"
 "$qaudit" report "$dump" --format md -o "$work/report.md" || fail "report md"
 grep -q '^\*\*What to look at first:\*\*$' "$work/report.md" && grep -q '^- Largest leak: site #.*big_leak' "$work/report.md" &&
