@@ -443,11 +443,13 @@ int command_run(int argc, char **argv)
         snprintf(preload, sizeof preload, "%s", absolute);
     export_settings(&s, preload, argv[optind]);
     python_malloc(argv[optind]);
+    run_fallback_prepare();
     install_forwarding();
     int status = 0;
     if (start_program(argv + optind, &status) < 0)
         return status;
     status = wait_for_child();
+    run_fallback_collect(s.out ? s.out : DEFAULT_OUT);
     /* A run that left no evidence is not a success, whatever the program's own status. */
     if (!run_summary(s.out ? s.out : DEFAULT_OUT, child, status) && status == 0)
         return 2;

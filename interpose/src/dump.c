@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qaudit/control.h"
 #include "state.h"
 
 /* The dump lock: the writing thread's tid, 0 when free; waiters sleep on the word (futex). A
@@ -112,8 +113,8 @@ void qa_dump_note_deepbind(const char *path)
     qa_log("%s was loaded with RTLD_DEEPBIND: its own allocations may bypass qaudit", path);
 }
 
-static const char *const reasons[] = {"exit",  "signal", "interval",    "request",
-                                      "_exit", "exec",   "fatal_signal"};
+static const char *const reasons[] = {"exit",  "signal", "interval",     "request",
+                                      "_exit", "exec",   "fatal_signal", "snapshot"};
 
 static bool is_final(enum qa_dump_reason reason)
 {
@@ -153,6 +154,8 @@ static void write_process(struct qa_json *j, enum qa_dump_reason reason, int sig
     qa_json_key(j, "build_id");
     qa_json_str(j, modules && modules->count ? modules->items[0].build_id : "");
     qa_json_key(j, "start_time_ns"), qa_json_u64(j, start_ns);
+    if (qa_cfg.run_id[0] != '\0')
+        qa_json_key(j, "run_id"), qa_json_str(j, qa_cfg.run_id);
     if (qa_is_forked_child()) { /* the image it was forked from: its dumps hold the stacks of
                                    inherited_sites */
         qa_json_key(j, "forked_from");
@@ -423,6 +426,7 @@ static void write_config(struct qa_json *j)
     static const char *const assert_modes[] = {"off", "report", "abort"};
     qa_json_key(j, "assert_depth1"), qa_json_str(j, assert_modes[qa_cfg.assert_depth1]);
     qa_json_key(j, "follow_exec"), qa_json_bool(j, qa_cfg.follow_exec);
+    qa_json_key(j, "fallback_dir"), qa_json_str(j, qa_cfg.fallback_dir);
     qa_json_key(j, "interval"), qa_json_u64(j, qa_cfg.interval);
     qa_json_key(j, "timeline_ms"), qa_json_u64(j, qa_cfg.timeline_ms);
     qa_json_end_object(j);
@@ -434,6 +438,7 @@ static void write_dump(struct qa_json *j, enum qa_dump_reason reason, int signo,
     qa_json_begin_object(j);
     qa_json_key(j, "format"), qa_json_str(j, "qaudit-alloc/1");
     uint64_t now = qa_now_ns(); /* the dump's moment, its timeline's last point too */
+    qa_memory_dump_begin();
     write_process(j, reason, signo, modules, now);
     write_config(j);
     write_modules(j, modules);
@@ -445,16 +450,21 @@ static void write_dump(struct qa_json *j, enum qa_dump_reason reason, int signo,
     qa_queue_write_checks(j, is_final(reason) || reason == QA_DUMP_EXEC);
     qa_fault_write(j);
     write_precision(j, modules);
+    qa_memory_dump_end();
     qa_json_end_object(j);
     qa_json_raw(j, "\n", 1);
 }
 
-/* One line on stderr for the first failure; the program goes on. */
+/* Every failure goes into the control record, for `qaudit snapshot` to pass on; the first one
+ * also as one line on stderr. The program goes on. */
 static void report_once(const char *path, const char *what, int error)
 {
+    char reason[QAUDIT_CONTROL_ERROR_MAX];
+    snprintf(reason, sizeof reason, "cannot write the dump %s (%s: %s)", path, what,
+             qa_error_text(error));
+    qa_control_dump_failed(reason);
     if (atomic_exchange(&error_reported, 1) == 0)
-        qa_log("cannot write the dump %s (%s: %s); the program goes on", path, what,
-               qa_error_text(error));
+        qa_log("%s; the program goes on", reason);
 }
 
 /* Writes one dump; the caller holds the dump lock. */
@@ -471,8 +481,11 @@ static void write_locked(enum qa_dump_reason reason, int signo,
         qa_json_release(&j);
         return;
     }
+    enum qa_dump_kind kind = is_final(reason) || reason == QA_DUMP_EXEC ? QA_DUMP_KIND_FINAL
+                             : reason == QA_DUMP_INTERVAL               ? QA_DUMP_KIND_INTERVAL
+                                                                        : QA_DUMP_KIND_SNAPSHOT;
     enum qa_dump_file_result result =
-        qa_dump_file_put(n, j.buf, j.len, tmp, sizeof tmp, path, sizeof path);
+        qa_dump_file_put(n, kind, j.buf, j.len, tmp, sizeof tmp, path, sizeof path);
     int error = errno;
     qa_json_release(&j);
     if (result == QA_DUMP_FILE_NOT_WRITTEN) {
