@@ -18,19 +18,16 @@ static const char *check_word(const struct report *r, const char *name)
     return "-";
 }
 
+/* The queue checks, for a queue audit only. */
 static void queue_line(const struct report *r)
 {
-    uint64_t depth_one_allocs = 0;
-    for (size_t i = 0; i < r->queues.allocs_by_depth_count; i++)
-        if (r->queues.allocs_by_depth[i].key <= 1)
-            depth_one_allocs += r->queues.allocs_by_depth[i].count;
-    char a[64], b[64];
+    char connections[64];
     fprintf(stderr,
-            "qaudit run: %s connections, %s queue allocations at depth <= 1; "
-            "depth_one_no_alloc %s, conservation %s, connections_closed %s\n",
-            report_count_text(a, sizeof a, r->queues.opened),
-            report_count_text(b, sizeof b, depth_one_allocs), check_word(r, "depth_one_no_alloc"),
-            check_word(r, "conservation"), check_word(r, "connections_closed"));
+            "qaudit run: depth_one_no_alloc %s, conservation %s, connections_closed %s; %s "
+            "connections\n",
+            check_word(r, "depth_one_no_alloc"), check_word(r, "conservation"),
+            check_word(r, "connections_closed"),
+            report_count_text(connections, sizeof connections, r->queues.opened));
 }
 
 bool run_summary(const char *pattern, pid_t pid, int status)
@@ -53,13 +50,12 @@ bool run_summary(const char *pattern, pid_t pid, int status)
     const struct report_totals *t = &r.totals;
     char allocs[64], frees[64], requested[64], peak[64], live[64], blocks[64], sites[64];
     fprintf(stderr, "qaudit run: dump %s (%s)\n", path, r.processes[0].reason);
-    fprintf(stderr,
-            "qaudit run: %s allocations, %s frees, %s requested, peak live %s; %s in %s blocks "
-            "%s; %s sites\n",
+    fprintf(stderr, "qaudit run: %s allocations, %s frees, %s requested, peak live %s\n",
             report_count_text(allocs, sizeof allocs, t->allocs),
             report_count_text(frees, sizeof frees, t->frees),
             report_bytes_text(requested, sizeof requested, t->bytes_requested),
-            report_bytes_text(peak, sizeof peak, t->peak_live_bytes),
+            report_bytes_text(peak, sizeof peak, t->peak_live_bytes));
+    fprintf(stderr, "qaudit run: %s in %s blocks %s; %s sites\n",
             report_bytes_text(live, sizeof live, t->live_bytes),
             report_count_text(blocks, sizeof blocks, t->live_blocks),
             r.processes[0].final ? "live at exit" : "live at the dump",

@@ -28,8 +28,8 @@ static bool glued(const char *p, size_t at)
 }
 
 /* Splits text into lines of at most first (the first) and next (the others) columns, at spaces
- * (never between a figure and its unit); a word longer than a line is cut. The lines point into one
- * allocation: free(lines[0]), then free(lines). */
+ * (never between a figure and its unit); a word longer than a line after a '/', else anywhere. The
+ * lines point into one allocation: free(lines[0]), then free(lines). */
 static size_t wrap(const char *text, size_t first, size_t next, char ***lines)
 {
     size_t length = strlen(text);
@@ -51,6 +51,9 @@ static size_t wrap(const char *text, size_t first, size_t next, char ***lines)
             take = width; /* the last space that fits, not one inside "12 %" or "1.5 MiB" */
             while (take > 0 && (p[take] != ' ' || glued(p, take)))
                 take--;
+            for (size_t slash = width; take == 0 && slash > 1; slash--)
+                if (p[slash - 1] == '/') /* a path: after its last '/' that fits */
+                    take = slash;
             if (take == 0) /* one word longer than the line */
                 take = width;
         }
@@ -82,7 +85,8 @@ static void print_wrapped(FILE *out, const char *prefix, const char *text, size_
     free_lines(lines);
 }
 
-/* The width of each column, and the one to narrow (wrapped) when the table is too wide. */
+/* The width of each column; a table too wide narrows its widest text column a column at a time
+ * (so two wide ones share what is left), none below 16. */
 static void column_widths(const struct table *t, size_t columns, size_t *width)
 {
     for (size_t r = 0; r < t->rows; r++)
@@ -90,16 +94,20 @@ static void column_widths(const struct table *t, size_t columns, size_t *width)
             size_t n = strlen(t->cells[r * t->columns + c]);
             width[c] = n > width[c] ? n : width[c];
         }
-    size_t total = 2, widest = columns;
-    for (size_t c = 0; c < columns; c++) {
+    size_t total = 2;
+    for (size_t c = 0; c < columns; c++)
         total += width[c] + (c + 1 < columns ? 2 : 0);
-        if (!table_numeric_column(t, c) && (widest == columns || width[c] >= width[widest]))
-            widest = c;
+    while (total > TEXT_WIDTH) {
+        size_t widest = columns;
+        for (size_t c = 0; c < columns; c++)
+            if (!table_numeric_column(t, c) && width[c] > 16 &&
+                (widest == columns || width[c] >= width[widest]))
+                widest = c;
+        if (widest == columns)
+            return; /* nothing left to narrow: the table stays wide */
+        width[widest]--;
+        total--;
     }
-    if (total <= TEXT_WIDTH || widest == columns)
-        return;
-    size_t others = total - width[widest];
-    width[widest] = others + 16 < TEXT_WIDTH ? TEXT_WIDTH - others : 16;
 }
 
 static void print_row(FILE *out, const struct table *t, size_t r, size_t columns,

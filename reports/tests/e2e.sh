@@ -32,7 +32,7 @@ cd "$work" || exit 2
 echo "--- qaudit run"
 expect_status 0 "run returns the program's status" "$qaudit" run -- "$bin/fixture_exact_counts"
 grep -q "qaudit run: dump .*qaudit-[0-9]*.json (exit)" "$work/err" || fail "run names its dump: $(cat "$work/err")"
-[ "$(grep -c '^qaudit run:' "$work/err")" -eq 4 ] && head -1 "$work/err" | grep -q "^qaudit run: pid [0-9]*: " &&
+[ "$(grep -c '^qaudit run:' "$work/err")" -eq 5 ] && head -1 "$work/err" | grep -q "^qaudit run: pid [0-9]*: " &&
   tail -1 "$work/err" | grep -q "^qaudit run: next: qaudit report " ||
   fail "run prints the pid, then where the dump is, what it holds and what to run next: $(cat "$work/err")"
 json_check "$(ls "$work"/qaudit-*.json | head -n 1)" \
