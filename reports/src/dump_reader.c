@@ -210,6 +210,8 @@ static void read_config(struct reader *r, json_t *doc, struct report_process *pr
     const char *stacks = string_or(json_object_get(config, "stacks"), "?");
     proc->stacks_mode = copy_string(stacks);
     proc->stack_depth = optional_number(r, config, "config", "stack_depth", NULL);
+    const char *sites = optional_text(r, config, "config", "queue_sites");
+    proc->queue_sites = sites != NULL && sites[0] != '\0';
     if (strncmp(stacks, "sampled", 7) != 0)
         return;
     proc->sample_every = optional_number(r, config, "config", "sample_every", NULL);
@@ -231,6 +233,39 @@ static void read_config(struct reader *r, json_t *doc, struct report_process *pr
     const char *intervals = optional_text(r, config, "config", "sample_intervals");
     proc->exponential = intervals != NULL && strcmp(intervals, "exponential") == 0;
     proc->geometric = intervals != NULL && strcmp(intervals, "geometric") == 0;
+}
+
+/* argv joined by spaces; quoted: each argument a shell would read back as it is ('...' where it
+ * holds anything but letters, digits and -_./=:,+@%). */
+static char *joined_argv(json_t *argv, bool quoted)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    if (out == NULL)
+        return NULL;
+    size_t i;
+    json_t *item;
+    json_array_foreach(argv, i, item)
+    {
+        const char *arg = string_or(item, "");
+        fputs(i > 0 ? " " : "", out);
+        bool plain = arg[0] != '\0' && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+                                                   "VWXYZ0123456789-_./=:,+@%") == strlen(arg);
+        if (!quoted || plain) {
+            fputs(arg, out);
+            continue;
+        }
+        fputc('\'', out);
+        for (const char *c = arg; *c; c++)
+            if (*c == '\'')
+                fputs("'\\''", out);
+            else
+                fputc(*c, out);
+        fputc('\'', out);
+    }
+    fclose(out);
+    return text;
 }
 
 static void read_process(struct reader *r, json_t *doc, struct report *out)
@@ -264,18 +299,8 @@ static void read_process(struct reader *r, json_t *doc, struct report *out)
     }
     read_config(r, doc, proc);
     json_t *argv = field(r, p, "process", "argv", JSON_ARRAY);
-    size_t length = 1, i;
-    json_t *arg;
-    json_array_foreach(argv, i, arg) length += strlen(string_or(arg, "")) + 1;
-    proc->argv = calloc(length, 1);
-    json_array_foreach(argv, i, arg)
-    {
-        if (proc->argv == NULL)
-            break;
-        if (i > 0)
-            strcat(proc->argv, " ");
-        strcat(proc->argv, string_or(arg, ""));
-    }
+    proc->argv = joined_argv(argv, false);
+    proc->command = joined_argv(argv, true);
 }
 
 /* Memory over time (`timeline`, `timeline_period_ns`): absent in older dumps and with
@@ -612,6 +637,11 @@ static void read_document(struct reader *r, json_t *doc, struct report *out)
     read_modules(r, doc, out, &extents);
     read_totals(r, doc, &out->totals);
     read_sizes(r, doc, out);
+    for (size_t i = 0; i < out->requested_count && out->process_count > 0; i++)
+        if (out->requested_sizes[i].to <= 512) /* pymalloc's limit: interpreters.c */
+            out->processes[0].small_allocs += out->requested_sizes[i].count;
+    if (out->process_count > 0)
+        out->processes[0].alloc_calls = out->totals.allocs + out->totals.reallocs;
     if (extents != NULL)
         read_sites(r, doc, out, extents);
     read_inherited_sites(r, doc, out);

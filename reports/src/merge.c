@@ -264,8 +264,10 @@ void report_merge_one(struct report *into, const struct report *dump)
             return;
         const struct report_process *d = &dump->processes[i];
         *p = *d;
+        p->inherited = dump->totals.inherited; /* resolved by now: its own, kept apart */
         p->exe = copy_string(d->exe);
         p->argv = copy_string(d->argv);
+        p->command = copy_string(d->command);
         p->reason = copy_string(d->reason);
         p->source = copy_string(d->source);
         p->stacks_mode = copy_string(d->stacks_mode);

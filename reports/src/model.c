@@ -129,12 +129,26 @@ double report_per_connection(const struct report_peak *p, uint64_t value)
     return p->connections ? (double)value / (double)p->connections : 0.0;
 }
 
+bool report_queue_audit(const struct report *r)
+{
+    const struct report_queues *q = &r->queues;
+    if (q->pushes || q->pops || q->opened || q->grows || q->by_hooks || q->by_stack_patterns ||
+        q->refused_events || q->events_without_connection || q->depth_histogram_count ||
+        q->by_peak_depth_count || r->violation_count)
+        return true;
+    for (size_t i = 0; i < r->process_count; i++)
+        if (r->processes[i].queue_sites)
+            return true;
+    return false;
+}
+
 void report_free(struct report *r)
 {
     for (size_t i = 0; i < r->process_count; i++) {
         struct report_process *p = &r->processes[i];
         free(p->exe);
         free(p->argv);
+        free(p->command);
         free(p->reason);
         free(p->source);
         free(p->stacks_mode);

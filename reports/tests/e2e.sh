@@ -32,10 +32,12 @@ cd "$work" || exit 2
 echo "--- qaudit run"
 expect_status 0 "run returns the program's status" "$qaudit" run -- "$bin/fixture_exact_counts"
 grep -q "qaudit run: dump .*qaudit-[0-9]*.json (exit)" "$work/err" || fail "run names its dump: $(cat "$work/err")"
-[ "$(grep -c '^qaudit run:' "$work/err")" -eq 3 ] || fail "run prints three summary lines"
+[ "$(grep -c '^qaudit run:' "$work/err")" -eq 5 ] && head -1 "$work/err" | grep -q "^qaudit run: pid [0-9]*: " &&
+  tail -1 "$work/err" | grep -q "^qaudit run: next: qaudit report " ||
+  fail "run prints the pid, then where the dump is, what it holds and what to run next: $(cat "$work/err")"
 json_check "$(ls "$work"/qaudit-*.json | head -n 1)" \
-  "d['config']['stacks'] == 'sampled' and d['config']['sample_by_bytes'] and d['config']['sample_every'] == 65536" &&
-  pass "run without --stacks samples a stack per 64 KiB, at random" || fail "run's default stacks"
+  "d['config']['stacks'] == 'always'" &&
+  pass "run without --stacks takes a stack for every allocation" || fail "run's default stacks"
 expect_status 7 "run passes a non-zero status through" "$qaudit" run --out "$work/st-%p.json" -- sh -c 'exit 7'
 expect_status 127 "run of a missing program" "$qaudit" run --out "$work/x-%p.json" -- /nonexistent/program
 expect_status 2 "run with a bad --stacks" "$qaudit" run --stacks sometimes -- true

@@ -53,8 +53,8 @@ check "no hooks: every check n/a, none passed (JSON)" \
 "$qaudit" report "$work/dump-always-1.json" >"$work/always.txt"
 leak_first_in_text "$work/always.txt" && pass "always: the leak ranks first in live at exit (text)" ||
   fail "always: live at exit in text: $(sed -n '/Live at exit/,+6p' "$work/always.txt")"
-grep -q "3 checks: 0 passed, 0 failed, 3 n/a" "$work/always.txt" && ! grep -q PASS "$work/always.txt" &&
-  pass "no hooks: the text counts 3 n/a and says PASS nowhere" || fail "no hooks: text checks"
+! grep -q "== Checks" "$work/always.txt" && ! grep -q "PASS\|N/A" "$work/always.txt" &&
+  pass "no hooks: the text shows no checks (none could apply) and says PASS nowhere" || fail "no hooks: text checks"
 "$qaudit" report "$work/dump-always-1.json" --format html -o "$work/always.html"
 grep -q "Every check passed" "$work/always.html" && fail "no hooks: green HTML banner" ||
   pass "no hooks: no green 'Every check passed' banner"
@@ -64,8 +64,9 @@ run off 1
 "$qaudit" report "$work/dump-off-1.json" --format json -o "$work/off.json" && pass "off: exit 0" || fail "off: exit"
 check "off: coverage 0 of every allocation" \
   "d['sites'] == [] and d['coverage']['site_allocs'] == 0 and d['coverage']['allocs_total'] > 60000" "$work/off.json"
-"$qaudit" report "$work/dump-off-1.json" | grep -q "^Coverage: the sites account for 0.0 % of the allocations" &&
-  pass "off: the text says the sites cover 0 %" || fail "off: coverage line"
+"$qaudit" report "$work/dump-off-1.json" | tr '\n' ' ' |
+  grep -q "Coverage: with stacks 'off' none of the [0-9,]* allocation calls have a site" &&
+  pass "off: the text says no allocation has a site" || fail "off: coverage line"
 
 echo "--- sampled by count (sampled:16) and by bytes (sampled:8192b), 40 seeds each"
 for mode in sampled:16 sampled:8192b; do
@@ -105,7 +106,7 @@ grep -qE "sampled:16([? ]|$)" "$work/sampled.txt" && grep -q "~" "$work/sampled.
 echo "--- fp without frame pointers: shallow stacks said"
 "$qaudit" run --stacks fp --out "$work/nofp.json" -- "$bin/fixture_known_sites_nofp" 1 "$work/nofp-truth.json" 2>/dev/null
 "$qaudit" report "$work/nofp.json" >"$work/nofp.txt"
-grep -q "Stacks are shallow.*run with --stacks always" "$work/nofp.txt" &&
+tr '\n' ' ' <"$work/nofp.txt" | grep -q "Stacks are shallow.*run with --stacks always" &&
   pass "fp: the report says stacks are shallow and suggests --stacks always" || fail "fp: no shallow-stack warning"
 
 echo "--- a dump given twice, or a copy, counts once"

@@ -128,12 +128,15 @@ struct report_process {
     bool has_sequence; /* an older dump has none: dump_time_ns orders its dumps */
     bool final;        /* the image's last dump (exit, _exit, fatal_signal, exec) */
     char *exe, *argv, *reason, *source; /* argv joined by spaces; source: the dump's path */
+    char *command;                      /* argv as a shell would take it back, quoted */
     char *stacks_mode;                  /* config.stacks */
     char *end_signal;                   /* with reason fatal_signal, or NULL */
     char *run_id;                       /* process.run_id (set by qaudit run), or NULL */
     char *fallback_dir; /* config.fallback_dir: where its run's refused dumps went, or NULL */
     bool forked;        /* a forked child: process.forked_from names the image it was forked from */
     uint64_t forked_from_pid, forked_from_start_ns;
+    struct report_inherited
+        inherited; /* a forked child's own totals.inherited (processes 0: none) */
     enum report_sampling sampling;
     uint64_t sample_every;  /* N of sampled:N or sampled:Nb */
     bool sampling_inferred; /* the dump does not say count or bytes: inferred (estimate.c) */
@@ -141,6 +144,9 @@ struct report_process {
     bool geometric;         /* count sampling draws geometric intervals (each call 1 in N) */
     uint64_t stack_depth;   /* config.stack_depth, 0 when absent */
     bool modules_known;     /* precision.modules_known (true when absent) */
+    bool queue_sites;       /* config.queue_sites names queue code (qaudit run --sites) */
+    uint64_t small_allocs;  /* its allocations of 512 bytes or less (requested_sizes) */
+    uint64_t alloc_calls;   /* its allocs + reallocs (totals), kept apart from the merged ones */
     /* Memory over time (timeline.c): the points of every dump of this image, merged by time;
      * dump_times: when each of its dumps was written (snapshots and the last), sorted. */
     struct report_point *timeline;
@@ -279,7 +285,8 @@ void report_check_tally(const struct report *report, unsigned tally[3]);
 
 /* Wrappers: folds every site's leading frames whose function matches one of globs (fnmatch), so
  * the site is the first frame outside them, and merges sites that become the same. Needs
- * symbols; count 0 folds nothing. The globs are kept in report->skip. */
+ * symbols; count 0 folds nothing. The globs are kept in report->skip. Then numbers the sites
+ * in the order reports rank them first: most allocations (then bytes) first. */
 void report_fold(struct report *report, const char *const *globs, size_t count);
 /* The default wrapper globs (zmalloc*, xmalloc, g_malloc*, operator new*, ...), NULL-ended. */
 extern const char *const report_default_skip[];
@@ -292,6 +299,10 @@ void report_assess(struct report *report);
 
 /* Sums over sites of estimated allocations and bytes: the sites' coverage of the totals. */
 void report_coverage(const struct report *report, double *allocs, double *bytes);
+
+/* A queue audit: queue hooks were seen (events, connections, attribution, violations) or queue
+ * code was named (--sites). Only then do reports speak of queues, checks and connections. */
+bool report_queue_audit(const struct report *report);
 
 /* The by_peak_depth row of connections whose queue peaked at depth, or NULL. */
 const struct report_peak *report_peak_at(const struct report_queues *queues, uint64_t depth);
