@@ -152,10 +152,15 @@ echo '{"format": "qaudit-layout/9", "types": []}' >"$work/bad-layout.json"
 expect_status 2 "a layout file of another format" "$qaudit" report "$work/q.json" --layout "$work/bad-layout.json"
 one_line_error "a layout file of another format"
 
-# Markdown golden test: a committed dump, frames left raw so the output is the same everywhere.
+# Markdown golden test: a committed dump, frames left raw so the output is the same everywhere;
+# the golden file's figures held to what the fixture does, by its own rules, gdb and glibc.
 (cd "$src" && "$qaudit" report docs/examples/dump-ring-depth9.json --no-symbols --format md) >"$work/golden.md"
 diff -u "$src/reports/tests/golden/dump-ring-depth9.md" "$work/golden.md" >"$work/golden.diff" &&
   pass "Markdown matches reports/tests/golden/dump-ring-depth9.md" || fail "Markdown golden: $(head -40 "$work/golden.diff")"
+python3 "$src/reports/tests/golden_truth.py" "$src/reports/tests/golden/dump-ring-depth9.md" \
+  "$bin/fixture_queue_ring" >"$work/golden-truth.txt" &&
+  pass "the golden Markdown's figures are what fixture_queue_ring depth9 does (golden_truth.py)" ||
+  fail "golden figures: $(grep FAIL "$work/golden-truth.txt")"
 
 echo "--- report: bad input"
 head -c 700 "$work/q.json" >"$work/truncated.json"
