@@ -73,6 +73,7 @@ static void load_signal(const char *v)
     qa_cfg.signal = SIGUSR2;
     if (v == NULL)
         return;
+    qa_cfg.signal_explicit = true;
     static const struct {
         const char *name;
         int number;
@@ -218,6 +219,12 @@ void qa_config_load(void)
             qa_cfg.timeline_ms = (unsigned)n;
         else
             bad("QAUDIT_TIMELINE", v, "milliseconds from 0 (off) to 3600000, or off");
+    }
+    if ((v = getenv("QAUDIT_SEED")) != NULL) {
+        if (parse_u64(v, &qa_cfg.seed) && qa_cfg.seed < (1ull << 53))
+            qa_cfg.seed_set = true;
+        else
+            bad("QAUDIT_SEED", v, "a whole number below 2^53");
     }
     copy(qa_cfg.sites, sizeof qa_cfg.sites, (v = getenv("QAUDIT_QUEUE_SITES")) ? v : "");
     load_fail(getenv("QAUDIT_FAIL"));

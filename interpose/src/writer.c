@@ -1,7 +1,7 @@
 /* When dumps are written: at exit (a destructor), on request (the dump signal's handler bumps a
  * futex word and wakes a writer thread that has every signal blocked; no descriptor is involved,
- * so the program's fds are never touched), every QAUDIT_INTERVAL seconds, and in a forked child,
- * which starts its own account, its own writer thread and its own files. */
+ * so the program's fds are never touched), every QAUDIT_INTERVAL seconds, and in a forked child
+ * (fork.c), which starts its own account, its own writer thread and its own files. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -13,8 +13,6 @@
 
 #include "qaudit/control.h"
 #include "state.h"
-
-void qa_sites_reset_after_fork(void);
 
 /* Dump requests so far; the writer dumps whenever it has seen fewer. */
 static _Atomic int requests;
@@ -90,35 +88,9 @@ static void start_thread(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* No lock of the interposer's may be held across fork by a thread the child will not have. */
-static void before_fork(void)
+/* The forked child's own writer: its dump requests start from zero (fork.c). */
+void qa_writer_after_fork_child(void)
 {
-    /* First, while no lock of ours is held: a thread inside dlopen may need any of them. */
-    qa_unwinds_block();
-    qa_patterns_hold();
-    qa_dump_before_fork();
-    qa_blocks_lock_all();
-}
-
-static void after_fork_parent(void)
-{
-    qa_unwinds_unblock();
-    qa_blocks_unlock_all();
-    qa_dump_after_fork_parent();
-    qa_patterns_release();
-}
-
-static void after_fork_child(void)
-{
-    qa_unwinds_unblock();
-    qa_blocks_unlock_all();
-    qa_dump_reset_after_fork();
-    qa_patterns_release();
-    qa_dump_file_init(true);
-    qa_stats_reset_after_fork();
-    qa_sites_reset_after_fork();
-    qa_queue_reset_after_fork();
-    qa_control_after_fork_child(qa_dump_start_ns());
     atomic_store(&requests, 0);
     start_thread();
 }
@@ -129,7 +101,7 @@ void qa_writer_start(void)
     qa_dump_file_init(false);
     qa_control_init(qa_cfg.out_pattern, qa_cfg.signal, qa_dump_start_ns());
     qa_modules_changed();
-    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    qa_fork_handlers_install();
     qa_signals_install();
     start_thread();
 }
