@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -78,6 +79,27 @@ int wait_exit(pid_t pid)
     int status;
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void wait_catching(pid_t pid, int signo)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    for (int tries = 0; tries < 6000; tries++) {
+        FILE *f = fopen(path, "r");
+        unsigned long long caught = 0;
+        bool read = false;
+        while (f && fgets(line, sizeof line, f))
+            read |= sscanf(line, "SigCgt: %llx", &caught) == 1;
+        if (f)
+            fclose(f);
+        if (!read || waitpid(pid, NULL, WNOHANG) != 0)
+            fail_msg("process %d ended before it caught signal %d", (int)pid, signo);
+        if (caught & (1ull << (signo - 1)))
+            return;
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    fail_msg("process %d does not catch signal %d after 60 s", (int)pid, signo);
 }
 
 json_t *load(const char *path)

@@ -18,6 +18,10 @@ void remove_dir(void);
 pid_t start(const char *const *argv, const char *const *extra);
 /* The exit status, or 128 + the signal that ended it. */
 int wait_exit(pid_t pid);
+/* Returns once pid, a child of this process, catches signo (/proc/PID/status SigCgt: the preload
+ * installs its dump signal's handler at start-up, before main), which is when a dump signal can
+ * be sent; fails when pid ends first, or after 60 s. Readiness, not a sleep. */
+void wait_catching(pid_t pid, int signo);
 json_t *load(const char *path);
 json_t *load_pid(pid_t pid); /* <dump_dir>/dump-PID.json */
 /* start(argv, extra), asserting a clean exit 0; its dump (load_pid). */

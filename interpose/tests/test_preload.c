@@ -24,7 +24,6 @@
 
 extern char **environ;
 
-
 static void test_exact_counts(void **state)
 {
     (void)state;
@@ -206,7 +205,6 @@ static void test_fork_and_exec(void **state)
     remove_dir();
 }
 
-
 /* QAUDIT_FOLLOW_EXEC=0: the exec'd program runs without the preload, so no dump of its own. */
 static void test_follow_exec_off(void **state)
 {
@@ -225,7 +223,6 @@ static void test_follow_exec_off(void **state)
     json_decref(d);
     remove_dir();
 }
-
 
 /* With jemalloc preloaded after qaudit, calls are forwarded to jemalloc: counts stay exact and
  * the usable sizes are jemalloc's classes (32 for 17..32 bytes), not glibc's (24, 40, ...). */
@@ -660,7 +657,7 @@ static void test_ringkv_under_the_preload(void **state)
     kill(pid, SIGUSR2); /* a snapshot while it serves */
     char path[400];
     snprintf(path, sizeof path, "%s/dump-%d.json", dump_dir, (int)pid);
-    for (int i = 0; i < 50 && access(path, F_OK) != 0; i++)
+    for (int i = 0; i < 600 && access(path, F_OK) != 0; i++) /* at most 60 s */
         usleep(100000);
     json_t *snapshot = load(path);
     assert_string_equal(json_string_value(json_object_get(snapshot, "reason")), "signal");
@@ -714,9 +711,9 @@ static void test_snapshot_while_running(void **state)
     snprintf(stop, sizeof stop, "%s/stop", dump_dir);
     const char *argv[] = {FIXTURE("fixture_long_running"), stop, NULL};
     pid_t pid = start(argv, NULL);
-    usleep(300000);
+    wait_catching(pid, SIGUSR2);
     kill(pid, SIGUSR2);
-    assert_true(wait_for_dump(pid, "", 50));
+    assert_true(wait_for_dump(pid, "", 600));
     assert_int_equal(waitpid(pid, NULL, WNOHANG), 0); /* still running */
     json_t *d = load_pid(pid);
     assert_string_equal(json_string_value(json_object_get(d, "reason")), "signal");
@@ -739,7 +736,7 @@ static void test_snapshot_while_running(void **state)
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
-    assert_true(wait_for_dump(pid, "-1", 50)); /* the second interval dump */
+    assert_true(wait_for_dump(pid, "-1", 600)); /* the second interval dump */
     close(open(stop, O_CREAT | O_WRONLY, 0600));
     assert_int_equal(wait_exit(pid), 0);
     char path[400];
@@ -761,7 +758,7 @@ static void test_snapshots_lose_no_site_counts(void **state)
     const char *argv[] = {FIXTURE("fixture_long_running"), stop, "busy", NULL};
     const char *env[] = {"QAUDIT_STACKS=fp", NULL};
     pid_t pid = start(argv, env);
-    usleep(200000);
+    wait_catching(pid, SIGUSR2);
     for (int i = 0; i < 30; i++) {
         kill(pid, SIGUSR2);
         usleep(30000);
