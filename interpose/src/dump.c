@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qaudit/control.h"
 #include "state.h"
 
 /* The dump lock: the writing thread's tid, 0 when free; waiters sleep on the word (futex). A
@@ -112,8 +113,8 @@ void qa_dump_note_deepbind(const char *path)
     qa_log("%s was loaded with RTLD_DEEPBIND: its own allocations may bypass qaudit", path);
 }
 
-static const char *const reasons[] = {"exit",  "signal", "interval",    "request",
-                                      "_exit", "exec",   "fatal_signal"};
+static const char *const reasons[] = {"exit",  "signal", "interval",     "request",
+                                      "_exit", "exec",   "fatal_signal", "snapshot"};
 
 static bool is_final(enum qa_dump_reason reason)
 {
@@ -449,12 +450,16 @@ static void write_dump(struct qa_json *j, enum qa_dump_reason reason, int signo,
     qa_json_raw(j, "\n", 1);
 }
 
-/* One line on stderr for the first failure; the program goes on. */
+/* Every failure goes into the control record, for `qaudit snapshot` to pass on; the first one
+ * also as one line on stderr. The program goes on. */
 static void report_once(const char *path, const char *what, int error)
 {
+    char reason[QAUDIT_CONTROL_ERROR_MAX];
+    snprintf(reason, sizeof reason, "cannot write the dump %s (%s: %s)", path, what,
+             qa_error_text(error));
+    qa_control_dump_failed(reason);
     if (atomic_exchange(&error_reported, 1) == 0)
-        qa_log("cannot write the dump %s (%s: %s); the program goes on", path, what,
-               qa_error_text(error));
+        qa_log("%s; the program goes on", reason);
 }
 
 /* Writes one dump; the caller holds the dump lock. */

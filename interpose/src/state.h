@@ -452,7 +452,8 @@ enum qa_dump_reason {
     QA_DUMP_REQUEST,  /* before QAUDIT_ASSERT_DEPTH1=abort aborts */
     QA_DUMP_EXIT_NOW, /* _exit, _Exit */
     QA_DUMP_EXEC,     /* just before execve replaces the image */
-    QA_DUMP_FATAL     /* a signal about to end the process */
+    QA_DUMP_FATAL,    /* a signal about to end the process */
+    QA_DUMP_SNAPSHOT  /* `qaudit snapshot`'s request in the control record */
 };
 void qa_dump(enum qa_dump_reason reason);
 void qa_dump_final(enum qa_dump_reason reason, int signo); /* async-signal-safe, once */
@@ -559,6 +560,12 @@ void qa_control_init(const char *pattern, int signal_number, uint64_t start_time
 void qa_control_signal_state(uint32_t state);
 void qa_control_dump_written(const char *path);
 void qa_control_after_fork_child(uint64_t start_time_ns);
+#define QA_REQUEST_POLL_MS 100 /* the writer thread reads the control record's request this often  \
+                                */
+void qa_control_writer_state(uint32_t state);
+uint64_t qa_control_pending_request(void); /* 0: none */
+void qa_control_request_served(uint64_t request);
+void qa_control_dump_failed(const char *reason);
 
 /* config.c */
 void qa_config_load(void);
