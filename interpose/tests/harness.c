@@ -275,16 +275,20 @@ const char *str_at(json_t *root, const char *object, const char *key)
     return json_string_value(json_object_get(json_object_get(root, object), key));
 }
 
-/* A TCP port on 127.0.0.1 that was free a moment ago, for a server a test starts. */
+/* A TCP port on 127.0.0.1 from the kernel, held for the server a test starts: the socket that
+ * got it stays bound (not listening, SO_REUSEADDR, closed on exec) until this process exits, so
+ * that no other bind to port 0 (another test under ctest -j) is given it, while the server, which
+ * binds with SO_REUSEADDR as redis-server, nginx, memcached and node do, takes it. */
 int free_port(void)
 {
-    int s = socket(AF_INET, SOCK_STREAM, 0);
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int on = 1;
+    assert_int_equal(setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on), 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof a;
     assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
     assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
-    close(s);
-    return ntohs(a.sin_port);
+    return ntohs(a.sin_port); /* s stays open: the hold */
 }
 
 /* One PING on 127.0.0.1:port answered +PONG. */

@@ -46,7 +46,7 @@ struct captured_run {
 int run_captured(const struct captured_run *run, char *out, size_t size);
 json_t **load_all_dumps(size_t *count); /* every finished *.json in dump_dir */
 void free_dumps(json_t **dumps, size_t count);
-int free_port(void);       /* on 127.0.0.1, free a moment ago */
+int free_port(void);       /* on 127.0.0.1, held until this process exits (harness.c) */
 bool redis_ping(int port); /* 127.0.0.1:port answers PING with +PONG */
 const char *str_at(json_t *root, const char *object, const char *key); /* root.object.key */
 
