@@ -115,6 +115,7 @@ def top(sample_index, unit=None):
 
 sites = text_sites(text)
 text_total = sum(a for a, _ in sites.values())
+check("the text report shows sites to compare", len(sites) >= 1, f"({len(sites)})")
 
 # --- totals: -top's, the sum of -traces, the sum of the text report's sites.
 total, rows = top("alloc_objects")
