@@ -137,6 +137,7 @@ static void test_no_such_form_or_attribute(void **state)
     expect_refused(13, 0x7f, true, "is no form");
     expect_refused(12, 0x05, true, "is no attribute"); /* reserved */
     expect_refused(13, DW_FORM_indirect, true, "no compiler emits it");
+    expect_refused(15, DW_FORM_indirect, true, "no compiler emits it"); /* where data1 was */
 }
 
 static void test_attribute_no_die_of_the_tag_has(void **state)
