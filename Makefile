@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 # CMake's own makefiles run under this one: without this each prints every directory it enters.
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps configure build test demo asan bench fuzz clean format
+.PHONY: all deps configure build test demo asan bench fuzz mutants mutants-ci clean format
 
 all: build
 
@@ -41,6 +41,14 @@ fuzz: deps
 	server/fuzz/run.sh $(FUZZ_SECONDS)
 	probe/fuzz/run.sh $(FUZZ_SECONDS)
 	reports/fuzz/run.sh $(FUZZ_SECONDS)
+
+# Planted faults the tests must catch (tests/mutants/list.txt), each built and tested in a scratch
+# copy of the tree: the whole list before a release, the sample marked `ci yes` in .ci/run.
+mutants: deps
+	tests/mutants/run.py --jobs $(JOBS)
+
+mutants-ci: deps
+	tests/mutants/run.py --ci --jobs $(JOBS)
 
 format:
 	git ls-files '*.c' '*.h' | xargs clang-format -i
