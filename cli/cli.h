@@ -31,6 +31,10 @@ bool dump_path_newest(const char *pattern, pid_t pid, char *out, size_t size);
  * with entry points of their own that program loads; how many. */
 size_t allocator_shims(const char *program, const char *preload, char *out, size_t size);
 
+/* run_fallback.c: dumps a process could not write where the run's go (docs/dump-format.md) */
+void run_fallback_prepare(void);                /* QAUDIT_RUN_ID for the run's processes */
+void run_fallback_collect(const char *pattern); /* moved beside the others, said on stderr */
+
 /* preload_control.c: the libqaudit-preload.so images mapped in another process and their control
  * records (qaudit/control.h), read from its memory, never from its environment. */
 #define PRELOAD_PATH_MAX 4096

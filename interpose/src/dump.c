@@ -154,6 +154,8 @@ static void write_process(struct qa_json *j, enum qa_dump_reason reason, int sig
     qa_json_key(j, "build_id");
     qa_json_str(j, modules && modules->count ? modules->items[0].build_id : "");
     qa_json_key(j, "start_time_ns"), qa_json_u64(j, start_ns);
+    if (qa_cfg.run_id[0] != '\0')
+        qa_json_key(j, "run_id"), qa_json_str(j, qa_cfg.run_id);
     if (qa_is_forked_child()) { /* the image it was forked from: its dumps hold the stacks of
                                    inherited_sites */
         qa_json_key(j, "forked_from");
@@ -424,6 +426,7 @@ static void write_config(struct qa_json *j)
     static const char *const assert_modes[] = {"off", "report", "abort"};
     qa_json_key(j, "assert_depth1"), qa_json_str(j, assert_modes[qa_cfg.assert_depth1]);
     qa_json_key(j, "follow_exec"), qa_json_bool(j, qa_cfg.follow_exec);
+    qa_json_key(j, "fallback_dir"), qa_json_str(j, qa_cfg.fallback_dir);
     qa_json_key(j, "interval"), qa_json_u64(j, qa_cfg.interval);
     qa_json_key(j, "timeline_ms"), qa_json_u64(j, qa_cfg.timeline_ms);
     qa_json_end_object(j);
@@ -476,8 +479,11 @@ static void write_locked(enum qa_dump_reason reason, int signo,
         qa_json_release(&j);
         return;
     }
+    enum qa_dump_kind kind = is_final(reason) || reason == QA_DUMP_EXEC ? QA_DUMP_KIND_FINAL
+                             : reason == QA_DUMP_INTERVAL               ? QA_DUMP_KIND_INTERVAL
+                                                                        : QA_DUMP_KIND_SNAPSHOT;
     enum qa_dump_file_result result =
-        qa_dump_file_put(n, j.buf, j.len, tmp, sizeof tmp, path, sizeof path);
+        qa_dump_file_put(n, kind, j.buf, j.len, tmp, sizeof tmp, path, sizeof path);
     int error = errno;
     qa_json_release(&j);
     if (result == QA_DUMP_FILE_NOT_WRITTEN) {

@@ -168,6 +168,7 @@ static void initialise(void)
     qa_config_load();
     qa_sampling_init(); /* before any thread registers: records seed their streams from it */
     qa_exits_resolve();
+    qa_chroot_resolve();
     qa_unwinder_fds_init();
     qa_blocks_init();
     qa_threads_init(); /* before any thread registers: the key that retires its record */
@@ -182,6 +183,7 @@ static void initialise(void)
     struct qa_thread *t = qa_self();
     if (t) {
         bool was_busy = qa_guard(t);
+        qa_config_export();
         qa_patterns_resolve();
         qa_writer_start();
         qa_guard_restore(t, was_busy);

@@ -54,7 +54,9 @@ struct qa_config {
     unsigned char poison_byte;
     enum qa_assert assert_depth1;
     bool follow_exec;
-    uint64_t seed; /* QAUDIT_SEED: the sampling seed, when seed_set */
+    char fallback_dir[256]; /* QAUDIT_FALLBACK_DIR (default /tmp): dumps the run's refuses */
+    char run_id[33];        /* QAUDIT_RUN_ID: set by qaudit run, in every dump */
+    uint64_t seed;          /* QAUDIT_SEED: the sampling seed, when seed_set */
     bool seed_set;
 };
 
@@ -478,8 +480,18 @@ struct qa_file;
 void qa_dump_file_init(bool after_fork);
 bool qa_dump_file_is_image_process(void);
 enum qa_dump_file_result { QA_DUMP_FILE_PLACED, QA_DUMP_FILE_NOT_WRITTEN, QA_DUMP_FILE_NOT_PLACED };
-enum qa_dump_file_result qa_dump_file_put(uint64_t sequence, const char *data, size_t size,
-                                          char *tmp, size_t tmp_size, char *path, size_t path_size);
+enum qa_dump_kind { QA_DUMP_KIND_FINAL, QA_DUMP_KIND_SNAPSHOT, QA_DUMP_KIND_INTERVAL };
+enum qa_dump_file_result qa_dump_file_put(uint64_t sequence, enum qa_dump_kind kind,
+                                          const char *data, size_t size, char *tmp, size_t tmp_size,
+                                          char *path, size_t path_size);
+void qa_dump_file_hold_directories(void); /* before a chroot */
+
+/* dump_dirs.c: the dump directories, reachable after a chroot */
+void qa_dump_dirs_hold(const char *path_in_it);
+void qa_dump_dirs_locate(const char *path, int *dirfd, const char **name);
+
+/* chroot.c */
+void qa_chroot_resolve(void);
 
 /* modules.c: the loaded objects, for symbolizing frames later */
 #define QA_MAX_MODULES 128
@@ -505,6 +517,7 @@ struct qa_file {
     ino_t ino;
 };
 bool qa_file_open(struct qa_file *f, const char *path, int flags, mode_t mode);
+bool qa_file_openat(struct qa_file *f, int dirfd, const char *name, int flags, mode_t mode);
 bool qa_file_still_ours(const struct qa_file *f);
 bool qa_file_write_all(struct qa_file *f, const void *data, size_t size);
 ssize_t qa_file_read(struct qa_file *f, void *buf, size_t size);
@@ -560,8 +573,9 @@ void qa_control_init(const char *pattern, int signal_number, uint64_t start_time
 void qa_control_signal_state(uint32_t state);
 void qa_control_dump_written(const char *path);
 void qa_control_after_fork_child(uint64_t start_time_ns);
-#define QA_REQUEST_POLL_MS 100 /* the writer thread reads the control record's request this often  \
-                                */
+#define QA_REQUEST_POLL_MS                                                                         \
+    100 /* the writer thread reads the control record's request this often                         \
+         */
 void qa_control_writer_state(uint32_t state);
 uint64_t qa_control_pending_request(void); /* 0: none */
 void qa_control_request_served(uint64_t request);
@@ -569,6 +583,7 @@ void qa_control_dump_failed(const char *reason);
 
 /* config.c */
 void qa_config_load(void);
+void qa_config_export(void); /* the absolute QAUDIT_OUT into the environment, for exec */
 
 /* writer.c */
 void qa_writer_start(void);

@@ -257,6 +257,7 @@ static void test_a_closed_stderr_pipe_kills_nothing(void **state)
         dup2(fds[1], STDERR_FILENO);
         setenv("LD_PRELOAD", PRELOAD_PATH, 1);
         setenv("QAUDIT_OUT", "/nonexistent/dir/x.json", 1);
+        setenv("QAUDIT_FALLBACK_DIR", "/nonexistent/fallback", 1); /* nothing written anywhere */
         execl("/bin/true", "true", (char *)NULL);
         _exit(127);
     }

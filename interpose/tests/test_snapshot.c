@@ -364,7 +364,8 @@ static void test_snapshot_of_a_qaudit_run(void **state)
     assert_int_equal(finish(run), 0);
 }
 
-/* The dump cannot be written (its directory is gone): exit 1 with the preload's own reason. */
+/* The dump cannot be written (its directory is gone, and so is the fallback directory): exit 1
+ * with the preload's own reason. */
 static void test_snapshot_passes_on_the_preloads_reason(void **state)
 {
     (void)state;
@@ -374,9 +375,10 @@ static void test_snapshot_passes_on_the_preloads_reason(void **state)
     snprintf(sub, sizeof sub, "%s/gone", dump_dir);
     assert_int_equal(mkdir(sub, 0700), 0);
     const char *argv[] = {FIXTURE("fixture_long_running"), stop, NULL};
-    char out[500];
+    char out[500], fallback[500];
     snprintf(out, sizeof out, "QAUDIT_OUT=%s/dump-%%p.json", sub);
-    const char *env[] = {out, NULL};
+    snprintf(fallback, sizeof fallback, "QAUDIT_FALLBACK_DIR=%s/none", dump_dir); /* nor there */
+    const char *env[] = {out, fallback, NULL};
     pid_t pid = preloaded(track(start(argv, env)));
     assert_int_equal(rmdir(sub), 0);
     struct snapshot_result r;

@@ -270,6 +270,8 @@ void report_merge_one(struct report *into, const struct report *dump)
         p->source = copy_string(d->source);
         p->stacks_mode = copy_string(d->stacks_mode);
         p->end_signal = copy_string(d->end_signal);
+        p->run_id = copy_string(d->run_id);
+        p->fallback_dir = copy_string(d->fallback_dir);
         timeline_copy(p, d);
     }
     into->has_sequences = first ? dump->has_sequences : into->has_sequences && dump->has_sequences;
@@ -380,6 +382,8 @@ enum report_status report_load(const char *const *paths, size_t count, struct re
     for (size_t i = 0; dumps && i < count; i++)
         report_free(&dumps[i]);
     free(dumps);
+    if (status == REPORT_OK)
+        run_files_note(report, paths, count);
     if (status == REPORT_OK)
         report_assess(report);
     return status;

@@ -139,6 +139,8 @@ void report_free(struct report *r)
         free(p->source);
         free(p->stacks_mode);
         free(p->end_signal);
+        free(p->run_id);
+        free(p->fallback_dir);
         timeline_free(p);
     }
     for (size_t i = 0; i < r->module_count; i++) {

@@ -130,7 +130,9 @@ struct report_process {
     char *exe, *argv, *reason, *source; /* argv joined by spaces; source: the dump's path */
     char *stacks_mode;                  /* config.stacks */
     char *end_signal;                   /* with reason fatal_signal, or NULL */
-    bool forked; /* a forked child: process.forked_from names the image it was forked from */
+    char *run_id;                       /* process.run_id (set by qaudit run), or NULL */
+    char *fallback_dir; /* config.fallback_dir: where its run's refused dumps went, or NULL */
+    bool forked;        /* a forked child: process.forked_from names the image it was forked from */
     uint64_t forked_from_pid, forked_from_start_ns;
     enum report_sampling sampling;
     uint64_t sample_every;  /* N of sampled:N or sampled:Nb */
