@@ -438,6 +438,7 @@ static void write_dump(struct qa_json *j, enum qa_dump_reason reason, int signo,
     qa_json_begin_object(j);
     qa_json_key(j, "format"), qa_json_str(j, "qaudit-alloc/1");
     uint64_t now = qa_now_ns(); /* the dump's moment, its timeline's last point too */
+    qa_memory_dump_begin();
     write_process(j, reason, signo, modules, now);
     write_config(j);
     write_modules(j, modules);
@@ -449,6 +450,7 @@ static void write_dump(struct qa_json *j, enum qa_dump_reason reason, int signo,
     qa_queue_write_checks(j, is_final(reason) || reason == QA_DUMP_EXEC);
     qa_fault_write(j);
     write_precision(j, modules);
+    qa_memory_dump_end();
     qa_json_end_object(j);
     qa_json_raw(j, "\n", 1);
 }

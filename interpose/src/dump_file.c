@@ -60,7 +60,8 @@ void qa_dump_file_init(bool after_fork)
 {
     image_pid = getpid();
     forked = after_fork;
-    process_start_ns = read_process_start();
+    /* A forked child started just now: no need to read /proc for it. */
+    process_start_ns = after_fork ? qa_now_ns() : read_process_start();
     claimed_for[0] = claimed_as[0] = '\0';
 }
 

@@ -58,9 +58,21 @@ static bool from_smaps_rollup(uint64_t *bytes)
     return true;
 }
 
+/* One reading of statm for a whole dump (its timeline's last point and the anonymous memory
+ * check), taken by qa_memory_dump_begin under the dump lock: one read of /proc, not two. */
+static struct {
+    bool valid;
+    uint64_t resident, shared;
+} dump_reading;
+
 /* /proc/self/statm's resident and shared sizes, in bytes. */
 static bool read_statm(uint64_t *resident, uint64_t *shared)
 {
+    if (dump_reading.valid) {
+        *resident = dump_reading.resident;
+        *shared = dump_reading.shared;
+        return true;
+    }
     char buf[256];
     if (!read_small("/proc/self/statm", buf, sizeof buf))
         return false;
@@ -78,6 +90,20 @@ static bool from_statm(uint64_t *bytes)
         return false;
     *bytes = resident - shared;
     return true;
+}
+
+void qa_memory_dump_begin(void)
+{
+    uint64_t resident, shared;
+    dump_reading.valid = false;
+    dump_reading.valid = read_statm(&resident, &shared);
+    dump_reading.resident = resident;
+    dump_reading.shared = shared;
+}
+
+void qa_memory_dump_end(void)
+{
+    dump_reading.valid = false;
 }
 
 uint64_t qa_resident_bytes(void)
@@ -120,7 +146,16 @@ void qa_memory_start(void)
 bool qa_memory_write(struct qa_json *j)
 {
     uint64_t now = 0;
-    bool known = anonymous_now(source, &now);
+    enum source read_from = source;
+    /* statm first (it reads one line; smaps_rollup walks every mapping, a large part of a short
+     * child's life): below twice the smallest allowance the growth can raise no alarm, and the
+     * anonymous resident statm gives is then enough to write. */
+    bool known = source == SOURCE_SMAPS_ROLLUP && from_statm(&now) &&
+                 (now <= at_start || now - at_start < 2 * (uint64_t)ALLOWANCE_BASE);
+    if (known)
+        read_from = SOURCE_STATM;
+    else
+        known = anonymous_now(read_from, &now);
     struct qa_counters c;
     qa_sum_counters(&c, NULL);
     int64_t peak = qa_peak_live();
@@ -131,7 +166,7 @@ bool qa_memory_write(struct qa_json *j)
     uint64_t allowance = ALLOWANCE_BASE + qa_thread_total() * ALLOWANCE_PER_THREAD;
     uint64_t explained = (basis > 0 ? (uint64_t)basis : 0) + allowance;
     bool unexplained = known && 2 * explained < growth;
-    qa_json_key(j, "anonymous_memory_from"), qa_json_str(j, source_names[known ? source : 0]);
+    qa_json_key(j, "anonymous_memory_from"), qa_json_str(j, source_names[known ? read_from : 0]);
     qa_json_key(j, "anonymous_bytes_at_start"), qa_json_u64(j, at_start);
     qa_json_key(j, "anonymous_bytes"), qa_json_u64(j, now);
     qa_json_key(j, "counted_live_bytes"), qa_json_i64(j, qa_live_bytes_total(&c));

@@ -5,6 +5,7 @@
  * has written), into one of two static copies, so that the current one stays whole while the
  * other is rewritten; a fatal dump reads the current one without a lock. */
 #include <elf.h>
+#include <stddef.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -75,8 +76,33 @@ static int collect_module(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
+/* The loader's counts of objects loaded and unloaded so far (every dl_phdr_info carries them):
+ * while they stay the same, the map gathered last is still the map. A forked child (the fork loop
+ * of a prefork server) then writes its dump without rewriting 35 KB of copies, page by page
+ * copied on write. */
+struct loader_counts {
+    unsigned long long adds, subs;
+};
+
+static int read_counts(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct loader_counts *counts = data;
+    if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+        return 1; /* an old loader without the counts: always gather */
+    counts->adds = info->dlpi_adds;
+    counts->subs = info->dlpi_subs;
+    return 1;
+}
+
+static struct loader_counts gathered_at = {~0ull, ~0ull};
+
 static void gather(void)
 {
+    struct loader_counts now = {~0ull - 1, ~0ull - 1};
+    dl_iterate_phdr(read_counts, &now);
+    if (atomic_load(&current) >= 0 && now.adds == gathered_at.adds && now.subs == gathered_at.subs)
+        return;
+    gathered_at = now;
     int spare = atomic_load(&current) == 0 ? 1 : 0;
     struct qa_module_list *list = &copies[spare];
     list->count = list->dropped = 0;

@@ -22,6 +22,11 @@
 bool qa_owned_tracking;
 static _Atomic(_Atomic uint64_t *) *regions; /* REGIONS entries, mapped at the first fork */
 atomic_uint_fast64_t qa_owned_untracked;     /* blocks outside 47-bit addresses, or no memory */
+/* The regions with a bitmap, so that a fork visits those only: reading the whole table would
+ * fault in 256 pages of it in every child. */
+#define LISTED_MAX 256
+static _Atomic uint32_t listed[LISTED_MAX];
+static atomic_uint listed_count;
 
 /* The bitmap of p's region, mapped on first use when create. NULL when it cannot be. */
 static _Atomic uint64_t *region_of(uintptr_t p, bool create)
@@ -37,8 +42,12 @@ static _Atomic uint64_t *region_of(uintptr_t p, bool create)
         return NULL;
     _Atomic uint64_t *expected = NULL;
     if (atomic_compare_exchange_strong_explicit(&regions[index], &expected, fresh,
-                                                memory_order_acq_rel, memory_order_acquire))
+                                                memory_order_acq_rel, memory_order_acquire)) {
+        unsigned slot = atomic_fetch_add(&listed_count, 1);
+        if (slot < LISTED_MAX)
+            atomic_store(&listed[slot], (uint32_t)index);
         return fresh;
+    }
     munmap((void *)fresh, REGION_WORDS * sizeof(uint64_t)); /* another thread mapped it first */
     return expected;
 }
@@ -83,7 +92,9 @@ void qa_owned_reset_after_fork(void)
         qa_owned_tracking = false;
         return;
     }
-    for (size_t i = 0; i < REGIONS; i++) {
+    unsigned count = atomic_load(&listed_count);
+    for (size_t k = 0; k < (count < LISTED_MAX ? count : REGIONS); k++) {
+        size_t i = count < LISTED_MAX ? atomic_load(&listed[k]) : k; /* past the list: all */
         _Atomic uint64_t *map = atomic_load_explicit(&regions[i], memory_order_relaxed);
         if (map != NULL)
             madvise((void *)map, REGION_WORDS * sizeof(uint64_t), MADV_DONTNEED);

@@ -463,7 +463,7 @@ void qa_dump_note_deepbind(const char *path);
 void qa_dump_lock(void);
 
 /* timeline.c: memory over time, a bounded series the writer thread fills */
-void qa_timeline_start(void);
+void qa_timeline_start(bool after_fork);
 bool qa_timeline_on(void);
 uint64_t qa_timeline_due(void);
 void qa_timeline_take(void);
@@ -525,6 +525,8 @@ int qa_file_close(struct qa_file *f);
 ssize_t qa_file_slurp(const char *path, char *buf, size_t size);
 /* The resident set from /proc/self/statm (memory.c); 0 when it cannot be read. */
 uint64_t qa_resident_bytes(void);
+void qa_memory_dump_begin(void); /* one statm reading for the dump being written (dump lock) */
+void qa_memory_dump_end(void);
 struct qa_sigpipe {
     sigset_t pipe_only, saved;
     bool was_pending;

@@ -39,11 +39,13 @@ static void thin(void)
     period_ns *= 2;
 }
 
-void qa_timeline_start(void)
+/* The first point at once in the image that loaded the preload; a forked child takes its first
+ * after a period (its start is its parent's point, and a short-lived child takes none). */
+void qa_timeline_start(bool after_fork)
 {
     period_ns = (uint64_t)qa_cfg.timeline_ms * 1000000u;
     point_count = 0;
-    next_due = qa_monotonic_ns();
+    next_due = qa_monotonic_ns() + (after_fork ? period_ns : 0);
 }
 
 bool qa_timeline_on(void)

@@ -87,9 +87,9 @@ static void *writer_main(void *arg)
 
 /* The writer thread starts with every signal blocked, so it can never take the program's
  * SIGTERM or SIGINT, nor the dump signal. */
-static void start_thread(void)
+static void start_thread(bool after_fork)
 {
-    qa_timeline_start();
+    qa_timeline_start(after_fork);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -110,7 +110,7 @@ static void start_thread(void)
 void qa_writer_after_fork_child(void)
 {
     atomic_store(&requests, 0);
-    start_thread();
+    start_thread(true);
 }
 
 void qa_writer_start(void)
@@ -121,7 +121,7 @@ void qa_writer_start(void)
     qa_modules_changed();
     qa_fork_handlers_install();
     qa_signals_install();
-    start_thread();
+    start_thread(false);
 }
 
 __attribute__((destructor)) static void dump_at_exit(void)
