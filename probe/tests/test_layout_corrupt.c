@@ -240,7 +240,8 @@ static void flip(const char *binary, uint64_t seed, int count, struct tally *tal
         const char *amiss;
         bool broken = false;
         for (size_t a = 0; a < abbrev_count; a++)
-            broken |= abbrevs[a].children_at == offset && (original[offset] ^ mask) > 1;
+            broken |=
+                abbrevs[a].children_at == offset && (unsigned char)(original[offset] ^ mask) > 1;
         tally->broken += broken;
         if (broken && r.status != 2)
             wrong(tally, "%s: the children flag made 0x%02x, yet exit %d", what,
