@@ -61,7 +61,8 @@ static char *preloaded_bash(const char *script, pid_t *pid, int *status)
 }
 
 /* Issue 12's first repro: the program's fd 3, opened after start-up, is read to its end after
- * a dump signal. */
+ * a dump signal. The handler is the preload's from before bash's main; bash reads on once the
+ * dump's file is there (d-PID-0.json, renamed into place when finished). */
 static void test_fd3_input_survives_the_dump_signal(void **state)
 {
     (void)state;
@@ -72,7 +73,7 @@ static void test_fd3_input_survives_the_dump_signal(void **state)
         fprintf(f, "%d\n", i);
     fclose(f);
     snprintf(script, sizeof script,
-             "sleep 0.3; exec 3<%s; kill -USR2 $$; sleep 0.3; n=0; "
+             "exec 3<%s; kill -USR2 $$; until [ -e d-$$-0.json ]; do sleep 0.01; done; n=0; "
              "while read -r l <&3; do n=$((n+1)); done; echo $n",
              path);
     pid_t pid;
@@ -84,13 +85,16 @@ static void test_fd3_input_survives_the_dump_signal(void **state)
     free(out);
 }
 
-/* The second repro: writes on the program's fd 4 around a dump signal. */
+/* The second repro: writes on the program's fd 4 around a dump signal (the second once the dump
+ * is written). */
 static void test_fd4_output_survives_the_dump_signal(void **state)
 {
     (void)state;
     char script[1200], path[600];
     snprintf(path, sizeof path, "%s/o", work);
-    snprintf(script, sizeof script, "exec 4>%s; echo A >&4; kill -USR2 $$; sleep 0.2; echo B >&4",
+    snprintf(script, sizeof script,
+             "exec 4>%s; echo A >&4; kill -USR2 $$; until [ -e d-$$-0.json ]; do sleep 0.01; "
+             "done; echo B >&4",
              path);
     pid_t pid;
     int status;

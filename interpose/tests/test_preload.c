@@ -659,7 +659,7 @@ static void test_ringkv_under_the_preload(void **state)
     kill(pid, SIGUSR2); /* a snapshot while it serves */
     char path[400];
     snprintf(path, sizeof path, "%s/dump-%d.snapshot-0.json", dump_dir, (int)pid);
-    for (int i = 0; i < 50 && access(path, F_OK) != 0; i++)
+    for (int i = 0; i < 600 && access(path, F_OK) != 0; i++) /* at most 60 s */
         usleep(100000);
     json_t *snapshot = load(path);
     assert_string_equal(json_string_value(json_object_get(snapshot, "reason")), "signal");
@@ -713,10 +713,10 @@ static void test_snapshot_while_running(void **state)
     snprintf(stop, sizeof stop, "%s/stop", dump_dir);
     const char *argv[] = {FIXTURE("fixture_long_running"), stop, NULL};
     pid_t pid = start(argv, NULL);
-    usleep(300000);
+    wait_catching(pid, SIGUSR2);
     kill(pid, SIGUSR2);
-    assert_true(wait_for_dump(pid, ".snapshot-0", 50)); /* a snapshot keeps a name of its own */
-    assert_int_equal(waitpid(pid, NULL, WNOHANG), 0);   /* still running */
+    assert_true(wait_for_dump(pid, ".snapshot-0", 600)); /* a snapshot keeps a name of its own */
+    assert_int_equal(waitpid(pid, NULL, WNOHANG), 0);    /* still running */
     char snapshot[400];
     snprintf(snapshot, sizeof snapshot, "%s/dump-%d.snapshot-0.json", dump_dir, (int)pid);
     json_t *d = load(snapshot);
@@ -746,7 +746,7 @@ static void test_snapshot_while_running(void **state)
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
-    assert_true(wait_for_dump(pid, "-1", 50)); /* the second interval dump */
+    assert_true(wait_for_dump(pid, "-1", 600)); /* the second interval dump */
     close(open(stop, O_CREAT | O_WRONLY, 0600));
     assert_int_equal(wait_exit(pid), 0);
     char path[400];
@@ -768,7 +768,7 @@ static void test_snapshots_lose_no_site_counts(void **state)
     const char *argv[] = {FIXTURE("fixture_long_running"), stop, "busy", NULL};
     const char *env[] = {"QAUDIT_STACKS=fp", NULL};
     pid_t pid = start(argv, env);
-    usleep(200000);
+    wait_catching(pid, SIGUSR2);
     for (int i = 0; i < 30; i++) {
         kill(pid, SIGUSR2);
         usleep(30000);

@@ -64,7 +64,7 @@ static bool maps_preload(pid_t pid)
  * pid is still the test's own fork, which has no preload for snapshot to read. */
 static pid_t preloaded(pid_t pid)
 {
-    for (int tries = 0; tries < 1000; tries++) {
+    for (int tries = 0; tries < 6000; tries++) { /* 60 s at most */
         if (maps_preload(pid))
             return pid;
         nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
@@ -166,7 +166,7 @@ static void test_snapshot_of_redis(void **state)
     const char *env[] = {"QAUDIT_SIGNAL=USR1", NULL}; /* not needed any more, nor used */
     pid_t pid = track(start(argv, env));
     bool up = false;
-    for (int i = 0; i < 200 && !up; i++) {
+    for (int i = 0; i < 1200 && !up; i++) { /* 60 s at most */
         up = redis_ping(port_number);
         if (!up)
             usleep(50000);
@@ -283,7 +283,7 @@ static void test_snapshot_when_the_program_claimed_the_signal(void **state)
     pid_t pid = track(start(argv, NULL));
     char ready[400];
     snprintf(ready, sizeof ready, "%s/ready", dump_dir);
-    for (int i = 0; i < 200 && access(ready, F_OK) != 0; i++)
+    for (int i = 0; i < 1200 && access(ready, F_OK) != 0; i++) /* 60 s at most */
         usleep(50000);
     assert_int_equal(access(ready, F_OK), 0); /* the trap is set */
 
@@ -312,7 +312,7 @@ static void test_snapshot_when_every_signal_is_blocked(void **state)
              ready, stop);
     const char *argv[] = {"/usr/bin/perl", "-e", script, NULL};
     pid_t pid = track(start(argv, NULL));
-    for (int i = 0; i < 200 && access(ready, F_OK) != 0; i++)
+    for (int i = 0; i < 1200 && access(ready, F_OK) != 0; i++) /* 60 s at most */
         usleep(50000);
     assert_int_equal(access(ready, F_OK), 0);
 
@@ -342,7 +342,7 @@ static void test_snapshot_of_a_qaudit_run(void **state)
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)run, (int)run);
     long program = 0;
-    for (int i = 0; i < 1000 && program == 0; i++) {
+    for (int i = 0; i < 6000 && program == 0; i++) { /* 60 s at most */
         FILE *f = fopen(path, "r");
         long child;
         while (f != NULL && program == 0 && fscanf(f, "%ld", &child) == 1)

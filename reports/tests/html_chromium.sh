@@ -25,9 +25,7 @@ for i in range(40):
     time.sleep(0.004)
     if i == 19:
         open(half, "w").close()
-        for _ in range(1000):
-            if os.path.exists(go):
-                break
+        while not os.path.exists(go):  # until the snapshot is taken, however long
             time.sleep(0.01)
 del keep[:30]
 time.sleep(0.05)
@@ -35,9 +33,10 @@ time.sleep(0.05)
 "$qaudit" run --stacks always --timeline 20 --out "$work/py-%p-%n.json" -- \
   /usr/bin/python3 -c "$program" "$work/half" "$work/go" 2>"$work/run.log" &
 runner=$!
-for _ in $(seq 500); do [ -e "$work/half" ] && break; sleep 0.01; done
+for _ in $(seq 6000); do [ -e "$work/half" ] && break; sleep 0.01; done
 child=$(pgrep -P "$runner" || true)
-[ -n "$child" ] && "$qaudit" snapshot "$child" --timeout 10 >/dev/null || fail "snapshot of python3"
+[ -e "$work/half" ] && [ -n "$child" ] && "$qaudit" snapshot "$child" --timeout 60 >/dev/null ||
+  fail "snapshot of python3"
 touch "$work/go"
 wait "$runner"
 runner=

@@ -141,7 +141,7 @@ if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; 
   "$qaudit" run --stacks always --out "$work/redis.json" -- redis-server --port 0 --unixsocket "$sock" \
     --save "" --appendonly no >"$work/redis.log" 2>&1 &
   runner=$!
-  for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+  for _ in $(seq 1200); do [ -S "$sock" ] && break; sleep 0.05; done # 60 s at most
   timeout 60 redis-benchmark -s "$sock" -t set,get,lpush -n 5000 -c 4 -q >/dev/null 2>&1
   redis-cli -s "$sock" shutdown nosave >/dev/null 2>&1
   wait "$runner"
