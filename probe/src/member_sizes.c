@@ -35,17 +35,20 @@ static bool taken_by_another(const struct layout_type *t, size_t i, size_t first
 }
 
 /* Whether some member of the level starting at first begins before the previous ones end (an
- * empty base or [[no_unique_address]] member shares bytes, or a base's tail padding is used). */
+ * empty base or [[no_unique_address]] member shares bytes, or a base's tail padding is used,
+ * maybe by a bit-field), compared in bits. */
 bool any_overlap(const struct layout_type *t, size_t first, uint8_t depth)
 {
     uint64_t end = 0;
     for (size_t i = first; i < t->member_count; i++) {
         const struct layout_member *m = &t->members[i];
-        if (m->depth != depth || m->bit_offset >= 0)
+        if (m->depth != depth)
             continue;
-        if (m->offset < end)
+        uint64_t from = m->bit_offset >= 0 ? (uint64_t)m->bit_offset : m->offset * 8;
+        uint64_t to = m->bit_offset >= 0 ? from + m->bit_size : from + m->size * 8;
+        if (from < end)
             return true;
-        end = m->offset + m->size > end ? m->offset + m->size : end;
+        end = to > end ? to : end;
     }
     return false;
 }
