@@ -31,6 +31,10 @@ bool dump_path_newest(const char *pattern, pid_t pid, char *out, size_t size);
  * with entry points of their own that program loads; how many. */
 size_t allocator_shims(const char *program, const char *preload, char *out, size_t size);
 
+/* run_fallback.c: dumps a process could not write where the run's go (docs/dump-format.md) */
+void run_fallback_prepare(void);                /* QAUDIT_RUN_ID for the run's processes */
+void run_fallback_collect(const char *pattern); /* moved beside the others, said on stderr */
+
 /* preload_control.c: the libqaudit-preload.so images mapped in another process and their control
  * records (qaudit/control.h), read from its memory, never from its environment. */
 #define PRELOAD_PATH_MAX 4096
@@ -49,6 +53,10 @@ int preload_images(pid_t pid, struct preload_image *images, int max);
 /* A consistent copy of img's record (even, unchanged generation): 0, or an errno (ESRCH gone,
  * EPERM not allowed to read its memory, EFAULT not mapped, EAGAIN never steady). */
 int preload_control_read(pid_t pid, const struct preload_image *img, struct qaudit_control *out);
+/* Writes token into img's request field: the preload's writer thread then dumps. 0 or errno. */
+int preload_control_request(pid_t pid, const struct preload_image *img, uint64_t token);
+/* The direct children of pid that have the preload mapped (qaudit run's program); how many. */
+int preload_children(pid_t pid, pid_t *children, int max);
 /* Whether a record's pid (getpid() inside the process) is pid, in any of its pid namespaces. */
 bool preload_pid_matches(pid_t pid, int32_t record_pid);
 /* Why reading another process's memory was refused: yama's ptrace_scope, or credentials. */

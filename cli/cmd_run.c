@@ -388,6 +388,7 @@ int command_run(int argc, char **argv)
     if (realpath(preload, absolute) != NULL)
         snprintf(preload, sizeof preload, "%s", absolute);
     export_settings(&s, preload, argv[optind]);
+    run_fallback_prepare();
     install_forwarding();
     fflush(NULL);
     child = fork();
@@ -401,6 +402,7 @@ int command_run(int argc, char **argv)
         _exit(127);
     }
     int status = wait_for_child();
+    run_fallback_collect(s.out ? s.out : "qaudit-%p.json");
     /* A run that left no evidence is not a success, whatever the program's own status. */
     if (!print_summary(s.out ? s.out : "qaudit-%p.json", child, status) && status == 0)
         return 2;

@@ -73,6 +73,7 @@ static void load_signal(const char *v)
     qa_cfg.signal = SIGUSR2;
     if (v == NULL)
         return;
+    qa_cfg.signal_explicit = true;
     static const struct {
         const char *name;
         int number;
@@ -170,11 +171,15 @@ static void load_poison(const char *v)
     qa_cfg.poison_byte = (unsigned char)byte;
 }
 
+/* Whether QAUDIT_OUT was unset or relative, and made absolute here (qa_config_export). */
+static bool out_made_absolute;
+
 /* QAUDIT_OUT, made absolute against the working directory at start-up: a daemon that changes
  * directory still writes where it was asked to, and `qaudit snapshot` reads the full path. */
 static void load_out(const char *v)
 {
     const char *pattern = v && *v ? v : "qaudit-%p.json";
+    out_made_absolute = pattern[0] != '/';
     char cwd[sizeof qa_cfg.out_pattern];
     if (pattern[0] == '/' || getcwd(cwd, sizeof cwd) == NULL) {
         copy(qa_cfg.out_pattern, sizeof qa_cfg.out_pattern, pattern);
@@ -190,10 +195,41 @@ static void load_out(const char *v)
     copy(qa_cfg.out_pattern, sizeof qa_cfg.out_pattern, cwd);
 }
 
+/* QAUDIT_FALLBACK_DIR: an absolute directory, /tmp when unset or not absolute. */
+static void load_fallback(const char *v)
+{
+    if (v != NULL && v[0] == '/' && strlen(v) < sizeof qa_cfg.fallback_dir)
+        copy(qa_cfg.fallback_dir, sizeof qa_cfg.fallback_dir, v);
+    else {
+        if (v != NULL)
+            bad("QAUDIT_FALLBACK_DIR", v, "an absolute directory");
+        copy(qa_cfg.fallback_dir, sizeof qa_cfg.fallback_dir, "/tmp");
+    }
+}
+
+/* QAUDIT_RUN_ID: letters, digits, '-' and '_' only (it goes into file names). */
+static void load_run_id(const char *v)
+{
+    qa_cfg.run_id[0] = '\0';
+    if (v == NULL)
+        return;
+    size_t n = strlen(v);
+    bool plain = n > 0 && n < sizeof qa_cfg.run_id;
+    for (size_t i = 0; plain && i < n; i++)
+        plain = (v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z') ||
+                (v[i] >= '0' && v[i] <= '9') || v[i] == '-' || v[i] == '_';
+    if (plain)
+        copy(qa_cfg.run_id, sizeof qa_cfg.run_id, v);
+    else
+        bad("QAUDIT_RUN_ID", v, "1 to 32 letters, digits, '-' or '_'");
+}
+
 void qa_config_load(void)
 {
     const char *v;
     load_out(getenv("QAUDIT_OUT"));
+    load_fallback(getenv("QAUDIT_FALLBACK_DIR"));
+    load_run_id(getenv("QAUDIT_RUN_ID"));
     load_stacks(getenv("QAUDIT_STACKS"));
     qa_cfg.depth = 32;
     uint64_t n;
@@ -219,6 +255,12 @@ void qa_config_load(void)
         else
             bad("QAUDIT_TIMELINE", v, "milliseconds from 0 (off) to 3600000, or off");
     }
+    if ((v = getenv("QAUDIT_SEED")) != NULL) {
+        if (parse_u64(v, &qa_cfg.seed) && qa_cfg.seed < (1ull << 53))
+            qa_cfg.seed_set = true;
+        else
+            bad("QAUDIT_SEED", v, "a whole number below 2^53");
+    }
     copy(qa_cfg.sites, sizeof qa_cfg.sites, (v = getenv("QAUDIT_QUEUE_SITES")) ? v : "");
     load_fail(getenv("QAUDIT_FAIL"));
     load_poison(getenv("QAUDIT_POISON"));
@@ -237,4 +279,14 @@ void qa_config_load(void)
         qa_cfg.follow_exec = false;
         unsetenv("LD_PRELOAD");
     }
+}
+
+/* The absolute pattern goes back into the environment, so that a program this one executes
+ * (pg_ctl's postgres, a shell's commands) writes where this one does, not into its own working
+ * directory. Called under the re-entrancy guard once ready: setenv's allocation is not the
+ * program's. */
+void qa_config_export(void)
+{
+    if (out_made_absolute && qa_cfg.follow_exec && qa_cfg.out_pattern[0] == '/')
+        setenv("QAUDIT_OUT", qa_cfg.out_pattern, 1);
 }

@@ -1,6 +1,8 @@
 /* The preload's control record (qaudit/control.h): the one data symbol it exports, so that
- * `qaudit snapshot` learns the dump signal and paths from the preload itself. Updates are rare
- * (start-up, each finished dump, a claimed signal, fork) and bracketed by an odd generation. */
+ * `qaudit snapshot` learns the dump paths from the preload itself and asks it for a dump by
+ * writing a request into it. Updates are rare (start-up, each dump, a claimed signal, fork) and
+ * bracketed by an odd generation.
+ * Context: any thread, signal handlers included (updates block every signal meanwhile). */
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -60,6 +62,48 @@ void qa_control_init(const char *pattern, int signal_number, uint64_t start_time
     record.dumps_written = 0;
     copy_path(record.pattern, pattern);
     record.last_dump[0] = '\0';
+    record.writer_state = QAUDIT_WRITER_STARTING;
+    record.poll_ms = QA_REQUEST_POLL_MS;
+    end_update(&saved);
+}
+
+void qa_control_writer_state(uint32_t state)
+{
+    sigset_t saved;
+    begin_update(&saved);
+    record.writer_state = state;
+    end_update(&saved);
+}
+
+/* The token of a request not served yet, or 0. The tool writes it with one 8-byte copy; it is
+ * read twice, so that a torn read is not taken for a request. */
+uint64_t qa_control_pending_request(void)
+{
+    uint64_t request = __atomic_load_n(&record.request, __ATOMIC_ACQUIRE);
+    if (request == __atomic_load_n(&record.served, __ATOMIC_RELAXED))
+        return 0;
+    return request == __atomic_load_n(&record.request, __ATOMIC_ACQUIRE) ? request : 0;
+}
+
+void qa_control_request_served(uint64_t request)
+{
+    sigset_t saved;
+    begin_update(&saved);
+    record.served = request;
+    end_update(&saved);
+}
+
+/* Why the last dump failed, for `qaudit snapshot` to pass on (async-signal-safe). */
+void qa_control_dump_failed(const char *reason)
+{
+    sigset_t saved;
+    begin_update(&saved);
+    size_t n = strlen(reason);
+    if (n >= sizeof record.last_error)
+        n = sizeof record.last_error - 1;
+    memcpy(record.last_error, reason, n);
+    record.last_error[n] = '\0';
+    record.failures++;
     end_update(&saved);
 }
 
@@ -92,5 +136,8 @@ void qa_control_after_fork_child(uint64_t start_time_ns)
     record.start_time_ns = start_time_ns;
     record.dumps_written = 0;
     record.last_dump[0] = '\0';
+    record.failures = 0;
+    record.last_error[0] = '\0';
+    record.writer_state = QAUDIT_WRITER_STARTING;
     end_update(&saved);
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qaudit/control.h"
 #include "state.h"
 
 /* The dump lock: the writing thread's tid, 0 when free; waiters sleep on the word (futex). A
@@ -112,8 +113,8 @@ void qa_dump_note_deepbind(const char *path)
     qa_log("%s was loaded with RTLD_DEEPBIND: its own allocations may bypass qaudit", path);
 }
 
-static const char *const reasons[] = {"exit",  "signal", "interval",    "request",
-                                      "_exit", "exec",   "fatal_signal"};
+static const char *const reasons[] = {"exit",  "signal", "interval",     "request",
+                                      "_exit", "exec",   "fatal_signal", "snapshot"};
 
 static bool is_final(enum qa_dump_reason reason)
 {
@@ -153,12 +154,24 @@ static void write_process(struct qa_json *j, enum qa_dump_reason reason, int sig
     qa_json_key(j, "build_id");
     qa_json_str(j, modules && modules->count ? modules->items[0].build_id : "");
     qa_json_key(j, "start_time_ns"), qa_json_u64(j, start_ns);
+    if (qa_cfg.run_id[0] != '\0')
+        qa_json_key(j, "run_id"), qa_json_str(j, qa_cfg.run_id);
+    if (qa_is_forked_child()) { /* the image it was forked from: its dumps hold the stacks of
+                                   inherited_sites */
+        qa_json_key(j, "forked_from");
+        qa_json_begin_object(j);
+        qa_json_key(j, "pid"), qa_json_i64(j, qa_inherited.parent_pid);
+        qa_json_key(j, "start_time_ns"), qa_json_u64(j, qa_inherited.parent_start_ns);
+        qa_json_end_object(j);
+    }
     qa_json_key(j, "dump_time_ns"), qa_json_u64(j, now);
     qa_json_key(j, "sequence"), qa_json_u64(j, atomic_load(&sequence) - 1);
     if (is_final(reason) || reason == QA_DUMP_EXEC)
         qa_json_key(j, "end_time_ns"), qa_json_u64(j, now);
     if (reason == QA_DUMP_FATAL)
         qa_json_key(j, "end_signal"), qa_json_str(j, qa_signal_name(signo));
+    if (qa_signals_last() != NULL) /* a handler of the program's took it (it may have exited) */
+        qa_json_key(j, "last_signal"), qa_json_str(j, qa_signals_last());
     qa_json_end_object(j);
 }
 
@@ -183,16 +196,55 @@ static const char *const call_names[QA_CALL_COUNT] = {
     "malloc",        "calloc",   "realloc", "reallocarray", "posix_memalign",
     "aligned_alloc", "memalign", "valloc",  "pvalloc",      "free"};
 
+/* Frees of blocks no call counted (allocated under the re-entrancy guard, or before the preload
+ * was ready) would take live figures below zero: they are clamped there, and counted here for
+ * precision.frees_uncounted. Written by write_totals, read by write_precision. */
+static uint64_t frees_uncounted;
+
+static uint64_t clamp_at_zero(int64_t v, int64_t *excess)
+{
+    if (v >= 0)
+        return (uint64_t)v;
+    *excess += -v;
+    return 0;
+}
+
+/* A forked child's inheritance: live at the fork, and what of it the child freed. */
+static void write_inherited(struct qa_json *j, const struct qa_counters *c, int64_t *excess)
+{
+    if (!qa_is_forked_child())
+        return;
+    int64_t gone = (int64_t)(c->inherited_freed + c->inherited_reallocated);
+    int64_t over = gone - qa_inherited.blocks; /* frees of blocks no call counted */
+    qa_json_key(j, "inherited");
+    qa_json_begin_object(j);
+    qa_json_key(j, "blocks"), qa_json_i64(j, qa_inherited.blocks);
+    qa_json_key(j, "bytes"), qa_json_i64(j, qa_inherited.bytes);
+    qa_json_key(j, "freed");
+    qa_json_begin_object(j);
+    qa_json_key(j, "blocks"), qa_json_i64(j, over > 0 ? qa_inherited.blocks : gone);
+    int64_t bytes = (int64_t)c->inherited_freed_bytes;
+    qa_json_key(j, "bytes"),
+        qa_json_i64(j, bytes > qa_inherited.bytes ? qa_inherited.bytes : bytes);
+    qa_json_end_object(j);
+    qa_json_key(j, "reallocated"), qa_json_u64(j, c->inherited_reallocated);
+    qa_json_end_object(j);
+    if (over > 0)
+        *excess += over;
+}
+
 static void write_totals(struct qa_json *j)
 {
     struct qa_counters c;
     uint64_t threads;
     qa_sum_counters(&c, &threads);
-    qa_peak_observe(qa_counters_live_bytes(&c)); /* the exact sum now is a peak's lower bound */
+    int64_t live_bytes = qa_live_bytes_total(&c), excess = 0, ignored = 0;
+    qa_peak_observe(live_bytes); /* the exact sum now is a peak's lower bound */
     qa_json_key(j, "totals");
     qa_json_begin_object(j);
     qa_json_key(j, "allocs"), qa_json_u64(j, qa_counters_allocs(&c));
-    qa_json_key(j, "frees"), qa_json_u64(j, c.by_call[QA_FREE]);
+    /* Own frees: a forked child's frees of inherited blocks are under inherited.freed. */
+    qa_json_key(j, "frees"), qa_json_u64(j, qa_counters_own_frees(&c));
     qa_json_key(j, "reallocs"), qa_json_u64(j, c.reallocs);
     qa_json_key(j, "reallocs_in_place"), qa_json_u64(j, c.realloc_in_place);
     qa_json_key(j, "reallocs_moved"), qa_json_u64(j, c.realloc_moved);
@@ -201,10 +253,12 @@ static void write_totals(struct qa_json *j)
     qa_json_key(j, "temporary"), qa_json_u64(j, c.temporary);
     qa_json_key(j, "bytes_requested"), qa_json_u64(j, c.bytes_requested);
     qa_json_key(j, "bytes_usable"), qa_json_u64(j, c.bytes_usable);
-    qa_json_key(j, "live_bytes"), qa_json_i64(j, qa_counters_live_bytes(&c));
-    qa_json_key(j, "live_blocks"), qa_json_i64(j, qa_counters_live_blocks(&c));
-    qa_json_key(j, "peak_live_bytes"), qa_json_i64(j, qa_peak_live());
+    qa_json_key(j, "live_bytes"), qa_json_u64(j, clamp_at_zero(live_bytes, &ignored));
+    qa_json_key(j, "live_blocks"), qa_json_u64(j, clamp_at_zero(qa_live_blocks_total(&c), &excess));
+    qa_json_key(j, "peak_live_bytes"), qa_json_u64(j, clamp_at_zero(qa_peak_live(), &ignored));
     qa_json_key(j, "threads"), qa_json_u64(j, threads);
+    write_inherited(j, &c, &excess);
+    frees_uncounted = (uint64_t)excess;
     qa_json_key(j, "calls");
     qa_json_begin_object(j);
     for (int i = 0; i < QA_CALL_COUNT; i++)
@@ -250,6 +304,22 @@ static void write_site_weights(struct qa_json *j, const struct qa_site_view *s)
     qa_json_key(j, "bytes_estimate"), qa_json_u64(j, s->weight_bytes);
 }
 
+/* A forked child's part of a site it counted at: what the site held at the fork, and what of it
+ * the child freed. */
+static void write_site_inherited(struct qa_json *j, const struct qa_site_view *s)
+{
+    if (s->inherited_blocks == 0 && s->inherited_freed == 0)
+        return;
+    qa_json_key(j, "inherited");
+    qa_json_begin_object(j);
+    qa_json_key(j, "blocks"), qa_json_i64(j, s->inherited_blocks);
+    qa_json_key(j, "bytes"), qa_json_i64(j, s->inherited_bytes);
+    qa_json_key(j, "freed_blocks"), qa_json_u64(j, s->inherited_freed);
+    qa_json_key(j, "freed_bytes"), qa_json_u64(j, s->inherited_freed_bytes);
+    qa_json_end_object(j);
+}
+
+/* Sites the image counted at, with their stacks. */
 static void write_sites(struct qa_json *j)
 {
     qa_json_key(j, "sites");
@@ -257,7 +327,7 @@ static void write_sites(struct qa_json *j)
     uint32_t n = qa_site_count();
     for (uint32_t id = 1; id < n; id++) {
         struct qa_site_view s;
-        if (!qa_site_get(id, &s))
+        if (!qa_site_get(id, &s) || !s.touched)
             continue;
         qa_json_begin_object(j);
         qa_json_key(j, "id"), qa_json_u64(j, s.id);
@@ -271,7 +341,31 @@ static void write_sites(struct qa_json *j)
         qa_json_key(j, "queue_allocs"), qa_json_u64(j, s.queue_allocs);
         qa_json_key(j, "temporary"), qa_json_u64(j, s.temporary);
         write_site_weights(j, &s);
+        write_site_inherited(j, &s);
         qa_json_end_object(j);
+    }
+    qa_json_end_array(j);
+}
+
+/* A forked child's inheritance at sites it never counted at: [id, blocks, bytes] each, without
+ * stacks (the same id in its parent's dumps has them), so that a child's dump grows with what
+ * the child did, not with what it inherited. */
+static void write_inherited_sites(struct qa_json *j)
+{
+    if (!qa_is_forked_child())
+        return;
+    qa_json_key(j, "inherited_sites");
+    qa_json_begin_array(j);
+    uint32_t n = qa_site_count();
+    for (uint32_t id = 1; id < n; id++) {
+        struct qa_site_view s;
+        if (!qa_site_get(id, &s) || s.touched || s.inherited_blocks <= 0)
+            continue;
+        qa_json_begin_array(j);
+        qa_json_u64(j, id);
+        qa_json_i64(j, s.inherited_blocks);
+        qa_json_i64(j, s.inherited_bytes);
+        qa_json_end_array(j);
     }
     qa_json_end_array(j);
 }
@@ -286,9 +380,12 @@ static void write_precision(struct qa_json *j, const struct qa_module_list *modu
     qa_json_begin_object(j);
     bool seen_all = qa_unseen_write(j); /* unseen.c: other allocators, anonymous memory */
     qa_json_key(j, "exact");
+    uint64_t unowned = atomic_load(&qa_owned_untracked);
     qa_json_bool(j, blocks == 0 && sites == 0 && usable == 0 && deep == 0 && modules_dropped == 0 &&
-                        modules != NULL && seen_all);
+                        modules != NULL && seen_all && frees_uncounted == 0 && unowned == 0);
     qa_json_key(j, "counts_exact"), qa_json_bool(j, true);
+    qa_json_key(j, "frees_uncounted"), qa_json_u64(j, frees_uncounted);
+    qa_json_key(j, "blocks_outside_owned_map"), qa_json_u64(j, unowned);
     qa_json_key(j, "peak_live_bytes_within");
     qa_json_u64(j, qa_thread_total() <= 1 ? 0 : (qa_thread_total() - 1) * 64 * 1024);
     qa_json_key(j, "blocks_untracked"), qa_json_u64(j, blocks);
@@ -320,6 +417,8 @@ static void write_config(struct qa_json *j)
         qa_json_key(j, "sample_intervals"); /* sampling.c */
         qa_json_str(j, qa_cfg.sample_by_bytes ? "exponential" : "geometric");
     }
+    qa_json_key(j, "sample_seed"), qa_json_u64(j, qa_sampling_seed());
+    qa_json_key(j, "seed_explicit"), qa_json_bool(j, qa_cfg.seed_set);
     qa_json_key(j, "stack_depth"), qa_json_u64(j, qa_cfg.depth);
     qa_json_key(j, "queue_sites"), qa_json_str(j, qa_cfg.sites);
     static const char *const poison[] = {"off", "all", "queue"};
@@ -327,6 +426,7 @@ static void write_config(struct qa_json *j)
     static const char *const assert_modes[] = {"off", "report", "abort"};
     qa_json_key(j, "assert_depth1"), qa_json_str(j, assert_modes[qa_cfg.assert_depth1]);
     qa_json_key(j, "follow_exec"), qa_json_bool(j, qa_cfg.follow_exec);
+    qa_json_key(j, "fallback_dir"), qa_json_str(j, qa_cfg.fallback_dir);
     qa_json_key(j, "interval"), qa_json_u64(j, qa_cfg.interval);
     qa_json_key(j, "timeline_ms"), qa_json_u64(j, qa_cfg.timeline_ms);
     qa_json_end_object(j);
@@ -344,6 +444,7 @@ static void write_dump(struct qa_json *j, enum qa_dump_reason reason, int signo,
     qa_timeline_write(j, now); /* first: its points raise the peak that totals gives */
     write_totals(j);
     write_sites(j);
+    write_inherited_sites(j);
     qa_queue_write(j);
     qa_queue_write_checks(j, is_final(reason) || reason == QA_DUMP_EXEC);
     qa_fault_write(j);
@@ -352,12 +453,16 @@ static void write_dump(struct qa_json *j, enum qa_dump_reason reason, int signo,
     qa_json_raw(j, "\n", 1);
 }
 
-/* One line on stderr for the first failure; the program goes on. */
+/* Every failure goes into the control record, for `qaudit snapshot` to pass on; the first one
+ * also as one line on stderr. The program goes on. */
 static void report_once(const char *path, const char *what, int error)
 {
+    char reason[QAUDIT_CONTROL_ERROR_MAX];
+    snprintf(reason, sizeof reason, "cannot write the dump %s (%s: %s)", path, what,
+             qa_error_text(error));
+    qa_control_dump_failed(reason);
     if (atomic_exchange(&error_reported, 1) == 0)
-        qa_log("cannot write the dump %s (%s: %s); the program goes on", path, what,
-               qa_error_text(error));
+        qa_log("%s; the program goes on", reason);
 }
 
 /* Writes one dump; the caller holds the dump lock. */
@@ -374,8 +479,11 @@ static void write_locked(enum qa_dump_reason reason, int signo,
         qa_json_release(&j);
         return;
     }
+    enum qa_dump_kind kind = is_final(reason) || reason == QA_DUMP_EXEC ? QA_DUMP_KIND_FINAL
+                             : reason == QA_DUMP_INTERVAL               ? QA_DUMP_KIND_INTERVAL
+                                                                        : QA_DUMP_KIND_SNAPSHOT;
     enum qa_dump_file_result result =
-        qa_dump_file_put(n, j.buf, j.len, tmp, sizeof tmp, path, sizeof path);
+        qa_dump_file_put(n, kind, j.buf, j.len, tmp, sizeof tmp, path, sizeof path);
     int error = errno;
     qa_json_release(&j);
     if (result == QA_DUMP_FILE_NOT_WRITTEN) {

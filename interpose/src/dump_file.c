@@ -5,8 +5,15 @@
  * process's (a sibling without %p in the pattern, or the image this one exec'd from), unless the
  * file is older than this process, a left-over of an earlier run, which is replaced. Another
  * process's name gets a suffix before the extension: ".<pid>" when the pattern has no %p, then
- * ".<pid>.<k>" (or ".<k>" with %p). Later dumps of the image replace its own file. Everything
- * here is async-signal-safe: a dump may be written from a fatal signal handler. */
+ * ".<pid>.<k>" (or ".<k>" with %p).
+ * Without %n in the pattern, the image's last dump (exit, _exit, a fatal signal, exec) takes the
+ * name; a snapshot (`qaudit snapshot`, the dump signal) takes ".snapshot-<sequence>" before the
+ * extension, so no later dump replaces it; interval dumps take ".interval" and replace their own,
+ * so that a long run keeps one file, not thousands.
+ * When the directory refuses the file (a process that dropped its privileges, a directory gone),
+ * the dump goes to the fallback directory (QAUDIT_FALLBACK_DIR, /tmp by default) as
+ * "qaudit-fallback-[<run id>-]<name>", where `qaudit run` and `qaudit report` find it.
+ * Everything here is async-signal-safe: a dump may be written from a fatal signal handler. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -94,6 +101,49 @@ static bool expand(char *out, size_t size, uint64_t sequence)
     return true;
 }
 
+/* The file operations of a dump, relative to a directory held across a chroot (dump_dirs.c). */
+static int path_link(const char *from, const char *to)
+{
+    int from_dir, to_dir;
+    const char *from_name, *to_name;
+    qa_dump_dirs_locate(from, &from_dir, &from_name);
+    qa_dump_dirs_locate(to, &to_dir, &to_name);
+    return linkat(from_dir, from_name, to_dir, to_name, 0);
+}
+
+static int path_rename(const char *from, const char *to)
+{
+    int from_dir, to_dir;
+    const char *from_name, *to_name;
+    qa_dump_dirs_locate(from, &from_dir, &from_name);
+    qa_dump_dirs_locate(to, &to_dir, &to_name);
+    return renameat(from_dir, from_name, to_dir, to_name);
+}
+
+static int path_unlink(const char *path)
+{
+    int dir;
+    const char *name;
+    qa_dump_dirs_locate(path, &dir, &name);
+    return unlinkat(dir, name, 0);
+}
+
+static int path_lstat(const char *path, struct stat *st)
+{
+    int dir;
+    const char *name;
+    qa_dump_dirs_locate(path, &dir, &name);
+    return fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW);
+}
+
+static bool path_create(struct qa_file *f, const char *path)
+{
+    int dir;
+    const char *name;
+    qa_dump_dirs_locate(path, &dir, &name);
+    return qa_file_openat(f, dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+}
+
 /* path with suffix inserted before its extension (the last '.' of the file name, not its first
  * character), or appended when there is none. */
 static bool with_suffix(char *out, size_t size, const char *path, const char *suffix)
@@ -143,7 +193,7 @@ static bool candidate(char *out, size_t size, const char *expanded, unsigned k)
 static bool left_over(const char *path)
 {
     struct stat st;
-    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || process_start_ns == 0)
+    if (path_lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || process_start_ns == 0)
         return false;
     uint64_t modified = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
     return modified + 1000000000u < process_start_ns;
@@ -155,18 +205,18 @@ static bool claim(const char *tmp, const char *expanded, char *out, size_t size)
     for (unsigned k = forked && !strstr(qa_cfg.out_pattern, "%p"); k < MAX_SUFFIXES; k++) {
         if (!candidate(out, size, expanded, k))
             return false;
-        if (link(tmp, out) == 0) {
-            unlink(tmp);
+        if (path_link(tmp, out) == 0) {
+            path_unlink(tmp);
             return true;
         }
         if (errno == EEXIST) {
-            if (left_over(out) && rename(tmp, out) == 0)
+            if (left_over(out) && path_rename(tmp, out) == 0)
                 return true;
             continue;
         }
         /* No hard links on this file system: take the name if it is free, or a left-over. */
         struct stat st;
-        if ((lstat(out, &st) != 0 || left_over(out)) && rename(tmp, out) == 0)
+        if ((path_lstat(out, &st) != 0 || left_over(out)) && path_rename(tmp, out) == 0)
             return true;
     }
     errno = EEXIST;
@@ -204,10 +254,10 @@ static bool write_temporary(const char *expanded, uint64_t sequence, const char 
             return false;
         }
         struct qa_file f;
-        if (!qa_file_open(&f, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600)) {
+        if (!path_create(&f, tmp)) {
             if (errno != EBADF)
                 return false;
-            unlink(tmp); /* created, but the descriptor was the program's by the time we looked */
+            path_unlink(tmp); /* created, but the descriptor was the program's when we looked */
             continue;
         }
         bool ok = qa_file_write_all(&f, data, size);
@@ -218,7 +268,7 @@ static bool write_temporary(const char *expanded, uint64_t sequence, const char 
         }
         if (ok)
             return true;
-        unlink(tmp);
+        path_unlink(tmp);
         if (error != EBADF) {
             errno = error;
             return false;
@@ -232,7 +282,7 @@ static bool write_temporary(const char *expanded, uint64_t sequence, const char 
 static bool put_in_place(const char *tmp, const char *expanded, char *out, size_t size)
 {
     if (claimed_for[0] != '\0' && strcmp(expanded, claimed_for) == 0) {
-        if (strlen(claimed_as) >= size || rename(tmp, claimed_as) != 0)
+        if (strlen(claimed_as) >= size || path_rename(tmp, claimed_as) != 0)
             return false;
         memcpy(out, claimed_as, strlen(claimed_as) + 1);
         return true;
@@ -245,24 +295,102 @@ static bool put_in_place(const char *tmp, const char *expanded, char *out, size_
     return true;
 }
 
-/* Writes dump number sequence and puts it in place: its final path in path, or, on failure,
- * the temporary file's in tmp (removed) with errno set. */
-enum qa_dump_file_result qa_dump_file_put(uint64_t sequence, const char *data, size_t size,
-                                          char *tmp, size_t tmp_size, char *path, size_t path_size)
+/* The name for a dump of kind without %n in the pattern (see the top of this file). */
+static bool name_for(char *out, size_t size, const char *expanded, enum qa_dump_kind kind,
+                     uint64_t sequence)
 {
-    char expanded[QA_PATH_MAX];
-    tmp[0] = '\0';
-    if (!expand(expanded, sizeof expanded, sequence)) {
-        errno = ENAMETOOLONG;
-        return QA_DUMP_FILE_NOT_WRITTEN;
+    if (kind == QA_DUMP_KIND_FINAL || strstr(qa_cfg.out_pattern, "%n") != NULL) {
+        if (strlen(expanded) >= size)
+            return false;
+        memcpy(out, expanded, strlen(expanded) + 1);
+        return true;
     }
-    if (!write_temporary(expanded, sequence, data, size, tmp, tmp_size))
+    char suffix[48] = ".interval", number[24];
+    if (kind == QA_DUMP_KIND_SNAPSHOT) {
+        size_t len = 0;
+        suffix[0] = '\0';
+        qa_u64_text(number, sequence);
+        append(suffix, sizeof suffix, &len, ".snapshot-");
+        append(suffix, sizeof suffix, &len, number);
+    }
+    return with_suffix(out, size, expanded, suffix);
+}
+
+/* The fallback's path for a dump meant for path: the fallback directory, and path's last part
+ * behind the prefix that marks it (and the run it belongs to). */
+static bool fallback_for(char *out, size_t size, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = 0;
+    out[0] = '\0';
+    bool fits = append(out, size, &len, qa_cfg.fallback_dir) && append(out, size, &len, "/") &&
+                append(out, size, &len, "qaudit-fallback-");
+    if (fits && qa_cfg.run_id[0] != '\0')
+        fits = append(out, size, &len, qa_cfg.run_id) && append(out, size, &len, "-");
+    return fits && append(out, size, &len, base);
+}
+
+/* Errors of a directory that will not take the file, where the fallback may: a process that
+ * dropped its privileges or changed its root, a directory removed or made read-only. */
+static bool refused(int error)
+{
+    return error == EACCES || error == EPERM || error == EROFS || error == ENOENT ||
+           error == ENOTDIR;
+}
+
+static enum qa_dump_file_result put_at(const char *target, uint64_t sequence, const char *data,
+                                       size_t size, char *tmp, size_t tmp_size, char *path,
+                                       size_t path_size)
+{
+    if (!write_temporary(target, sequence, data, size, tmp, tmp_size))
         return QA_DUMP_FILE_NOT_WRITTEN;
-    if (!put_in_place(tmp, expanded, path, path_size)) {
+    if (!put_in_place(tmp, target, path, path_size)) {
         int error = errno;
-        unlink(tmp);
+        path_unlink(tmp);
         errno = error;
         return QA_DUMP_FILE_NOT_PLACED;
     }
     return QA_DUMP_FILE_PLACED;
+}
+
+/* Writes dump number sequence and puts it in place: its final path in path, or, on failure,
+ * the temporary file's in tmp (removed) with errno set. */
+enum qa_dump_file_result qa_dump_file_put(uint64_t sequence, enum qa_dump_kind kind,
+                                          const char *data, size_t size, char *tmp, size_t tmp_size,
+                                          char *path, size_t path_size)
+{
+    char expanded[QA_PATH_MAX], target[QA_PATH_MAX];
+    tmp[0] = '\0';
+    if (!expand(expanded, sizeof expanded, sequence) ||
+        !name_for(target, sizeof target, expanded, kind, sequence)) {
+        errno = ENAMETOOLONG;
+        return QA_DUMP_FILE_NOT_WRITTEN;
+    }
+    enum qa_dump_file_result result =
+        put_at(target, sequence, data, size, tmp, tmp_size, path, path_size);
+    if (result == QA_DUMP_FILE_PLACED || !refused(errno) ||
+        !fallback_for(expanded, sizeof expanded, target))
+        return result;
+    int error = errno;
+    char first_tmp[QA_PATH_MAX];
+    size_t n = strlen(tmp) < sizeof first_tmp ? strlen(tmp) : sizeof first_tmp - 1;
+    memcpy(first_tmp, tmp, n);
+    first_tmp[n] = '\0';
+    result = put_at(expanded, sequence, data, size, tmp, tmp_size, path, path_size);
+    if (result != QA_DUMP_FILE_PLACED) { /* the first refusal is the one to report */
+        memcpy(tmp, first_tmp, n + 1);
+        errno = error;
+    }
+    return result;
+}
+
+/* Before the process changes its root: the directories its dumps go to, kept (dump_dirs.c). */
+void qa_dump_file_hold_directories(void)
+{
+    char expanded[QA_PATH_MAX], fallback[QA_PATH_MAX];
+    if (expand(expanded, sizeof expanded, 0))
+        qa_dump_dirs_hold(expanded);
+    if (fallback_for(fallback, sizeof fallback, "x"))
+        qa_dump_dirs_hold(fallback);
 }

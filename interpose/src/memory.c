@@ -98,8 +98,10 @@ static bool anonymous_now(enum source from, uint64_t *bytes)
     }
 }
 
-/* At start-up, and in a forked child (which counts from the fork on): the same source is used
- * for every later reading, so that the two figures compare. */
+/* At start-up: the same source is used for every later reading, so that the two figures compare.
+ * A forked child keeps its parent's reading (reading smaps_rollup walks every mapping: a large
+ * part of a small child's life): its counted bytes include what it inherited, and the parent's
+ * peak up to the fork stands for the memory the parent's allocator kept. */
 void qa_memory_start(void)
 {
     page_size = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -122,17 +124,20 @@ bool qa_memory_write(struct qa_json *j)
     struct qa_counters c;
     qa_sum_counters(&c, NULL);
     int64_t peak = qa_peak_live();
+    int64_t basis = peak > qa_inherited.parent_peak ? peak : qa_inherited.parent_peak;
     uint64_t growth = known && now > at_start ? now - at_start : 0;
     /* Per thread record: records are reused, so they follow the threads alive at once (whose
      * stacks are anonymous memory), not every thread the program ever made. */
     uint64_t allowance = ALLOWANCE_BASE + qa_thread_total() * ALLOWANCE_PER_THREAD;
-    uint64_t explained = (peak > 0 ? (uint64_t)peak : 0) + allowance;
+    uint64_t explained = (basis > 0 ? (uint64_t)basis : 0) + allowance;
     bool unexplained = known && 2 * explained < growth;
     qa_json_key(j, "anonymous_memory_from"), qa_json_str(j, source_names[known ? source : 0]);
     qa_json_key(j, "anonymous_bytes_at_start"), qa_json_u64(j, at_start);
     qa_json_key(j, "anonymous_bytes"), qa_json_u64(j, now);
-    qa_json_key(j, "counted_live_bytes"), qa_json_i64(j, qa_counters_live_bytes(&c));
+    qa_json_key(j, "counted_live_bytes"), qa_json_i64(j, qa_live_bytes_total(&c));
     qa_json_key(j, "counted_peak_live_bytes"), qa_json_i64(j, peak);
+    if (qa_is_forked_child())
+        qa_json_key(j, "parent_peak_live_bytes"), qa_json_i64(j, qa_inherited.parent_peak);
     qa_json_key(j, "anonymous_allowance"), qa_json_u64(j, allowance);
     qa_json_key(j, "unexplained_anonymous"), qa_json_bool(j, unexplained);
     return !unexplained;

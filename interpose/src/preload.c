@@ -166,7 +166,9 @@ static void initialise(void)
     struct qa_usable_probe probe = {real.malloc, real.memalign, real.free, real.malloc_usable_size};
     qa_usable_choose(&probe);
     qa_config_load();
+    qa_sampling_init(); /* before any thread registers: records seed their streams from it */
     qa_exits_resolve();
+    qa_chroot_resolve();
     qa_unwinder_fds_init();
     qa_blocks_init();
     qa_threads_init(); /* before any thread registers: the key that retires its record */
@@ -181,6 +183,7 @@ static void initialise(void)
     struct qa_thread *t = qa_self();
     if (t) {
         bool was_busy = qa_guard(t);
+        qa_config_export();
         qa_patterns_resolve();
         qa_writer_start();
         qa_guard_restore(t, was_busy);
@@ -253,6 +256,8 @@ static inline void count_new_block(struct qa_thread *t, void *p, size_t size, si
 {
     struct qa_counters *c = &t->c;
     t->last_alloc = (uintptr_t)p;
+    if (__builtin_expect(qa_owned_tracking, 0))
+        qa_owned_mark(p);
     c->by_call[call]++;
     c->bytes_requested += size;
     c->bytes_usable += usable;
@@ -272,6 +277,10 @@ static inline bool count_freed_block(struct qa_thread *t, void *p, size_t usable
     }
     t->c.by_call[QA_FREE]++;
     t->c.bytes_freed_usable += usable;
+    if (__builtin_expect(qa_owned_tracking, 0) && !qa_owned_take(p)) {
+        t->c.inherited_freed++; /* a forked child's free of a block from before its fork */
+        t->c.inherited_freed_bytes += usable;
+    }
     qa_live_shrank(t);
     return temporary;
 }
@@ -304,7 +313,7 @@ record_site_and_block(struct qa_thread *t, void *p, size_t size, enum qa_call ca
     }
     /* Only blocks free() has something to do for: a site to credit or poison to count. */
     if (qa_blocks_enabled && (site != 0 || (flags & QA_BLOCK_POISONED))) {
-        struct qa_block b = {(uintptr_t)p, size, site, flags};
+        struct qa_block b = {(uintptr_t)p, size, site, flags, qa_fork_generation};
         qa_blocks_insert(&b);
     }
 }
@@ -335,6 +344,10 @@ static void record_free(struct qa_thread *t, void *p)
     bool temporary = count_freed_block(t, p, qa_usable_size(p));
     struct qa_block b;
     if (qa_blocks_enabled && qa_blocks_remove((uintptr_t)p, &b)) {
+        if (b.generation != qa_fork_generation) { /* the parent's block: its poison too */
+            qa_site_free_inherited(t, b.site, b.size);
+            return;
+        }
         uint64_t never = (b.flags & QA_BLOCK_POISONED) ? qa_poison_count(p, b.size) : 0;
         qa_site_free(t, b.site, b.size, never, temporary);
     }
@@ -456,7 +469,7 @@ static void resample_resized(struct qa_thread *t, void *p, size_t size, struct q
     uint16_t flags = kept ? kept->flags : 0;
     if (!sample_due(t, size)) {
         if (flags & QA_BLOCK_POISONED) /* poison still counts at its free */
-            qa_blocks_insert(&(struct qa_block){(uintptr_t)p, size, 0, flags});
+            qa_blocks_insert(&(struct qa_block){(uintptr_t)p, size, 0, flags, qa_fork_generation});
         return;
     }
     if (depth < 0)
@@ -464,7 +477,7 @@ static void resample_resized(struct qa_thread *t, void *p, size_t size, struct q
     uint32_t site = qa_site_for(frames, depth);
     qa_site_alloc(t, site, size, false);
     if (qa_blocks_enabled)
-        qa_blocks_insert(&(struct qa_block){(uintptr_t)p, size, site, flags});
+        qa_blocks_insert(&(struct qa_block){(uintptr_t)p, size, site, flags, qa_fork_generation});
 }
 
 /* A resize of a live block, done by forward(args) (realloc, or another allocator's own entry
@@ -480,12 +493,16 @@ static void *counted_resize(struct qa_thread *t, void *old, size_t size, enum qa
         return NULL;
     }
     size_t old_usable = qa_usable_size(old);
+    /* Taken before the old block can be released: its address may be another thread's next. */
+    bool old_inherited = qa_owned_tracking && !qa_owned_take(old);
     struct qa_block before = {0};
     bool known = qa_blocks_enabled && qa_blocks_remove((uintptr_t)old, &before);
     void *p = forward(args);
     if (p == NULL) {
         if (known)
             qa_blocks_insert(&before);
+        if (qa_owned_tracking && !old_inherited)
+            qa_owned_mark(old);
         return NULL;
     }
     struct qa_counters *c = &t->c;
@@ -499,12 +516,22 @@ static void *counted_resize(struct qa_thread *t, void *old, size_t size, enum qa
     size_t usable = qa_usable_size(p);
     c->bytes_usable += usable;
     c->bytes_freed_usable += old_usable;
+    if (old_inherited) { /* the new block is the child's own: see qa_counters_own_frees */
+        c->inherited_reallocated++;
+        c->inherited_freed_bytes += old_usable;
+    }
+    if (qa_owned_tracking)
+        qa_owned_mark(p);
     qa_size_hist_add(t, size);
     qa_usable_hist_add(t, usable);
     qa_live_grew(t);
     t->last_alloc = (uintptr_t)p; /* the thread's newest block, as after a malloc */
     if (known) {
-        qa_site_free(t, before.site, before.size, 0, false);
+        if (before.generation != qa_fork_generation)
+            qa_site_free_inherited(t, before.site, before.size);
+        else
+            qa_site_free(t, before.site, before.size, 0, false);
+        before.generation = qa_fork_generation;
         before.ptr = (uintptr_t)p;
         if ((before.flags & QA_BLOCK_POISONED) && size > before.size && !zeroed)
             qa_poison_fill((char *)p + before.size, size - before.size);

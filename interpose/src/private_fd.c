@@ -18,12 +18,18 @@
  * the very file at path; a number that is not ours is neither used nor closed. */
 bool qa_file_open(struct qa_file *f, const char *path, int flags, mode_t mode)
 {
-    f->fd = open(path, flags | O_CLOEXEC, mode);
+    return qa_file_openat(f, AT_FDCWD, path, flags, mode);
+}
+
+/* The same, name relative to the directory dirfd (dump_dirs.c holds one after a chroot). */
+bool qa_file_openat(struct qa_file *f, int dirfd, const char *name, int flags, mode_t mode)
+{
+    f->fd = openat(dirfd, name, flags | O_CLOEXEC, mode);
     if (f->fd < 0)
         return false;
     struct stat by_fd, by_path;
-    bool same = fstat(f->fd, &by_fd) == 0 &&
-                ((flags & O_NOFOLLOW) ? lstat(path, &by_path) : stat(path, &by_path)) == 0 &&
+    int follow = (flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
+    bool same = fstat(f->fd, &by_fd) == 0 && fstatat(dirfd, name, &by_path, follow) == 0 &&
                 by_fd.st_dev == by_path.st_dev && by_fd.st_ino == by_path.st_ino;
     if (!same) {
         f->fd = -1;

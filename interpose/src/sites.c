@@ -25,11 +25,21 @@
 struct site {
     uint64_t hash;
     int depth;
+    /* The fork generation (qa_fork_generation) whose own counts these are. A forked child makes
+     * a site its own the first time it counts there (adopt): what the site held then becomes its
+     * inherited figures and the counts start from zero. Sites it never touches keep the parent's
+     * counts, read as inherited: no page of the table is written at the fork. */
+    _Atomic uint32_t generation;
     atomic_uint_fast64_t allocs, frees, bytes, queue_allocs, never_written, temporary;
     atomic_uint_fast64_t weight_allocs, weight_bytes;
     _Atomic int64_t live_bytes, peak_live_bytes;
+    _Atomic int64_t inherited_blocks, inherited_bytes; /* held at the fork of this generation */
+    atomic_uint_fast64_t inherited_freed, inherited_freed_bytes;
     void *frames[QA_MAX_DEPTH];
 };
+
+/* generation while one thread adopts the site; nobody else writes it meanwhile. */
+#define ADOPTING UINT32_MAX
 
 static struct site *sites;           /* sites[0] is "no site"; sites[1] collects overflow */
 static _Atomic uint32_t *site_index; /* slot -> site id, 0 when empty */
@@ -234,6 +244,7 @@ uint32_t qa_site_for(void *const *frames, int depth)
             struct site *s = &sites[fresh];
             s->hash = hash;
             s->depth = depth;
+            atomic_store_explicit(&s->generation, qa_fork_generation, memory_order_relaxed);
             memcpy(s->frames, frames, (size_t)depth * sizeof *frames);
             uint32_t expected = 0;
             if (atomic_compare_exchange_strong_explicit(slot, &expected, fresh,
@@ -258,6 +269,54 @@ static void site_peak(struct site *s, int64_t live)
         ;
 }
 
+/* Blocks and bytes a site holds: its own live ones and what it still holds of an inheritance. */
+static int64_t held_blocks(const struct site *s)
+{
+    return (int64_t)(atomic_load(&s->allocs) - atomic_load(&s->frees)) +
+           atomic_load(&s->inherited_blocks) - (int64_t)atomic_load(&s->inherited_freed);
+}
+
+static int64_t held_bytes(const struct site *s)
+{
+    return atomic_load(&s->live_bytes) + atomic_load(&s->inherited_bytes) -
+           (int64_t)atomic_load(&s->inherited_freed_bytes);
+}
+
+/* A forked child's first count at a site: what the site holds becomes the child's inheritance
+ * there, its own counts start from zero. One thread adopts (generation ADOPTING meanwhile); the
+ * others wait for it, as qa_site_get does. */
+static void adopt(struct site *s)
+{
+    uint32_t seen = atomic_load_explicit(&s->generation, memory_order_acquire);
+    while (seen != qa_fork_generation) {
+        if (seen == ADOPTING) {
+            sched_yield();
+            seen = atomic_load_explicit(&s->generation, memory_order_acquire);
+            continue;
+        }
+        if (!atomic_compare_exchange_weak_explicit(&s->generation, &seen, ADOPTING,
+                                                   memory_order_acquire, memory_order_acquire))
+            continue;
+        int64_t blocks = held_blocks(s), bytes = held_bytes(s);
+        atomic_store(&s->inherited_blocks, blocks);
+        atomic_store(&s->inherited_bytes, bytes);
+        atomic_store(&s->inherited_freed, 0);
+        atomic_store(&s->inherited_freed_bytes, 0);
+        atomic_store(&s->allocs, 0);
+        atomic_store(&s->frees, 0);
+        atomic_store(&s->bytes, 0);
+        atomic_store(&s->queue_allocs, 0);
+        atomic_store(&s->never_written, 0);
+        atomic_store(&s->temporary, 0);
+        atomic_store(&s->weight_allocs, 0);
+        atomic_store(&s->weight_bytes, 0);
+        atomic_store(&s->live_bytes, 0);
+        atomic_store(&s->peak_live_bytes, 0);
+        atomic_store_explicit(&s->generation, qa_fork_generation, memory_order_release);
+        return;
+    }
+}
+
 /* Moves a thread's pending counts for one site into the shared record. The site's peak is the
  * shared live count plus this thread's highest pending excess: exact for a site used by one
  * thread, a lower bound otherwise. */
@@ -266,6 +325,10 @@ static void flush_delta(struct qa_site_delta *d)
     if (d->id == 0 || sites == NULL)
         return;
     struct site *s = &sites[d->id];
+    adopt(s);
+    atomic_fetch_add_explicit(&s->inherited_freed, d->inherited_freed, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->inherited_freed_bytes, d->inherited_freed_bytes,
+                              memory_order_relaxed);
     atomic_fetch_add_explicit(&s->allocs, d->allocs, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->frees, d->frees, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->bytes, d->bytes, memory_order_relaxed);
@@ -331,29 +394,31 @@ void qa_site_free(struct qa_thread *t, uint32_t id, uint64_t size, uint64_t neve
     d->temporary += temporary;
 }
 
+/* A forked child's free of a block it inherited, at the block's site. */
+void qa_site_free_inherited(struct qa_thread *t, uint32_t id, uint64_t size)
+{
+    if (id == 0 || sites == NULL)
+        return;
+    struct qa_site_delta *d = delta_for(t, id);
+    d->inherited_freed++;
+    d->inherited_freed_bytes += size;
+}
+
 uint64_t qa_never_written_unattributed(void);
 uint64_t qa_never_written_unattributed(void)
 {
     return atomic_load(&never_written_unattributed);
 }
 
-/* The forked child starts its own account: every site's counters from zero, stacks kept. */
-void qa_sites_reset_after_fork(void)
+/* In a forked child, before its generation begins: every thread's pending counts (the parent's
+ * threads' records are still readable here) belong to the parent's account, so they go into
+ * the shared records, under the parent's generation. Only the sites they name are written. */
+void qa_sites_flush_all(void)
 {
-    uint32_t n = qa_site_count();
-    for (uint32_t id = 1; sites && id < n; id++) {
-        struct site *s = &sites[id];
-        atomic_store(&s->allocs, 0);
-        atomic_store(&s->frees, 0);
-        atomic_store(&s->bytes, 0);
-        atomic_store(&s->queue_allocs, 0);
-        atomic_store(&s->never_written, 0);
-        atomic_store(&s->temporary, 0);
-        atomic_store(&s->weight_allocs, 0);
-        atomic_store(&s->weight_bytes, 0);
-        atomic_store(&s->live_bytes, 0);
-        atomic_store(&s->peak_live_bytes, 0);
-    }
+    for (struct qa_thread *t = qa_threads_head(); sites != NULL && t != NULL; t = t->next)
+        for (size_t i = 0; i < QA_LOCAL_SITES; i++)
+            if (t->site_deltas[i].id != 0)
+                flush_delta(&t->site_deltas[i]);
     atomic_store(&never_written_unattributed, 0);
 }
 
@@ -374,19 +439,30 @@ bool qa_site_get(uint32_t id, struct qa_site_view *out)
     struct site *s = &sites[id];
     if (id > 1 && s->hash == 0)
         return false; /* being written */
-    int64_t live = atomic_load(&s->live_bytes);
-    int64_t peak = atomic_load(&s->peak_live_bytes);
-    *out = (struct qa_site_view){.id = id,
-                                 .depth = s->depth,
-                                 .frames = s->frames,
-                                 .allocs = atomic_load(&s->allocs),
-                                 .frees = atomic_load(&s->frees),
-                                 .bytes = atomic_load(&s->bytes),
-                                 .never_written = atomic_load(&s->never_written),
-                                 .queue_allocs = atomic_load(&s->queue_allocs),
-                                 .temporary = atomic_load(&s->temporary),
-                                 .weight_allocs = atomic_load(&s->weight_allocs),
-                                 .weight_bytes = atomic_load(&s->weight_bytes)};
+    uint32_t generation;
+    while ((generation = atomic_load_explicit(&s->generation, memory_order_acquire)) == ADOPTING)
+        sched_yield();
+    *out = (struct qa_site_view){.id = id, .depth = s->depth, .frames = s->frames};
+    int64_t live = 0, peak = 0;
+    if (generation == qa_fork_generation) {
+        live = atomic_load(&s->live_bytes);
+        peak = atomic_load(&s->peak_live_bytes);
+        out->allocs = atomic_load(&s->allocs);
+        out->frees = atomic_load(&s->frees);
+        out->bytes = atomic_load(&s->bytes);
+        out->never_written = atomic_load(&s->never_written);
+        out->queue_allocs = atomic_load(&s->queue_allocs);
+        out->temporary = atomic_load(&s->temporary);
+        out->weight_allocs = atomic_load(&s->weight_allocs);
+        out->weight_bytes = atomic_load(&s->weight_bytes);
+        out->inherited_blocks = atomic_load(&s->inherited_blocks);
+        out->inherited_bytes = atomic_load(&s->inherited_bytes);
+        out->inherited_freed = atomic_load(&s->inherited_freed);
+        out->inherited_freed_bytes = atomic_load(&s->inherited_freed_bytes);
+    } else { /* a forked child never counted here: all the site holds is inherited */
+        out->inherited_blocks = held_blocks(s);
+        out->inherited_bytes = held_bytes(s);
+    }
     int64_t pending_live = 0;
     for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next) {
         const struct qa_site_delta *d = delta_slot(t, id);
@@ -400,13 +476,16 @@ bool qa_site_get(uint32_t id, struct qa_site_view *out)
         out->temporary += d->temporary;
         out->weight_allocs += d->weight_allocs;
         out->weight_bytes += d->weight_bytes;
+        out->inherited_freed += d->inherited_freed;
+        out->inherited_freed_bytes += d->inherited_freed_bytes;
         pending_live += d->live_bytes;
         if (live + d->live_peak > peak)
             peak = live + d->live_peak; /* as a flush would record it */
     }
     out->live_bytes = (uint64_t)(live + pending_live);
     out->peak_live_bytes = (uint64_t)(peak > live + pending_live ? peak : live + pending_live);
-    return out->allocs > 0 || out->frees > 0;
+    out->touched = out->allocs > 0 || out->frees > 0 || out->inherited_freed > 0;
+    return out->touched || out->inherited_blocks > 0;
 }
 
 /* ---- site patterns ---- */

@@ -39,10 +39,11 @@ struct qa_config {
     uint64_t sample_every; /* sampled: every Nth allocation, or one per N bytes */
     bool sample_by_bytes;
     unsigned depth;
-    int signal; /* 0: none */
+    int signal;           /* 0: none */
+    bool signal_explicit; /* QAUDIT_SIGNAL was set */
     unsigned interval;
     unsigned timeline_ms; /* QAUDIT_TIMELINE: period of the memory-over-time points, 0 off */
-    char sites[1024]; /* QAUDIT_QUEUE_SITES, comma-separated patterns */
+    char sites[1024];     /* QAUDIT_QUEUE_SITES, comma-separated patterns */
     enum qa_fail_mode fail_mode;
     uint64_t fail_n;
     double fail_probability;
@@ -53,6 +54,10 @@ struct qa_config {
     unsigned char poison_byte;
     enum qa_assert assert_depth1;
     bool follow_exec;
+    char fallback_dir[256]; /* QAUDIT_FALLBACK_DIR (default /tmp): dumps the run's refuses */
+    char run_id[33];        /* QAUDIT_RUN_ID: set by qaudit run, in every dump */
+    uint64_t seed;          /* QAUDIT_SEED: the sampling seed, when seed_set */
+    bool seed_set;
 };
 
 extern struct qa_config qa_cfg;
@@ -65,6 +70,9 @@ struct qa_counters {
     uint64_t by_call[12];
     uint64_t bytes_requested, bytes_usable, bytes_freed_usable;
     uint64_t reallocs, realloc_in_place, realloc_moved, failed, temporary;
+    /* A forked child's frees of blocks it inherited at the fork (owned.c tells them apart):
+     * by free(), taken over by a realloc (the new block is the child's own), and their bytes. */
+    uint64_t inherited_freed, inherited_reallocated, inherited_freed_bytes;
     uint64_t size_hist[QA_SIZE_BUCKETS];
     uint64_t fail_index;
     uint64_t rng;
@@ -85,6 +93,8 @@ struct qa_site_delta {
     uint64_t allocs, frees, bytes, queue_allocs, never_written, temporary;
     uint64_t weight_allocs, weight_bytes; /* sampled: what the samples stand for (sampling.c) */
     int64_t live_bytes, live_peak;        /* live_peak: highest live_bytes since the last flush */
+    uint64_t inherited_freed,
+        inherited_freed_bytes; /* a forked child's frees of inherited blocks */
 };
 
 /* Usable sizes up to this are counted by the thread directly, indexed by size / 8 (the classes
@@ -246,6 +256,17 @@ static inline int64_t qa_counters_live_blocks(const struct qa_counters *c)
     return (int64_t)(qa_counters_allocs(c) - c->by_call[QA_FREE]);
 }
 
+/* Live bytes and blocks of the whole image: a forked child's inheritance included. */
+int64_t qa_live_bytes_total(const struct qa_counters *c);
+int64_t qa_live_blocks_total(const struct qa_counters *c);
+
+/* Frees of blocks this image allocated itself: in a forked child, free() calls less those of
+ * inherited blocks. */
+static inline uint64_t qa_counters_own_frees(const struct qa_counters *c)
+{
+    return c->by_call[QA_FREE] - c->inherited_freed;
+}
+
 /* Each record tracks its own live bytes and peak without atomics; the shared total is updated
  * when the record's live bytes have moved QA_LIVE_BATCH since it last published them, and on its
  * owner's first counted call, to count the thread (live_at_publish starts far out of range). */
@@ -319,6 +340,7 @@ struct qa_block {
     uint64_t size;
     uint32_t site; /* 0: none */
     uint16_t flags;
+    uint16_t generation; /* qa_fork_generation when recorded: older ones were inherited */
 };
 enum { QA_BLOCK_POISONED = 1, QA_BLOCK_QUEUE = 2 };
 extern bool qa_blocks_enabled;
@@ -330,15 +352,41 @@ void qa_blocks_unlock_all(void);
 extern atomic_uint_fast64_t qa_blocks_dropped;
 bool qa_blocks_may_hold(uintptr_t ptr);
 
+/* owned.c: in a forked child, which live blocks it allocated itself (docs/design.md, "Forks").
+ * Context: the malloc fast path; nothing here allocates or locks. */
+extern bool qa_owned_tracking; /* true in a forked child */
+extern atomic_uint_fast64_t qa_owned_untracked;
+void qa_owned_mark(const void *block);
+bool qa_owned_take(const void *block); /* false: not marked, so inherited */
+void qa_owned_reset_after_fork(void);
+
+/* inherited.c: what a forked child held at its fork, kept apart from what it does itself */
+extern uint16_t qa_fork_generation; /* 0 in the image that loaded the preload, +1 per fork */
+struct qa_inherited {
+    int64_t blocks, bytes; /* live at the fork: the parent's own and what it still inherited */
+    int64_t parent_peak;   /* the parent's peak live bytes at the fork (memory.c's check) */
+    int32_t parent_pid;
+    uint64_t parent_start_ns;
+};
+extern struct qa_inherited qa_inherited;
+bool qa_is_forked_child(void);
+void qa_inherited_before_fork(void);
+void qa_inherited_after_fork_child(void); /* before the counters are reset */
+
 /* sites.c: call stacks and the sites they identify */
 int qa_capture(void **frames, unsigned max, bool frame_pointers);
 uint32_t qa_site_for(void *const *frames, int depth);
 void qa_site_alloc(struct qa_thread *t, uint32_t site, uint64_t size, bool queue);
 void qa_site_free(struct qa_thread *t, uint32_t site, uint64_t size, uint64_t never_written,
                   bool temporary);
+void qa_site_free_inherited(struct qa_thread *t, uint32_t site, uint64_t size);
 
 /* sampling.c: random intervals for stacks sampled:N, and what one sample stands for */
-#define QA_WEIGHT_ONE 1024 /* fixed point of sampled allocation weights */
+#define QA_WEIGHT_ONE 1024   /* fixed point of sampled allocation weights */
+void qa_sampling_init(void); /* the process's seed: QAUDIT_SEED, or drawn */
+uint64_t qa_sampling_seed(void);
+void qa_sampling_before_fork(void);
+void qa_sampling_after_fork_child(struct qa_thread *self);
 void qa_sample_seed(struct qa_thread *t, uint64_t order);
 int64_t qa_sample_interval(struct qa_thread *t);
 void qa_sample_weight(uint64_t size, uint64_t *allocs, uint64_t *bytes);
@@ -360,9 +408,14 @@ struct qa_site_view {
     void *const *frames;
     uint64_t allocs, frees, bytes, live_bytes, peak_live_bytes, never_written, queue_allocs;
     uint64_t temporary, weight_allocs, weight_bytes;
+    /* A forked child's: what the site held at the fork, and what of it the child freed. */
+    int64_t inherited_blocks, inherited_bytes;
+    uint64_t inherited_freed, inherited_freed_bytes;
+    bool touched; /* the image counted something at the site itself */
 };
 uint32_t qa_site_count(void);
 bool qa_site_get(uint32_t id, struct qa_site_view *out);
+void qa_sites_flush_all(void); /* a forked child's pending counts are its parent's (inherited.c) */
 extern atomic_uint_fast64_t qa_sites_dropped, qa_stacks_truncated;
 
 /* queues.c: the hook consumer */
@@ -401,7 +454,8 @@ enum qa_dump_reason {
     QA_DUMP_REQUEST,  /* before QAUDIT_ASSERT_DEPTH1=abort aborts */
     QA_DUMP_EXIT_NOW, /* _exit, _Exit */
     QA_DUMP_EXEC,     /* just before execve replaces the image */
-    QA_DUMP_FATAL     /* a signal about to end the process */
+    QA_DUMP_FATAL,    /* a signal about to end the process */
+    QA_DUMP_SNAPSHOT  /* `qaudit snapshot`'s request in the control record */
 };
 void qa_dump(enum qa_dump_reason reason);
 void qa_dump_final(enum qa_dump_reason reason, int signo); /* async-signal-safe, once */
@@ -426,8 +480,18 @@ struct qa_file;
 void qa_dump_file_init(bool after_fork);
 bool qa_dump_file_is_image_process(void);
 enum qa_dump_file_result { QA_DUMP_FILE_PLACED, QA_DUMP_FILE_NOT_WRITTEN, QA_DUMP_FILE_NOT_PLACED };
-enum qa_dump_file_result qa_dump_file_put(uint64_t sequence, const char *data, size_t size,
-                                          char *tmp, size_t tmp_size, char *path, size_t path_size);
+enum qa_dump_kind { QA_DUMP_KIND_FINAL, QA_DUMP_KIND_SNAPSHOT, QA_DUMP_KIND_INTERVAL };
+enum qa_dump_file_result qa_dump_file_put(uint64_t sequence, enum qa_dump_kind kind,
+                                          const char *data, size_t size, char *tmp, size_t tmp_size,
+                                          char *path, size_t path_size);
+void qa_dump_file_hold_directories(void); /* before a chroot */
+
+/* dump_dirs.c: the dump directories, reachable after a chroot */
+void qa_dump_dirs_hold(const char *path_in_it);
+void qa_dump_dirs_locate(const char *path, int *dirfd, const char **name);
+
+/* chroot.c */
+void qa_chroot_resolve(void);
 
 /* modules.c: the loaded objects, for symbolizing frames later */
 #define QA_MAX_MODULES 128
@@ -453,6 +517,7 @@ struct qa_file {
     ino_t ino;
 };
 bool qa_file_open(struct qa_file *f, const char *path, int flags, mode_t mode);
+bool qa_file_openat(struct qa_file *f, int dirfd, const char *name, int flags, mode_t mode);
 bool qa_file_still_ours(const struct qa_file *f);
 bool qa_file_write_all(struct qa_file *f, const void *data, size_t size);
 ssize_t qa_file_read(struct qa_file *f, void *buf, size_t size);
@@ -476,6 +541,7 @@ void qa_exits_resolve(void);
 /* signals.c: the dump signal, fatal signals, and the program's view of both */
 void qa_signals_install(void);
 const char *qa_signal_name(int signo);
+const char *qa_signals_last(void); /* the last ending signal a program's handler took, or NULL */
 const char *qa_error_text(int error);
 
 /* json.c: a JSON writer into a fixed buffer, flushed to a file descriptor */
@@ -507,12 +573,24 @@ void qa_control_init(const char *pattern, int signal_number, uint64_t start_time
 void qa_control_signal_state(uint32_t state);
 void qa_control_dump_written(const char *path);
 void qa_control_after_fork_child(uint64_t start_time_ns);
+#define QA_REQUEST_POLL_MS                                                                         \
+    100 /* the writer thread reads the control record's request this often                         \
+         */
+void qa_control_writer_state(uint32_t state);
+uint64_t qa_control_pending_request(void); /* 0: none */
+void qa_control_request_served(uint64_t request);
+void qa_control_dump_failed(const char *reason);
 
 /* config.c */
 void qa_config_load(void);
+void qa_config_export(void); /* the absolute QAUDIT_OUT into the environment, for exec */
 
 /* writer.c */
 void qa_writer_start(void);
 void qa_writer_wake(void); /* async-signal-safe */
+void qa_writer_after_fork_child(void);
+
+/* fork.c */
+void qa_fork_handlers_install(void);
 
 #endif

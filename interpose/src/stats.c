@@ -41,6 +41,9 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
         out->realloc_moved += c->realloc_moved;
         out->failed += c->failed;
         out->temporary += c->temporary;
+        out->inherited_freed += c->inherited_freed;
+        out->inherited_reallocated += c->inherited_reallocated;
+        out->inherited_freed_bytes += c->inherited_freed_bytes;
         out->bytes_requested += c->bytes_requested;
         out->bytes_usable += c->bytes_usable;
         out->bytes_freed_usable += c->bytes_freed_usable;
@@ -94,13 +97,14 @@ void qa_peak_observe(int64_t live)
         ;
 }
 
-/* The best bound available: the batched global peak, or a single thread's exact own peak. */
+/* The best bound available: the batched global peak, or a single thread's exact own peak (in a
+ * forked child, on top of what it inherited). */
 int64_t qa_peak_live(void)
 {
     int64_t peak = atomic_load(&peak_published);
     for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next)
-        if (t->peak_usable > peak)
-            peak = t->peak_usable;
+        if (qa_inherited.bytes + t->peak_usable > peak)
+            peak = qa_inherited.bytes + t->peak_usable;
     return peak;
 }
 
@@ -211,12 +215,14 @@ uint64_t qa_usable_overflow(void)
 }
 
 /* The forked child counts its own life: counters start from zero, its one thread is the only
- * one, and the other threads' records are dropped (they do not exist in the child). */
+ * one, and the other threads' records are dropped (they do not exist in the child). What it
+ * inherited (inherited.c, taken before this) is where its live bytes and its peak start. */
 void qa_stats_reset_after_fork(void)
 {
     struct qa_thread *self = qa_threads_reset_after_fork();
     if (self != NULL) {
         memset(&self->c, 0, sizeof self->c);
+        self->c.rng = 0x9e3779b97f4a7c15ull; /* the fault injector's stream of a first record */
         memset(self->usable, 0, sizeof self->usable);
         memset(self->usable_direct, 0, sizeof self->usable_direct);
         memset(self->requested_direct, 0, sizeof self->requested_direct);
@@ -224,12 +230,13 @@ void qa_stats_reset_after_fork(void)
         self->peak_usable = 0;
         self->live_at_publish = 0;
         self->record_counted = false;
+        self->last_alloc = 0; /* the parent's last block: its free is not the child's temporary */
         qa_live_new_owner(self);
     }
     atomic_store(&counting_threads, 0);
     atomic_store(&counting_records, 0);
-    atomic_store(&live_published, 0);
-    atomic_store(&peak_published, 0);
+    atomic_store(&live_published, qa_inherited.bytes);
+    atomic_store(&peak_published, qa_inherited.bytes);
     for (size_t i = 0; i < QA_USABLE_SLOTS; i++) {
         atomic_store(&usable_slots[i].size, 0);
         atomic_store(&usable_slots[i].count, 0);

@@ -24,9 +24,9 @@ static struct point current_point(uint64_t now_ns)
 {
     struct qa_counters c;
     qa_sum_counters(&c, NULL);
-    qa_peak_observe(qa_counters_live_bytes(&c));
-    return (struct point){now_ns, qa_counters_live_bytes(&c), qa_counters_allocs(&c),
-                          qa_resident_bytes()};
+    int64_t live = qa_live_bytes_total(&c);
+    qa_peak_observe(live);
+    return (struct point){now_ns, live, qa_counters_allocs(&c), qa_resident_bytes()};
 }
 
 /* Every other point kept, the first one included; the period doubles. */

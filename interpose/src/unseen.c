@@ -8,7 +8,6 @@
 static void after_fork_child(void)
 {
     qa_extra_reset_after_fork();
-    qa_memory_start();
 }
 
 /* Called once by initialise(), before counting starts. */

@@ -1,7 +1,7 @@
 /* When dumps are written: at exit (a destructor), on request (the dump signal's handler bumps a
  * futex word and wakes a writer thread that has every signal blocked; no descriptor is involved,
- * so the program's fds are never touched), every QAUDIT_INTERVAL seconds, and in a forked child,
- * which starts its own account, its own writer thread and its own files. */
+ * so the program's fds are never touched), every QAUDIT_INTERVAL seconds, and in a forked child
+ * (fork.c), which starts its own account, its own writer thread and its own files. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -13,8 +13,6 @@
 
 #include "qaudit/control.h"
 #include "state.h"
-
-void qa_sites_reset_after_fork(void);
 
 /* Dump requests so far; the writer dumps whenever it has seen fewer. */
 static _Atomic int requests;
@@ -38,8 +36,24 @@ static void sleep_until(int seen, uint64_t deadline)
             deadline == UINT64_MAX ? NULL : &timeout, NULL, 0);
 }
 
-/* Serves dump requests, QAUDIT_INTERVAL's dumps and the timeline's points, each on its own
- * schedule. */
+static uint64_t earliest(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* A request `qaudit snapshot` wrote into the control record: a dump, then the request served
+ * (whether the dump was written or failed: the record says which). */
+static void serve_control_request(void)
+{
+    uint64_t request = qa_control_pending_request();
+    if (request == 0)
+        return;
+    qa_dump(QA_DUMP_SNAPSHOT);
+    qa_control_request_served(request);
+}
+
+/* Serves dump requests (the dump signal, the control record), QAUDIT_INTERVAL's dumps and the
+ * timeline's points, each on its own schedule. */
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -49,14 +63,17 @@ static void *writer_main(void *arg)
     int seen = 0;    /* requests made before this thread first ran are served too */
     uint64_t interval_ns = (uint64_t)qa_cfg.interval * 1000000000u;
     uint64_t next_dump = interval_ns ? qa_monotonic_ns() + interval_ns : UINT64_MAX;
+    uint64_t poll_ns = (uint64_t)QA_REQUEST_POLL_MS * 1000000u;
+    qa_control_writer_state(QAUDIT_WRITER_RUNNING);
     for (;;) {
-        uint64_t due = qa_timeline_due();
-        sleep_until(seen, due < next_dump ? due : next_dump);
+        uint64_t due = earliest(qa_timeline_due(), next_dump);
+        sleep_until(seen, earliest(due, qa_monotonic_ns() + poll_ns));
         int requested = atomic_load(&requests);
         if (requested != seen) {
             seen = requested;
             qa_dump(QA_DUMP_SIGNAL);
         }
+        serve_control_request();
         uint64_t now = qa_monotonic_ns();
         if (now >= qa_timeline_due())
             qa_timeline_take();
@@ -73,8 +90,6 @@ static void *writer_main(void *arg)
 static void start_thread(void)
 {
     qa_timeline_start();
-    if (qa_cfg.signal == 0 && qa_cfg.interval == 0 && !qa_timeline_on())
-        return;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -85,40 +100,15 @@ static void start_thread(void)
     if (pthread_create(&thread, &attr, writer_main, NULL) != 0) {
         qa_log("cannot start the dump writer thread; dumps only at exit");
         qa_control_signal_state(QAUDIT_SIGNAL_NO_WRITER);
+        qa_control_writer_state(QAUDIT_WRITER_FAILED);
     }
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* No lock of the interposer's may be held across fork by a thread the child will not have. */
-static void before_fork(void)
+/* The forked child's own writer: its dump requests start from zero (fork.c). */
+void qa_writer_after_fork_child(void)
 {
-    /* First, while no lock of ours is held: a thread inside dlopen may need any of them. */
-    qa_unwinds_block();
-    qa_patterns_hold();
-    qa_dump_before_fork();
-    qa_blocks_lock_all();
-}
-
-static void after_fork_parent(void)
-{
-    qa_unwinds_unblock();
-    qa_blocks_unlock_all();
-    qa_dump_after_fork_parent();
-    qa_patterns_release();
-}
-
-static void after_fork_child(void)
-{
-    qa_unwinds_unblock();
-    qa_blocks_unlock_all();
-    qa_dump_reset_after_fork();
-    qa_patterns_release();
-    qa_dump_file_init(true);
-    qa_stats_reset_after_fork();
-    qa_sites_reset_after_fork();
-    qa_queue_reset_after_fork();
-    qa_control_after_fork_child(qa_dump_start_ns());
     atomic_store(&requests, 0);
     start_thread();
 }
@@ -129,7 +119,7 @@ void qa_writer_start(void)
     qa_dump_file_init(false);
     qa_control_init(qa_cfg.out_pattern, qa_cfg.signal, qa_dump_start_ns());
     qa_modules_changed();
-    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    qa_fork_handlers_install();
     qa_signals_install();
     start_thread();
 }

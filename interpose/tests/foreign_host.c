@@ -184,16 +184,16 @@ static void test_double_fork_daemon(void **state)
 }
 
 /* The program handles the dump signal itself: its handler sees every signal, it reads its own
- * handler back, and the interposer says so in exactly one line and makes no dump for them. */
+ * handler back, and the interposer makes no dump for them and says nothing (nothing is lost:
+ * `qaudit snapshot` needs no signal; a line would land in a server's log). */
 static void test_own_handler_for_the_dump_signal(void **state)
 {
     (void)state;
     struct hostile h;
     compare_hostile("own_handler", &h);
     int lines = count_lines_starting(h.qaudit_err, "qaudit: ");
-    if (lines != 1 || strstr(h.qaudit_err, "on-demand dumps are off") == NULL)
-        fail_msg("wanted one qaudit line saying on-demand dumps are off; stderr:\n%s",
-                 h.qaudit_err);
+    if (lines != 0)
+        fail_msg("wanted no qaudit line; stderr:\n%s", h.qaudit_err);
     assert_dumps(h.preload, h.pid, (const char *[]){"exit", NULL});
     free(h.qaudit_err);
 }

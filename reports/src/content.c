@@ -100,6 +100,17 @@ static void section_totals(struct document *d, const struct report *r)
                  count_cell(a, t->temporary));
         doc_row(d, (const char *const[]){"temporary allocations", v});
     }
+    const struct report_inherited *in = &t->inherited;
+    if (in->processes > 0) {
+        snprintf(v, sizeof v, "%s in %s blocks, by %s forked processes",
+                 fmt_bytes(a, sizeof a, in->bytes), count_cell(b, in->blocks),
+                 count_cell(c, in->processes));
+        doc_row(d, (const char *const[]){"inherited at fork", v});
+        snprintf(v, sizeof v, "%s in %s blocks (%s taken over by realloc)",
+                 fmt_bytes(a, sizeof a, in->freed_bytes), count_cell(b, in->freed_blocks),
+                 count_cell(c, in->reallocated));
+        doc_row(d, (const char *const[]){"inherited, freed by them", v});
+    }
     char calls[512] = "";
     size_t used = 0;
     for (int i = 0; i < CALL_COUNT && used < sizeof calls; i++)

@@ -253,6 +253,15 @@ static void read_process(struct reader *r, json_t *doc, struct report *out)
     optional_number(r, p, "process", "end_time_ns", &ended);
     proc->final = ended || is_final_reason(proc->reason);
     proc->end_signal = copy_string(optional_text(r, p, "process", "end_signal"));
+    proc->run_id = copy_string(optional_text(r, p, "process", "run_id"));
+    proc->fallback_dir =
+        copy_string(optional_text(r, json_object_get(doc, "config"), "config", "fallback_dir"));
+    json_t *parent = json_object_get(p, "forked_from");
+    if (parent != NULL) {
+        proc->forked = true;
+        proc->forked_from_pid = number(r, parent, "process.forked_from", "pid");
+        proc->forked_from_start_ns = number(r, parent, "process.forked_from", "start_time_ns");
+    }
     read_config(r, doc, proc);
     json_t *argv = field(r, p, "process", "argv", JSON_ARRAY);
     size_t length = 1, i;
@@ -300,6 +309,23 @@ static void read_timeline(struct reader *r, json_t *doc, struct report_process *
     }
 }
 
+/* totals.inherited of a forked child's dump: what it can have freed of it is bounded by it. */
+static void read_inherited(struct reader *r, json_t *o, struct report_inherited *in)
+{
+    if (o == NULL)
+        return;
+    in->processes = 1;
+    in->blocks = number(r, o, "totals.inherited", "blocks");
+    in->bytes = number(r, o, "totals.inherited", "bytes");
+    json_t *freed = field(r, o, "totals.inherited", "freed", JSON_OBJECT);
+    in->freed_blocks = number(r, freed, "totals.inherited.freed", "blocks");
+    in->freed_bytes = number(r, freed, "totals.inherited.freed", "bytes");
+    in->reallocated = number(r, o, "totals.inherited", "reallocated");
+    if (!r->failed && (in->freed_blocks > in->blocks || in->freed_bytes > in->bytes ||
+                       in->reallocated > in->freed_blocks))
+        reader_fail(r, "totals.inherited: more freed than inherited");
+}
+
 static void read_totals(struct reader *r, json_t *doc, struct report_totals *t)
 {
     json_t *o = field(r, doc, "", "totals", JSON_OBJECT);
@@ -322,6 +348,7 @@ static void read_totals(struct reader *r, json_t *doc, struct report_totals *t)
     json_t *calls = field(r, o, "totals", "calls", JSON_OBJECT);
     for (int c = 0; c < CALL_COUNT && calls; c++)
         t->calls[c] = number(r, calls, "totals.calls", report_call_names[c]);
+    read_inherited(r, json_object_get(o, "inherited"), &t->inherited);
 }
 
 /* A list of {key_name, count_name} objects into counts. */
@@ -381,6 +408,46 @@ static void read_sites(struct reader *r, json_t *doc, struct report *out,
         site->temporary = optional_number(r, s, "sites[]", "temporary", NULL);
         site->allocs_estimate = (double)optional_number(r, s, "sites[]", "allocs_estimate", NULL);
         site->bytes_estimate = (double)optional_number(r, s, "sites[]", "bytes_estimate", NULL);
+        site->id = optional_number(r, s, "sites[]", "id", NULL);
+        json_t *in = json_object_get(s, "inherited");
+        if (in != NULL) {
+            site->inherited_blocks = number(r, in, "sites[].inherited", "blocks");
+            site->inherited_bytes = number(r, in, "sites[].inherited", "bytes");
+            site->inherited_freed = number(r, in, "sites[].inherited", "freed_blocks");
+            site->inherited_freed_bytes = number(r, in, "sites[].inherited", "freed_bytes");
+        }
+    }
+}
+
+/* inherited_sites: [id, blocks, bytes] triples of a forked child's dump. */
+static void read_inherited_sites(struct reader *r, json_t *doc, struct report *out)
+{
+    json_t *list = json_object_get(doc, "inherited_sites");
+    if (list == NULL)
+        return;
+    if (!json_is_array(list)) {
+        reader_fail(r, "inherited_sites is not an array");
+        return;
+    }
+    size_t i;
+    json_t *item;
+    json_array_foreach(list, i, item)
+    {
+        json_t *v[3] = {json_array_get(item, 0), json_array_get(item, 1), json_array_get(item, 2)};
+        bool ok = json_is_array(item) && json_array_size(item) == 3;
+        for (int k = 0; k < 3 && ok; k++)
+            ok = json_is_integer(v[k]) && json_integer_value(v[k]) >= 0;
+        if (!ok) {
+            reader_fail(r, "inherited_sites[%zu] is not [id, blocks, bytes]", i);
+            return;
+        }
+        struct report_inherited_site *site =
+            push_item(&out->inherited_sites, &out->inherited_site_count, sizeof *site);
+        if (site == NULL)
+            return;
+        *site = (struct report_inherited_site){(uint64_t)json_integer_value(v[0]),
+                                               (uint64_t)json_integer_value(v[1]),
+                                               (uint64_t)json_integer_value(v[2])};
     }
 }
 
@@ -547,6 +614,7 @@ static void read_document(struct reader *r, json_t *doc, struct report *out)
     read_sizes(r, doc, out);
     if (extents != NULL)
         read_sites(r, doc, out, extents);
+    read_inherited_sites(r, doc, out);
     read_queues(r, doc, &out->queues);
     read_checks(r, doc, out);
     uint64_t pid = out->process_count ? out->processes[0].pid : 0;

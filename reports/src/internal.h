@@ -21,6 +21,14 @@ struct report_stack stack_copy(const struct report_stack *stack, const uint32_t 
 
 /* Adds a single dump (already read) into the merged report; module indices are remapped. */
 void report_merge_one(struct report *into, const struct report *dump);
+/* inherited.c: each forked child's inherited_sites given the stacks its parents' dumps hold
+ * for the same ids (as sites with only inherited figures), or counted unattributed. */
+void inherited_resolve(struct report *dumps, size_t count);
+
+/* run_files.c: dumps of the same runs left in their fallback directories but not given (a
+ * process that dropped its privileges wrote there), named in the report's input notes. */
+void run_files_note(struct report *report, const char *const *paths, size_t count);
+
 /* Reads one dump into a fresh report; REPORT_INPUT_ERROR with error set on a bad dump. */
 enum report_status dump_read(const char *path, struct report *out, char *error, size_t size);
 

@@ -71,6 +71,10 @@ void site_add(struct report_site *to, const struct report_site *from)
     to->never_written_bytes += from->never_written_bytes;
     to->queue_allocs += from->queue_allocs;
     to->temporary += from->temporary;
+    to->inherited_blocks += from->inherited_blocks;
+    to->inherited_bytes += from->inherited_bytes;
+    to->inherited_freed += from->inherited_freed;
+    to->inherited_freed_bytes += from->inherited_freed_bytes;
     to->allocs_estimate += from->allocs_estimate;
     to->bytes_estimate += from->bytes_estimate;
     to->estimated = to->estimated || from->estimated;
@@ -135,6 +139,8 @@ void report_free(struct report *r)
         free(p->source);
         free(p->stacks_mode);
         free(p->end_signal);
+        free(p->run_id);
+        free(p->fallback_dir);
         timeline_free(p);
     }
     for (size_t i = 0; i < r->module_count; i++) {
@@ -146,6 +152,7 @@ void report_free(struct report *r)
         stack_free(&r->sites[i].stack);
         free(r->sites[i].wrapper);
     }
+    free(r->inherited_sites);
     for (size_t i = 0; i < r->check_count; i++) {
         free(r->checks[i].name);
         free(r->checks[i].detail);

@@ -120,6 +120,17 @@ static json_t *totals_json(const struct report_totals *t)
     json_object_set_new(o, "threads", u64(t->threads));
     json_object_set_new(o, "temporary", t->has_temporary ? u64(t->temporary) : json_null());
     json_object_set_new(o, "calls", calls);
+    const struct report_inherited *in = &t->inherited;
+    if (in->processes > 0) /* forked children: what they inherited at their forks */
+        json_object_set_new(o, "inherited",
+                            json_pack("{s:I, s:I, s:I, s:{s:I, s:I}, s:I, s:{s:I, s:I}}",
+                                      "processes", (json_int_t)in->processes, "blocks",
+                                      (json_int_t)in->blocks, "bytes", (json_int_t)in->bytes,
+                                      "freed", "blocks", (json_int_t)in->freed_blocks, "bytes",
+                                      (json_int_t)in->freed_bytes, "reallocated",
+                                      (json_int_t)in->reallocated, "unattributed", "blocks",
+                                      (json_int_t)in->unattributed_blocks, "bytes",
+                                      (json_int_t)in->unattributed_bytes));
     return o;
 }
 

@@ -65,8 +65,8 @@ for _ in $(seq 50); do
 done
 expect_status 0 "snapshot of a running process" "$qaudit" snapshot "$child" --timeout 10
 snap=$(cat "$work/out")
-[ -f "$snap" ] && json_check "$snap" "d['reason']=='signal' and d['process']['pid']==$child" &&
-  pass "snapshot path $snap is a complete signal dump" || fail "snapshot printed '$snap'"
+[ -f "$snap" ] && json_check "$snap" "d['reason']=='snapshot' and d['process']['pid']==$child" &&
+  pass "snapshot path $snap is a complete dump on request" || fail "snapshot printed '$snap'"
 expect_status 0 "a second snapshot" "$qaudit" snapshot "$child"
 [ "$(cat "$work/out")" != "$snap" ] && pass "the second snapshot is a new file" || fail "same file twice"
 touch "$work/stop"

@@ -15,10 +15,11 @@ check() { # check WHAT PYTHON-EXPRESSION JSON-FILE: d is the report
 program=$bin/fixture_known_sites
 cd "$work" || exit 2
 
-# run MODE SEED [PROGRAM]: the program under qaudit run, its dump and truth named after both.
+# run MODE SEED [PROGRAM]: the program under qaudit run, its dump and truth named after both;
+# SEED is also the sampler's (QAUDIT_SEED), so that every run can be reproduced.
 run() {
   local name=${1//:/_}
-  "$qaudit" run --stacks "$1" --out "$work/dump-$name-$2.json" -- "${3:-$program}" "$2" \
+  QAUDIT_SEED=$2 "$qaudit" run --stacks "$1" --out "$work/dump-$name-$2.json" -- "${3:-$program}" "$2" \
     "$work/truth-$name-$2.json" 2>/dev/null || fail "run $1 seed $2"
 }
 

@@ -53,6 +53,7 @@ struct report_estimate {
 
 struct report_site {
     struct report_stack stack;
+    uint64_t id; /* the dump's site id (sites[].id) while one dump is read; 0 once merged */
     uint64_t allocs, frees, bytes, live_bytes, peak_live_bytes, never_written_bytes, queue_allocs;
     uint64_t temporary;     /* allocations freed before the thread's next allocation (if counted) */
     double allocs_estimate; /* sampled: the dump's sum of each sample's weight, 0 when absent */
@@ -61,6 +62,24 @@ struct report_site {
     struct report_estimate est;
     size_t folded; /* leading wrapper frames folded away by report_fold */
     char *wrapper; /* the innermost function folded away, or NULL */
+    /* Forked children's part (sites[].inherited, and inherited_sites resolved through their
+     * parents' dumps): blocks and bytes the site held at their forks, and what they freed. */
+    uint64_t inherited_blocks, inherited_bytes, inherited_freed, inherited_freed_bytes;
+};
+
+/* A forked child's inheritance at a site it never counted at (inherited_sites): its stack is
+ * the one its parent's dumps give the same id (resolved by report_load). */
+struct report_inherited_site {
+    uint64_t id, blocks, bytes;
+};
+
+/* What forked children inherited at their forks (totals.inherited), summed over the processes. */
+struct report_inherited {
+    uint64_t processes; /* forked children among the dumps */
+    uint64_t blocks, bytes, freed_blocks, freed_bytes, reallocated;
+    /* Of blocks and bytes: those at sites whose stack no given dump holds (the parent's dump was
+     * not given), and those of children that kept no site (stacks off). */
+    uint64_t unattributed_blocks, unattributed_bytes;
 };
 
 /* A stack kept by a check or by fault injection, with what it was about. */
@@ -111,6 +130,10 @@ struct report_process {
     char *exe, *argv, *reason, *source; /* argv joined by spaces; source: the dump's path */
     char *stacks_mode;                  /* config.stacks */
     char *end_signal;                   /* with reason fatal_signal, or NULL */
+    char *run_id;                       /* process.run_id (set by qaudit run), or NULL */
+    char *fallback_dir; /* config.fallback_dir: where its run's refused dumps went, or NULL */
+    bool forked;        /* a forked child: process.forked_from names the image it was forked from */
+    uint64_t forked_from_pid, forked_from_start_ns;
     enum report_sampling sampling;
     uint64_t sample_every;  /* N of sampled:N or sampled:Nb */
     bool sampling_inferred; /* the dump does not say count or bytes: inferred (estimate.c) */
@@ -150,6 +173,9 @@ struct report_totals {
     uint64_t temporary; /* allocations freed before the thread's next allocation */
     bool has_temporary; /* every dump counted them (totals.temporary) */
     uint64_t calls[CALL_COUNT];
+    /* Forked children: allocs and frees above are their own calls; live_bytes and live_blocks
+     * include what they still held of their inheritance. */
+    struct report_inherited inherited;
 };
 
 struct report_queues {
@@ -199,6 +225,8 @@ struct report {
     size_t usable_count;
     struct report_site *sites;
     size_t site_count;
+    struct report_inherited_site *inherited_sites; /* one dump's, until report_load resolves them */
+    size_t inherited_site_count;
     struct report_queues queues;
     struct report_check *checks;
     size_t check_count;
