@@ -313,6 +313,17 @@ def check_libstdcxx(scratch):
     print(f"{where}: {len(facts)} facts, {len(local)} types in anonymous namespaces")
 
 
+def check_gate(scratch, flavour, binary):
+    """The CI gate on g++'s default dialect, which once failed on std::set's node handle."""
+    baseline = os.path.join(scratch, "baseline.json")
+    rc, _, err = run([QAUDIT, "gate", "--write-baseline", baseline, "--type", "Registry",
+                      "--type", "Modern", binary])
+    if rc == 0:
+        rc, _, err = run([QAUDIT, "gate", "--baseline", baseline, binary])
+    if rc != 0:
+        fail(flavour, f"qaudit gate exit {rc}: {err.strip()[:300]}")
+
+
 def build_declared(scratch, compiler, how):
     """libshape.so with its DWARF (own), with it moved to a .gnu_debuglink file, or stripped;
     and its user, which finds it by its DT_RUNPATH."""
@@ -367,6 +378,8 @@ def check_programs(scratch, pool):
                 for how in ("own", "debuglink", "stripped")]
     for corpus, (flavour, binary, err) in builds:
         check_build(corpus, flavour, binary, err)
+        if corpus == "stdlib" and binary is not None and flavour.endswith("g++ -gdwarf-5"):
+            check_gate(scratch, flavour, binary)
     for (compiler, how), (flavour, binary, err) in zip(
             declared, pool.map(lambda d: build_declared(scratch, *d), declared)):
         check_build("declared", flavour, binary, err, args=(how,))

@@ -77,6 +77,10 @@ int main()
     std::printf("takes|render_error|fmt::v9::format_error|%zu\n", sizeof(fmt::format_error));
 #ifdef __clang__ // clang describes fmt::format_error where its vtable is used
     FROM("render_error", fmt::v9::format_error, "binary");
+    SIZE("fmt::v9::format_error", fmt::format_error); // its base from libstdc++'s DWARF
+    std::printf("takes|fmt::v9::format_error|std::runtime_error|%zu\n", sizeof(std::runtime_error));
+    FROM("fmt::v9::format_error", std::runtime_error, "libstdc++.so.6.0.30");
+    PADDING("fmt::v9::format_error", 0);
 #else
     FROM("render_error", fmt::v9::format_error, "derived");
     std::printf("align_unknown|render_error|1\n"); // where is an int at 16 of 24: 4 or 8

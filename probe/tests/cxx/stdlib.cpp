@@ -131,6 +131,9 @@ static void report_classic()
     WHOLE("Registry", Registry, ids);
     WHOLE("Registry", Registry, index);
     WHOLE("Registry", Registry, changed);
+#ifdef __clang__ // clang leaves std::condition_variable to libstdc++, which instantiates it
+    FROM("Registry", changed, LIBSTDCXX);
+#endif
     SIZE("Callbacks", Callbacks);
     MEMBER("Callbacks", Callbacks, shared);
     MEMBER("Callbacks", Callbacks, weak);
