@@ -378,7 +378,7 @@ def check_programs(scratch, pool):
                 for how in ("own", "debuglink", "stripped")]
     for corpus, (flavour, binary, err) in builds:
         check_build(corpus, flavour, binary, err)
-        if corpus == "stdlib" and binary is not None and flavour.endswith("g++ -gdwarf-5"):
+        if binary is not None and flavour == "stdlib g++ -gdwarf-5":
             check_gate(scratch, flavour, binary)
     for (compiler, how), (flavour, binary, err) in zip(
             declared, pool.map(lambda d: build_declared(scratch, *d), declared)):
