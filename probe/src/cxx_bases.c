@@ -537,6 +537,17 @@ bool cxx_is_unknown(struct cxx_cache *c, Dwarf_Die *cls)
     return i < 0 || !measure(c, i, 0) || c->classes[i].unknown;
 }
 
+bool cxx_base_unknown(struct cxx_cache *c, Dwarf_Die *cls)
+{
+    int32_t i = class_index(c, cls);
+    if (i < 0 || !measure(c, i, 0))
+        return true;
+    for (size_t b = 0; b < c->classes[i].base_count; b++)
+        if (c->classes[c->classes[i].bases[b].cls].unknown)
+            return true;
+    return false;
+}
+
 /* The classes of the subobjects at the start of class i (itself, its bases at offset 0, and the
  * classes of its members there): an empty base may not share an offset with one of its type. */
 static bool at_start(struct cxx_cache *c, int32_t i, struct list *out, int depth)

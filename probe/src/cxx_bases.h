@@ -63,4 +63,8 @@ bool cxx_is_empty(struct cxx_cache *cache, Dwarf_Die *cls);
  * measured. */
 bool cxx_is_unknown(struct cxx_cache *cache, Dwarf_Die *cls);
 
+/* Whether a base of cls is such a class (cxx_is_unknown): its virtual bases may then lie in the
+ * tail of cls, unplaced. */
+bool cxx_base_unknown(struct cxx_cache *cache, Dwarf_Die *cls);
+
 #endif

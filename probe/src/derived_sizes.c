@@ -1,7 +1,8 @@
 /* The size of a member whose type is only declared and defined nowhere the reader looked (the
  * binary's units, the libraries it needs): the room the layout leaves it, from its offset to the
  * next member's or to the end of the aggregate. That is its size at most: it includes whatever
- * padding follows it. The member is marked size_derived, never given a size of 0. */
+ * padding follows it (0 only for one at the very end: an empty class). The member is marked
+ * size_derived, its size never taken for a known 0. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 

@@ -193,8 +193,8 @@ bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_sco
     return settle_sizes(t, aggregate, first, scope);
 }
 
-/* Whether t has a base and its class's layout rests on a class only declared (cxx_is_unknown):
- * its tail may then hold virtual bases no one can place. */
+/* Whether a base of t is of a class whose layout rests on a class only declared
+ * (cxx_base_unknown): its virtual bases may then lie, unplaced, in the tail of t. */
 static bool rests_on_unknown_base(struct align_cache *cache, Dwarf_Die *die,
                                   const struct layout_type *t)
 {
@@ -202,7 +202,7 @@ static bool rests_on_unknown_base(struct align_cache *cache, Dwarf_Die *die,
     for (size_t i = 0; i < t->member_count && !bases; i++)
         bases = t->members[i].is_base && t->members[i].depth == 0;
     struct cxx_cache *cxx = bases ? cxx_of(cache) : NULL;
-    return cxx != NULL && cxx_is_unknown(cxx, die);
+    return cxx != NULL && cxx_base_unknown(cxx, die);
 }
 
 /* An aggregate definition into a layout_type (members in DWARF order). A light read fills only
