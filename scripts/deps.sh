@@ -16,7 +16,10 @@ packages=(
   redis-server                     # test_foreign: the preload in a server nobody here wrote
   clang libclang-rt-14-dev         # libFuzzer for the parser fuzzer
   python3-jsonschema               # the report tests check JSON against docs/report-schema.json
-  libstdc++6-12-dbg                # test_layout_cxx: libstdc++'s own iostreams (virtual bases)
+  libstdc++6-12-dbg                # test_layout_cxx: libstdc++'s own iostreams (virtual bases),
+                                   # and the classes C++ binaries only declare (layout)
+  libfmt-dev libspdlog-dev nlohmann-json3-dev libboost-dev # test_layout_cxx_programs: C++
+                                   # libraries' headers as their users use them
   libc6-dbg                        # test_gate, test_layout_text, test_layout_corrupt: glibc's DWARF
   procps git                       # pgrep in the report tests; git, a program test_foreign runs
   libprotobuf-c-dev protobuf-c-compiler zlib1g-dev # report --format pprof: profile.proto, gzip
