@@ -3,7 +3,7 @@
  * made this process). Context: any; qa_ready is read on every slow-path call. */
 #include "base.h"
 
-static uint64_t image_start_ns;
+static uint64_t image_start_ns QA_FORK_STATE;
 
 void qa_image_started(void)
 {

@@ -26,9 +26,10 @@
 
 #define MAX_SUFFIXES 1000
 
-static pid_t image_pid;               /* this image's process (a forked child's after the fork) */
-static bool forked;                   /* this image is a forked child of the one that loaded us */
-static uint64_t process_start_ns;     /* the process's start (CLOCK_REALTIME), kept across exec */
+static pid_t image_pid QA_FORK_STATE; /* this image's process (a forked child's after the fork) */
+static bool forked QA_FORK_STATE;     /* this image is a forked child of the one that loaded us */
+static uint64_t process_start_ns
+    QA_FORK_STATE;                    /* the process's start (CLOCK_REALTIME), kept across exec */
 static char claimed_for[QA_PATH_MAX]; /* the expanded path this image claimed last ... */
 static char claimed_as[QA_PATH_MAX];  /* ... and the name it got */
 
@@ -62,7 +63,8 @@ void qa_dump_file_init(bool after_fork)
     forked = after_fork;
     /* A forked child started just now: no need to read /proc for it. */
     process_start_ns = after_fork ? qa_now_ns() : read_process_start();
-    claimed_for[0] = claimed_as[0] = '\0';
+    if (claimed_for[0] != '\0') /* a page of its own, copied only if the parent claimed */
+        claimed_for[0] = claimed_as[0] = '\0';
 }
 
 bool qa_dump_file_is_image_process(void)

@@ -16,7 +16,7 @@
 
 static struct qa_module_list copies[2];
 static atomic_int current = -1; /* index of the whole copy, -1 before the first gathering */
-static pthread_mutex_t gather_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t gather_lock QA_FORK_STATE = PTHREAD_MUTEX_INITIALIZER;
 
 static void build_id_hex(const struct dl_phdr_info *info, char *out)
 {

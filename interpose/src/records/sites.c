@@ -224,7 +224,7 @@ void qa_site_alloc(struct qa_thread *t, uint32_t id, uint64_t size, bool queue)
         d->live_peak = d->live_bytes;
 }
 
-static atomic_uint_fast64_t never_written_unattributed;
+static atomic_uint_fast64_t never_written_unattributed QA_FORK_STATE;
 
 void qa_site_free(struct qa_thread *t, uint32_t id, uint64_t size, uint64_t never_written,
                   bool temporary)
