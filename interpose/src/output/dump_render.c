@@ -57,10 +57,7 @@ static void write_process(struct qa_json *j, enum qa_dump_reason reason, int sig
     qa_json_begin_object(j);
     qa_json_key(j, "pid"), qa_json_i64(j, getpid());
     qa_json_key(j, "ppid"), qa_json_i64(j, getppid());
-    static char exe[512];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    qa_json_key(j, "exe"), qa_json_str(j, exe);
+    qa_json_key(j, "exe"), qa_json_str(j, qa_exe_path());
     write_argv(j);
     /* dl_iterate_phdr reports the main program first. */
     qa_json_key(j, "build_id");

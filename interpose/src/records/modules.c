@@ -57,10 +57,8 @@ static int collect_module(struct dl_phdr_info *info, size_t size, void *data)
     const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : NULL;
     if (path)
         snprintf(m->path, sizeof m->path, "%s", path);
-    else {
-        ssize_t n = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
-        m->path[n > 0 ? n : 0] = '\0';
-    }
+    else
+        snprintf(m->path, sizeof m->path, "%s", qa_exe_path());
     m->base = info->dlpi_addr;
     m->lo = UINTPTR_MAX;
     m->hi = 0;
