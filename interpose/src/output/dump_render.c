@@ -256,7 +256,8 @@ static void write_sites(struct qa_json *j)
     qa_json_end_array(j);
 }
 
-/* A forked child's inheritance at sites it never counted at: [id, blocks, bytes] each, without
+/* A forked child's inheritance at sites where it allocated nothing: [id, blocks, bytes] each,
+ * [id, blocks, bytes, freed_blocks, freed_bytes] where it freed some of those blocks, without
  * stacks (the same id in its parent's dumps has them), so that a child's dump grows with what
  * the child did, not with what it inherited. */
 static void write_inherited_sites(struct qa_json *j)
@@ -274,6 +275,10 @@ static void write_inherited_sites(struct qa_json *j)
         qa_json_u64(j, id);
         qa_json_i64(j, s.inherited_blocks);
         qa_json_i64(j, s.inherited_bytes);
+        if (s.inherited_freed > 0) {
+            qa_json_u64(j, s.inherited_freed);
+            qa_json_u64(j, s.inherited_freed_bytes);
+        }
         qa_json_end_array(j);
     }
     qa_json_end_array(j);
