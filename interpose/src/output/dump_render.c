@@ -10,7 +10,7 @@
 #include "output.h"
 
 static char deepbind[8][128];
-static atomic_uint_fast32_t deepbind_count;
+static atomic_uint_fast32_t deepbind_count QA_FORK_STATE;
 
 void qa_dump_note_deepbind(const char *path)
 {
@@ -108,7 +108,7 @@ static const char *const call_names[QA_CALL_COUNT] = {
 /* Frees of blocks no call counted (allocated under the re-entrancy guard, or before the preload
  * was ready) would take live figures below zero: they are clamped there, and counted here for
  * precision.frees_uncounted. Written by write_totals, read by write_precision. */
-static uint64_t frees_uncounted;
+static uint64_t frees_uncounted QA_FORK_STATE;
 
 static uint64_t clamp_at_zero(int64_t v, int64_t *excess)
 {

@@ -24,7 +24,7 @@ struct shard {
 };
 
 bool qa_blocks_enabled;
-atomic_uint_fast64_t qa_blocks_dropped;
+atomic_uint_fast64_t qa_blocks_dropped QA_FORK_STATE;
 static struct shard shards[SHARDS];
 
 /* The thread that is forking (its thread pointer), 0 when none. Around a fork no shard lock is

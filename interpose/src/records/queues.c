@@ -36,7 +36,8 @@ static struct record *records;
 static atomic_uint_fast32_t record_count QA_FORK_STATE;
 static atomic_uint_fast64_t records_dropped QA_FORK_STATE, refused_events QA_FORK_STATE,
     without_connection QA_FORK_STATE, opens QA_FORK_STATE, closes QA_FORK_STATE;
-static atomic_uint_fast64_t depth_hist[DEPTH_BUCKETS], allocs_by_depth[DEPTH_BUCKETS];
+static atomic_uint_fast64_t depth_hist[DEPTH_BUCKETS] QA_FORK_STATE,
+    allocs_by_depth[DEPTH_BUCKETS] QA_FORK_STATE;
 
 static unsigned depth_bucket(uint64_t depth)
 {

@@ -37,7 +37,7 @@ static _Atomic uint32_t *site_index; /* slot -> site id, 0 when empty */
 static atomic_uint_fast32_t next_site = 2;
 static pthread_once_t sites_once = PTHREAD_ONCE_INIT;
 static atomic_bool sites_ready;
-atomic_uint_fast64_t qa_sites_dropped;
+atomic_uint_fast64_t qa_sites_dropped QA_FORK_STATE;
 
 static void sites_setup(void)
 {
