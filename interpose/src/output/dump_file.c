@@ -26,14 +26,16 @@
 
 #define MAX_SUFFIXES 1000
 
-static pid_t image_pid QA_FORK_STATE; /* this image's process (a forked child's after the fork) */
-static bool forked QA_FORK_STATE;     /* this image is a forked child of the one that loaded us */
-static uint64_t process_start_ns
-    QA_FORK_STATE;                    /* the process's start (CLOCK_REALTIME), kept across exec */
+/* This image's process (a forked child's after the fork); whether the image is a forked child
+ * of the one that loaded us; the process's start (CLOCK_REALTIME), kept across exec. */
+static pid_t image_pid QA_FORK_STATE;
+static bool forked QA_FORK_STATE;
+static uint64_t process_start_ns QA_FORK_STATE;
 static char claimed_for[QA_PATH_MAX]; /* the expanded path this image claimed last ... */
 static char claimed_as[QA_PATH_MAX];  /* ... and the name it got */
-static bool claimed QA_FORK_STATE;    /* the two above hold a claim (read first: their pages are
-                                         touched only by an image that claimed) */
+/* The two above hold a claim (read first: their pages are touched only by an image that
+ * claimed). */
+static bool claimed QA_FORK_STATE;
 
 /* The process's start from /proc/self/stat (clock ticks since boot), on the real-time clock.
  * Unlike the preload's own start, it stays the same across exec. */

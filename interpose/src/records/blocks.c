@@ -31,9 +31,9 @@ static struct shard shards[SHARDS];
  * taken: the forking thread sets this and waits, reading only, until no shard is held; a thread
  * that locks a shard and then sees it set lets the lock go untouched and waits for the fork to
  * end. So the fork handlers write none of the shards' pages (four pages that copy-on-write would
- * otherwise copy in the parent and in every child). Its own line: read at every lock, written
- * twice per fork. */
-static _Alignas(64) _Atomic uintptr_t forking QA_FORK_STATE;
+ * otherwise copy in the parent and in every child). Read at every lock, written twice per fork
+ * (under the dump lock, so by one forking thread at a time). */
+static _Atomic uintptr_t forking QA_FORK_STATE;
 
 static uint64_t mix(uintptr_t p)
 {

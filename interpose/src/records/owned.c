@@ -20,10 +20,10 @@
 #define REGION_WORDS ((1ull << (REGION_SHIFT - GRANULE_SHIFT)) / 64)
 
 bool qa_owned_tracking QA_FORK_STATE;
-static _Atomic(_Atomic uint64_t *) *regions
-    QA_FORK_STATE; /* REGIONS entries, mapped at the first fork */
-atomic_uint_fast64_t qa_owned_untracked
-    QA_FORK_STATE; /* blocks outside 47-bit addresses, or no memory */
+/* REGIONS entries, mapped at the first fork. */
+static _Atomic(_Atomic uint64_t *) *regions QA_FORK_STATE;
+/* Blocks outside 47-bit addresses, or no memory. */
+atomic_uint_fast64_t qa_owned_untracked QA_FORK_STATE;
 /* The regions with a bitmap, so that a fork visits those only: reading the whole table would
  * fault in 256 pages of it in every child. */
 #define LISTED_MAX 256

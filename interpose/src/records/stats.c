@@ -18,8 +18,8 @@ struct usable_slot {
 };
 static struct usable_slot usable_slots[QA_USABLE_SLOTS];
 static atomic_uint_fast64_t usable_overflow QA_FORK_STATE;
-static atomic_bool usable_slots_used
-    QA_FORK_STATE; /* any slot claimed: the fork reset reads them */
+/* Any slot claimed: only then do the fork's reset and the dump read them. */
+static atomic_bool usable_slots_used QA_FORK_STATE;
 
 /* A record's new owner (a new thread, or a later one reusing the record) has not counted yet:
  * its first counted call comes to qa_live_publish, live_at_publish being far out of range, and
