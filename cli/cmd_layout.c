@@ -31,14 +31,15 @@ static const char layout_usage[] =
     "                     such as .cold and .constprop.N included) and how often DWARF says they\n"
     "                     were inlined (repeatable)\n";
 
-static bool selected(const struct layout_type *t, char **patterns, size_t n, long min_holes)
+static bool selected(const struct layout_set *set, const struct layout_type *t, char **patterns,
+                     size_t n, long min_holes)
 {
     if ((long)t->hole_count < min_holes)
         return false;
     if (n == 0)
         return true;
     for (size_t i = 0; i < n; i++)
-        if (type_name_matches(patterns[i], t->name))
+        if (layout_type_matches(set, t, patterns[i]))
             return true;
     return false;
 }
@@ -185,7 +186,7 @@ int command_layout(int argc, char **argv)
     json_t *types = json_array();
     for (size_t i = 0; i < set.count; i++) {
         const struct layout_type *t = &set.types[i];
-        if (!selected(t, patterns, pattern_count, min_holes))
+        if (!selected(&set, t, patterns, pattern_count, min_holes))
             continue;
         if (format[0] == 'j')
             json_array_append_new(types, layout_type_json(t));
@@ -197,7 +198,7 @@ int command_layout(int argc, char **argv)
     for (size_t p = 0; p < pattern_count; p++) {
         bool found = false;
         for (size_t i = 0; i < set.count && !found; i++)
-            found = type_name_matches(patterns[p], set.types[i].name);
+            found = layout_type_matches(&set, &set.types[i], patterns[p]);
         if (!found) {
             fprintf(stderr, "qaudit layout: no struct, class or union matches '%s' in %s\n",
                     patterns[p], binary);

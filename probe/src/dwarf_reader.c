@@ -39,6 +39,7 @@ static void fail(char *error, size_t size, const char *fmt, ...)
 
 struct walk {
     struct layout_set *set;
+    const struct layout_options *options; /* the names wanted: their typedefs are noted */
     bool expand;
     struct seen seen;
     struct align_cache aligns;
@@ -86,6 +87,60 @@ static void read_definition(struct walk *w, Dwarf_Die *die, const struct scope_n
     free(name);
 }
 
+/* The last component of a name, outside template arguments ("string" of "std::string"). */
+static const char *last_component(const char *name)
+{
+    const char *last = name;
+    int depth = 0;
+    for (const char *p = name; *p; p++) {
+        if (*p == '<' || *p == '(')
+            depth++;
+        else if ((*p == '>' || *p == ')') && depth > 0)
+            depth--;
+        else if (depth == 0 && p[0] == ':' && p[1] == ':')
+            last = p + 2;
+    }
+    return last;
+}
+
+static bool add_alias(struct layout_set *set, const char *name, const char *target)
+{
+    struct layout_alias *grown = realloc(set->aliases, (set->alias_count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return false;
+    set->aliases = grown;
+    struct layout_alias a = {strdup(name), strdup(target)};
+    if (a.name == NULL || a.target == NULL) {
+        free(a.name);
+        free(a.target);
+        return false;
+    }
+    set->aliases[set->alias_count++] = a;
+    return true;
+}
+
+/* A C++ typedef (or using alias) that a wanted name names: noted with the class it stands for,
+ * so that --type std::string finds std::__cxx11::basic_string<char, ...>. Only a typedef whose
+ * own name is a wanted name's last component is named (the rest cost nothing). */
+static void note_alias(struct walk *w, Dwarf_Die *die)
+{
+    const char *own = dwarf_diename(die);
+    const struct layout_options *o = w->options;
+    for (size_t i = 0; own != NULL && o != NULL && i < o->name_count; i++) {
+        struct scope_name alias, target_name;
+        Dwarf_Die target;
+        if (strcmp(last_component(o->names[i]), own) != 0)
+            continue;
+        if (!scope_name_of(die, &alias) || alias.name == NULL ||
+            !type_name_matches(o->names[i], alias.name) || dwarf_peel_type(die, &target) != 0 ||
+            !is_aggregate_type(resolve_signature(&target)) || !scope_name_of(&target, &target_name))
+            continue;
+        if (target_name.name != NULL && !add_alias(w->set, alias.name, target_name.name))
+            w->failed = true;
+        return;
+    }
+}
+
 /* A struct, class or union definition of the unit, or a typedef: the definition is read under
  * its qualified name (scope_names.h), an unnamed one under the name a typedef gives it
  * (`typedef struct {...} anon_t;`, as pahole and gdb name it). */
@@ -95,7 +150,12 @@ static void visit_type(struct walk *w, Dwarf_Die *die)
     Dwarf_Attribute attr;
     Dwarf_Die target;
     if (is_aggregate_type(die)) {
-        /* A declaration, or a stand-in for a type unit's definition (read in that unit). */
+        /* A declaration, or a stand-in for a type unit's definition (read in that unit, unless
+         * the type unit cannot name it: then under the stand-in's name, scope_names.h). */
+        if (dwarf_hasattr(die, DW_AT_signature) && dwarf_attr(die, DW_AT_signature, &attr) &&
+            checked_formref_die(&attr, &target) != NULL && scope_name_of(&target, &own) &&
+            own.name == NULL && scope_name_of(die, &named) && named.name != NULL)
+            read_definition(w, &target, &named);
         if (dwarf_hasattr(die, DW_AT_declaration) || dwarf_hasattr(die, DW_AT_signature))
             return;
         if (!scope_name_of(die, &named))
@@ -104,6 +164,7 @@ static void visit_type(struct walk *w, Dwarf_Die *die)
             read_definition(w, die, &named);
         return;
     }
+    note_alias(w, die);
     /* (clang puts the anonymous struct in a type unit of its own, and its typedef in the CU) */
     if (dwarf_attr(die, DW_AT_type, &attr) == NULL || checked_formref_die(&attr, &target) == NULL ||
         !is_aggregate_type(resolve_signature(&target)) || dwarf_hasattr(&target, DW_AT_declaration))
@@ -187,7 +248,7 @@ static bool all_matched(const struct layout_set *set, const struct layout_option
     for (size_t n = 0; n < o->name_count; n++) {
         bool found = false;
         for (size_t i = 0; i < set->count && !found; i++)
-            found = type_name_matches(o->names[n], set->types[i].name);
+            found = layout_type_matches(set, &set->types[i], o->names[n]);
         if (!found)
             return false;
     }
@@ -220,7 +281,7 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
     const char *index_name;
     size_t chosen_count = units_from_index(dw, options, chosen, 64, &index_name);
     out->index_used = chosen_count > 0 ? index_name : NULL;
-    struct walk w = {.set = out, .expand = expand};
+    struct walk w = {.set = out, .options = options, .expand = expand};
     /* (NULL when out of memory: declarations stay unsized) */
     struct type_defs *definitions = type_defs_new(dw);
     measure_use_definitions(definitions);
@@ -346,6 +407,11 @@ void layout_free(struct layout_set *set)
 {
     for (size_t i = 0; i < set->count; i++)
         free_type(&set->types[i]);
+    for (size_t i = 0; i < set->alias_count; i++) {
+        free(set->aliases[i].name);
+        free(set->aliases[i].target);
+    }
+    free(set->aliases);
     free(set->types);
     free(set->binary);
     memset(set, 0, sizeof *set);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cxx_names.h"
 #include "gate_members.h"
 #include "probe/classes.h"
 #include "probe/functions.h"
@@ -31,12 +32,20 @@ bool gate_pin_parse(const char *word, enum gate_pin *pin)
     return false;
 }
 
+/* The type a baseline names: by its name as printed, else by another spelling of it (a baseline
+ * written when C++ names kept the producer's "long unsigned int"). */
 static const struct layout_type *find_type(const struct layout_set *set, const char *name)
 {
     for (size_t i = 0; i < set->count; i++)
         if (strcmp(set->types[i].name, name) == 0)
             return &set->types[i];
-    return NULL;
+    char *canonical = cxx_canonical(name);
+    const struct layout_type *found = NULL;
+    for (size_t i = 0; canonical != NULL && found == NULL && i < set->count; i++)
+        if (cxx_names_equivalent(canonical, set->types[i].name))
+            found = &set->types[i];
+    free(canonical);
+    return found;
 }
 
 /* What a rule is about: a type (its kind, name and definition's place) or a function. */

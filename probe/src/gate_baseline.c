@@ -131,7 +131,7 @@ static bool write_types(json_t *types, const struct layout_set *set, char **patt
         const struct layout_type *t = &set->types[i];
         bool wanted = false;
         for (size_t p = 0; p < n && !wanted; p++)
-            wanted = type_name_matches(patterns[p], t->name);
+            wanted = layout_type_matches(set, t, patterns[p]);
         if (!wanted || t->odr_conflict)
             continue;
         written++;

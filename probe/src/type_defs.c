@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "aggregate_tag.h"
+#include "cxx_names.h"
 #include "die_table.h"
 #include "scope_names.h"
 
@@ -148,7 +149,7 @@ static bool search(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
         const char *name = dwarf_diename(&candidate);
         struct scope_name got;
         if (name == NULL || strcmp(name, own) != 0 || !scope_name_of(&candidate, &got) ||
-            got.name == NULL || strcmp(got.name, wanted) != 0 ||
+            got.name == NULL || !cxx_names_equivalent(got.name, wanted) ||
             (local && unit_of(&candidate) != unit_of(decl)))
             continue;
         *def = candidate;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cxx_names.h"
 #include "dwarf_errors.h"
 #include "scope_names.h"
 #include "type_names.h"
@@ -15,7 +16,8 @@
 struct text {
     char *buf;
     size_t len, cap;
-    bool failed; /* out of memory: the spelling is abandoned */
+    bool failed;  /* out of memory: the spelling is abandoned */
+    bool through; /* spell what a typedef names instead of its name (as mangled names do) */
     char local[192];
 };
 
@@ -25,6 +27,7 @@ static void text_init(struct text *t)
     t->len = 0;
     t->cap = sizeof t->local;
     t->failed = false;
+    t->through = false;
     t->local[0] = '\0';
 }
 
@@ -181,6 +184,7 @@ static void spell_abstract(struct text *t, Dwarf_Die *die, int depth)
     struct text decl, inner;
     text_init(&decl);
     text_init(&inner);
+    inner.through = t->through;
     put(&decl, "\001");
     spell(&inner, die, &decl, "", depth);
     char *mark = memchr(inner.buf, MARK, inner.len);
@@ -307,6 +311,7 @@ static void spell(struct text *t, Dwarf_Die *die, struct text *decl, const char 
     case DW_TAG_ptr_to_member_type: {
         struct text owner;
         text_init(&owner);
+        owner.through = t->through;
         Dwarf_Attribute attr;
         Dwarf_Die cls;
         if (dwarf_attr(die, DW_AT_containing_type, &attr) && checked_formref_die(&attr, &cls))
@@ -342,12 +347,20 @@ static void spell(struct text *t, Dwarf_Die *die, struct text *decl, const char 
         put_declarator(t, decl);
         return;
     case DW_TAG_typedef: /* with its scopes: std::string, not string */
+        if (t->through && (target = next_type(die, &inner)) != NULL) {
+            spell(t, target, decl, quals, depth + 1);
+            return;
+        }
         put(t, quals);
         put_tagged(t, die, NULL);
         put_declarator(t, decl);
         return;
     default: { /* base types, unspecified types (decltype(nullptr)) */
         const char *name = checked_diename(die);
+        /* C++ base types as gdb and clang write them ("unsigned long"); C's as pahole does */
+        const char *fundamental = name ? cxx_fundamental(name) : NULL;
+        if (fundamental != name && is_cplusplus(die))
+            name = fundamental;
         put(t, quals);
         put(t, name ? name : "?");
         put_declarator(t, decl);
@@ -365,11 +378,12 @@ static void spell(struct text *t, Dwarf_Die *die, struct text *decl, const char 
     put_declarator(t, decl);
 }
 
-char *probe_type_decl(Dwarf_Die *die, size_t *name_at)
+static char *type_decl(Dwarf_Die *die, size_t *name_at, bool through)
 {
     struct text t, decl;
     text_init(&t);
     text_init(&decl);
+    t.through = through;
     put(&decl, "\001");
     Dwarf_Die resolved = *die;
     spell(&t, resolve_signature(&resolved), &decl, "", 0);
@@ -390,7 +404,17 @@ char *probe_type_decl(Dwarf_Die *die, size_t *name_at)
     return out;
 }
 
+char *probe_type_decl(Dwarf_Die *die, size_t *name_at)
+{
+    return type_decl(die, name_at, false);
+}
+
 char *probe_type_name(Dwarf_Die *die)
 {
-    return probe_type_decl(die, NULL);
+    return type_decl(die, NULL, false);
+}
+
+char *probe_type_name_resolved(Dwarf_Die *die)
+{
+    return type_decl(die, NULL, true);
 }

@@ -62,10 +62,18 @@ struct layout_type {
     unsigned decl_line; /* DW_AT_decl_line, 0 when unknown */
 };
 
+/* A C++ typedef or using alias that a --type name (layout_options.names) named: what it names. */
+struct layout_alias {
+    char *name;   /* the alias, qualified: "std::string" */
+    char *target; /* the name of the struct, class or union it stands for (a layout_type's) */
+};
+
 struct layout_set {
     char *binary;
     struct layout_type *types;
     size_t count, capacity;
+    struct layout_alias *aliases; /* typedefs of the types wanted by name */
+    size_t alias_count;
     size_t units_read, units_total; /* compilation and type units walked, and present */
     const char *index_used;         /* when an index chose the units (layout_options.names):
                                        " (chosen by .gdb_index)" or " (chosen by .debug_names)",

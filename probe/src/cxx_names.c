@@ -1,0 +1,178 @@
+/* Canonical C++ names: parsed (cxx_parse.c) and printed by libiberty's demangler printer with the
+ * options gdb uses, so that a name reads as gdb, c++filt and nm -C show it whoever produced it. */
+#include "cxx_names.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cxx_parse.h"
+
+bool cxx_plain_name(const char *name)
+{
+    static const char *const words[] = {"unsigned", "signed", "short", "long", NULL};
+    for (size_t i = 0; words[i] != NULL; i++)
+        if (strcmp(name, words[i]) == 0)
+            return false;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '_' || *c == ':' || *c == '$'))
+            return false;
+    return true;
+}
+
+struct out {
+    char *buf;
+    size_t len, cap;
+    bool failed;
+};
+
+static void append(const char *s, size_t n, void *opaque)
+{
+    struct out *o = opaque;
+    if (o->failed)
+        return;
+    if (o->len + n + 1 > o->cap) {
+        size_t cap = 2 * (o->len + n + 1);
+        char *grown = realloc(o->buf, cap);
+        if (grown == NULL) {
+            o->failed = true;
+            return;
+        }
+        o->buf = grown;
+        o->cap = cap;
+    }
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+    o->buf[o->len] = '\0';
+}
+
+/* g++ names the x86-64 va_list record "typedef __va_list_tag __va_list_tag"; clang and the
+ * ABI "__va_list_tag". */
+static bool gcc_typedef_quirk(const char *name)
+{
+    static const char quirk[] = "typedef __va_list_tag __va_list_tag";
+    return strcmp(name, quirk) == 0;
+}
+
+char *cxx_canonical(const char *name)
+{
+    if (gcc_typedef_quirk(name))
+        return strdup("__va_list_tag");
+    if (cxx_plain_name(name))
+        return strdup(name);
+    struct cxx_parse p;
+    struct demangle_component *tree = cxx_parse_type(&p, name, strlen(name));
+    struct out o = {NULL, 0, 0, false};
+    if (tree != NULL &&
+        (!cplus_demangle_print_callback(DMGL_PARAMS | DMGL_ANSI, tree, append, &o) || o.failed)) {
+        free(o.buf);
+        o.buf = NULL;
+    }
+    bool out_of_memory = p.nodes == NULL;
+    cxx_parse_end(&p);
+    if (o.buf != NULL)
+        return o.buf;
+    return out_of_memory ? NULL : strdup(name);
+}
+
+/* GCC's spellings of the fundamental types and gdb's, which are clang's and the demangler's. */
+static const char *const fundamentals[][2] = {
+    {"long unsigned int", "unsigned long"},
+    {"long int", "long"},
+    {"long long int", "long long"},
+    {"long long unsigned int", "unsigned long long"},
+    {"short int", "short"},
+    {"short unsigned int", "unsigned short"},
+    {"__int128 unsigned", "unsigned __int128"},
+};
+
+const char *cxx_fundamental(const char *name)
+{
+    for (size_t i = 0; i < sizeof fundamentals / sizeof fundamentals[0]; i++)
+        if (strcmp(name, fundamentals[i][0]) == 0)
+            return fundamentals[i][1];
+    return name;
+}
+
+size_t cxx_template_args(const char *name, struct cxx_span *args, size_t max, size_t *open)
+{
+    size_t len = strlen(name);
+    if (len < 2 || name[len - 1] != '>')
+        return 0;
+    int round = 0, angle = 0;
+    size_t count = 0, start = 0;
+    *open = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = name[i];
+        bool ends = false; /* an argument of the outermost list ends here */
+        if (c == '(' || c == '[' || c == '{') {
+            round++;
+        } else if (c == ')' || c == ']' || c == '}') {
+            round--;
+        } else if (round == 0 && c == '<' && angle++ == 0) {
+            *open = i;
+            count = 0;
+            start = i + 1;
+        } else if (round == 0 && c == '>' && --angle == 0) {
+            if (i != len - 1) /* "A<1>::B<2>" is B's list, met later */
+                continue;
+            ends = i > start;
+        } else if (round == 0 && angle == 1 && c == ',') {
+            ends = true;
+        }
+        if (!ends)
+            continue;
+        size_t a = start, b = i;
+        while (a < b && name[a] == ' ')
+            a++;
+        while (b > a && name[b - 1] == ' ')
+            b--;
+        if (count < max)
+            args[count] = (struct cxx_span){a, b - a};
+        count++;
+        start = i + 1;
+    }
+    return angle == 0 && round == 0 ? count : 0;
+}
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static bool is_word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
+}
+
+/* Past an integer literal's suffix ("ul", "ll", "u"), when it ends a literal. */
+static const char *past_suffix(const char *s)
+{
+    const char *t = s;
+    while (*t == 'u' || *t == 'l')
+        t++;
+    return is_word_char(*t) ? s : t;
+}
+
+bool cxx_names_equivalent(const char *a, const char *b)
+{
+    const char *start = a;
+    bool number = false; /* what was just matched is a literal's digits, or them and a suffix */
+    for (;;) {
+        if (*a != *b && number) {
+            a = past_suffix(a);
+            b = past_suffix(b);
+            number = false;
+        }
+        if (*a != *b)
+            return false;
+        if (*a == '\0')
+            return true;
+        if (is_digit(*a))
+            number = number || a == start || !is_word_char(a[-1]);
+        else if (!(number && (*a == 'u' || *a == 'l')))
+            number = false;
+        a++;
+        b++;
+    }
+}

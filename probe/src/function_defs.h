@@ -1,0 +1,19 @@
+/* Function definitions of every compile unit by linkage name, for what a type unit only holds a
+ * copy of: gcc's type units copy a lambda's closure under a bare declaration of its function,
+ * without the call operator's parameters or its siblings, which naming it takes. */
+#ifndef PROBE_FUNCTION_DEFS_H
+#define PROBE_FUNCTION_DEFS_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The definitions (with their bodies' DIEs: out-of-line, abstract or concrete instances) of the
+ * function whose mangled name is linkage, in the file dw: how many (at most max are filled).
+ * The index is built on the first call. */
+size_t function_definitions(Dwarf *dw, const char *linkage, Dwarf_Die *out, size_t max);
+
+/* Frees the index: call when dw is closed. */
+void function_defs_reset(void);
+
+#endif
