@@ -69,8 +69,8 @@ static char *param_type(Dwarf_Die *param)
 #define MAX_AUTO 8
 
 /* A generic lambda's call operator is a template instance ("operator()<stat>"): its parameters
- * of a template parameter's type are that parameter, "auto:1" for the first, as the demangler
- * names them (gcc's own DW_AT_name counts across the unit). */
+ * of an invented template parameter's type ("auto:2" in gcc, which counts across the unit) are
+ * that parameter, "auto:1" for the first, as the demangler names them. */
 struct autos {
     char *types[MAX_AUTO]; /* the canonical spelling of each template type argument */
     size_t count;
@@ -83,7 +83,9 @@ static void autos_of(Dwarf_Die *function, struct autos *a)
     if (dwarf_child(function, &child) != 0)
         return;
     do {
-        if (dwarf_tag(&child) == DW_TAG_template_type_parameter && a->count < MAX_AUTO)
+        const char *name = dwarf_diename(&child);
+        if (dwarf_tag(&child) == DW_TAG_template_type_parameter && a->count < MAX_AUTO && name &&
+            (strncmp(name, "auto", 4) == 0 || strncmp(name, "$auto", 5) == 0))
             a->types[a->count++] = param_type(&child);
     } while (dwarf_siblingof(&child, &child) == 0);
 }

@@ -127,9 +127,9 @@ size_t cxx_template_args(const char *name, struct cxx_span *args, size_t max, si
             a++;
         while (b > a && name[b - 1] == ' ')
             b--;
-        if (count < max)
+        if (b > a && count < max) /* (an empty one is g++'s empty pack: none) */
             args[count] = (struct cxx_span){a, b - a};
-        count++;
+        count += b > a;
         start = i + 1;
     }
     return angle == 0 && round == 0 ? count : 0;

@@ -22,8 +22,9 @@ bool cxx_plain_name(const char *name);
 const char *cxx_fundamental(const char *name);
 
 /* Where the arguments of a template-id's own (last) argument list are: "Box<int, Q<2> >" has
- * two, "int" and "Q<2>". Returns how many there are (at most max spans are filled), 0 for a name
- * without arguments or with unbalanced brackets; *open is where that list's '<' is. */
+ * two, "int" and "Q<2>" (g++'s empty pack, "F<, int>", none). Returns how many there are (at most
+ * max spans are filled), 0 for a name without arguments or with unbalanced brackets; *open is where
+ * that list's '<' is. */
 struct cxx_span {
     size_t at, len;
 };

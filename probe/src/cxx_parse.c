@@ -630,13 +630,15 @@ static node *parse_template_arg(struct cxx_parse *p)
     return raw_argument(p);
 }
 
-/* After '<': the arguments up to the matching '>'. */
+/* After '<': the arguments up to the matching '>'. An empty one is g++'s spelling of an empty
+ * pack ("RegisterTest<, F>"), which the demangler prints as nothing. */
 static node *parse_template_args(struct cxx_parse *p)
 {
-    if (accept(p, ">"))
-        return comp(p, DEMANGLE_COMPONENT_TEMPLATE_ARGLIST, NULL, NULL);
     node *head = NULL, **tail = &head;
     do {
+        struct token t = lex(p);
+        if (is_punct(t, ",") || is_punct(t, ">"))
+            continue;
         node *arg = parse_template_arg(p);
         node *link = arg ? comp(p, DEMANGLE_COMPONENT_TEMPLATE_ARGLIST, arg, NULL) : NULL;
         if (link == NULL)
@@ -648,7 +650,7 @@ static node *parse_template_args(struct cxx_parse *p)
         p->failed = true;
         return NULL;
     }
-    return head;
+    return head ? head : comp(p, DEMANGLE_COMPONENT_TEMPLATE_ARGLIST, NULL, NULL);
 }
 
 /* ---- types --------------------------------------------------------------------------------- */

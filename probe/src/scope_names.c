@@ -571,13 +571,15 @@ static char *function_name(Dwarf_Die *die, const char *prefix, bool *failed)
     if (s != NULL || *failed)
         return s;
     const char *name = checked_diename(die);
+    char *own_name = name ? template_args_canonical(die, name) : strdup("?");
     char *params = private_scope(die) ? function_params(die) : NULL;
-    size_t size = (name ? strlen(name) : 1) + (params ? strlen(params) : 0) + 3;
-    char *own = malloc(size);
+    size_t size = (own_name ? strlen(own_name) : 0) + (params ? strlen(params) : 0) + 3;
+    char *own = own_name ? malloc(size) : NULL;
     if (own != NULL)
-        snprintf(own, size, params ? "%s(%s)" : "%s", name ? name : "?", params);
+        snprintf(own, size, params ? "%s(%s)" : "%s", own_name, params);
     s = own ? joined(prefix, own) : NULL;
     free(own);
+    free(own_name);
     free(params);
     *failed = s == NULL;
     return s;
