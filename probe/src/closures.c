@@ -54,12 +54,18 @@ static Dwarf_Die *type_of_die(Dwarf_Die *die, Dwarf_Die *out)
     return dwarf_formref_die(&attr, out);
 }
 
-/* One parameter's type, canonical; NULL when out of memory. */
+/* One parameter's type, canonical, without the cv-qualifiers at its top, which are no part of
+ * a function's type ("char const" is "char" in "{lambda(char)#1}"); NULL when out of memory. */
 static char *param_type(Dwarf_Die *param)
 {
     Dwarf_Die type;
     if (type_of_die(param, &type) == NULL)
         return strdup("?");
+    for (int i = 0; i < 4 && (dwarf_tag(&type) == DW_TAG_const_type ||
+                              dwarf_tag(&type) == DW_TAG_volatile_type);
+         i++)
+        if (type_of_die(&type, &type) == NULL)
+            return strdup("void");
     char *spelled = probe_type_name_resolved(&type);
     char *canonical = spelled ? cxx_canonical(spelled) : NULL;
     free(spelled);

@@ -631,15 +631,17 @@ static node *parse_template_arg(struct cxx_parse *p)
 }
 
 /* After '<': the arguments up to the matching '>'. An empty one is g++'s spelling of an empty
- * pack ("RegisterTest<, F>"), which the demangler prints as nothing. */
+ * pack ("RegisterTest<, F>"), which the demangler spells so too (and drops at the end). */
 static node *parse_template_args(struct cxx_parse *p)
 {
     node *head = NULL, **tail = &head;
+    if (accept(p, ">"))
+        return comp(p, DEMANGLE_COMPONENT_TEMPLATE_ARGLIST, NULL, NULL);
     do {
         struct token t = lex(p);
-        if (is_punct(t, ",") || is_punct(t, ">"))
-            continue;
-        node *arg = parse_template_arg(p);
+        node *arg = is_punct(t, ",") || is_punct(t, ">")
+                        ? comp(p, DEMANGLE_COMPONENT_TEMPLATE_ARGLIST, NULL, NULL)
+                        : parse_template_arg(p);
         node *link = arg ? comp(p, DEMANGLE_COMPONENT_TEMPLATE_ARGLIST, arg, NULL) : NULL;
         if (link == NULL)
             return NULL;
@@ -650,7 +652,7 @@ static node *parse_template_args(struct cxx_parse *p)
         p->failed = true;
         return NULL;
     }
-    return head ? head : comp(p, DEMANGLE_COMPONENT_TEMPLATE_ARGLIST, NULL, NULL);
+    return head;
 }
 
 /* ---- types --------------------------------------------------------------------------------- */

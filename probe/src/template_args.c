@@ -199,33 +199,36 @@ static char *better_argument(Dwarf_Die *param, const char *arg, size_t len, bool
 
 /* raw with each argument the first m of its n parameters say more of replaced, then canonical;
  * raw canonical as it is when they do not agree. */
-static char *completed(const char *raw, size_t open, const struct cxx_span *args, size_t n,
-                       Dwarf_Die *params, size_t m)
+static char *completed(const char *raw, const struct cxx_span *args, size_t n, Dwarf_Die *params,
+                       size_t m)
 {
-    size_t cap = strlen(raw) + 64, len = open + 1;
+    size_t cap = strlen(raw) + 64, len = 0, from = 0;
     char *s = malloc(cap);
     if (s == NULL)
         return NULL;
-    memcpy(s, raw, len);
-    for (size_t i = 0; i < n; i++) {
-        const char *arg = raw + args[i].at;
+    for (size_t i = 0; i <= n; i++) {
+        size_t to = i < n ? args[i].at : strlen(raw); /* raw as it is up to the argument */
         bool mismatch = false;
-        char *better = i < m ? better_argument(&params[i], arg, args[i].len, &mismatch) : NULL;
-        size_t add = better ? strlen(better) : args[i].len;
-        char *grown = len + add + 4 > cap ? realloc(s, cap = 2 * (len + add + 4)) : s;
+        char *better = i < m ? better_argument(&params[i], raw + to, args[i].len, &mismatch) : NULL;
+        size_t add = (to - from) + (better ? strlen(better) : 0);
+        char *grown = len + add + 1 > cap ? realloc(s, cap = 2 * (len + add + 1)) : s;
         if (grown == NULL || mismatch) {
             free(better);
             free(grown);
             return mismatch ? cxx_canonical(raw) : NULL;
         }
         s = grown;
-        if (i > 0)
-            len += (size_t)sprintf(s + len, ", ");
-        memcpy(s + len, better ? better : arg, add);
-        len += add;
+        memcpy(s + len, raw + from, to - from);
+        len += to - from;
+        from = to;
+        if (better != NULL) {
+            memcpy(s + len, better, strlen(better));
+            len += strlen(better);
+            from = to + args[i].len;
+        }
         free(better);
     }
-    memcpy(s + len, ">", 2);
+    s[len] = '\0';
     char *canonical = cxx_canonical(s);
     free(s);
     return canonical;
@@ -243,5 +246,5 @@ char *template_args_canonical(Dwarf_Die *die, const char *raw)
     size_t m = wanted && n <= MAX_ARGS ? template_params(die, params, MAX_ARGS) : 0;
     if (m == 0 || m > n)
         return cxx_canonical(raw);
-    return completed(raw, open, args, n, params, m);
+    return completed(raw, args, n, params, m);
 }
