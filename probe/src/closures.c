@@ -75,8 +75,9 @@ static char *param_type(Dwarf_Die *param)
 #define MAX_AUTO 8
 
 /* A generic lambda's call operator is a template instance ("operator()<stat>"): its parameters
- * of an invented template parameter's type ("auto:2" in gcc, which counts across the unit) are
- * that parameter, "auto:1" for the first, as the demangler names them. */
+ * of an invented template parameter's type (gcc's "auto:2", which counts across the unit,
+ * clang's "z:auto" for a parameter z) are that parameter, "auto:1" for the first, as the
+ * demangler names them. */
 struct autos {
     char *types[MAX_AUTO]; /* the canonical spelling of each template type argument */
     size_t count;
@@ -91,7 +92,7 @@ static void autos_of(Dwarf_Die *function, struct autos *a)
     do {
         const char *name = dwarf_diename(&child);
         if (dwarf_tag(&child) == DW_TAG_template_type_parameter && a->count < MAX_AUTO && name &&
-            (strncmp(name, "auto", 4) == 0 || strncmp(name, "$auto", 5) == 0))
+            (strncmp(name, "auto", 4) == 0 || strstr(name, ":auto") != NULL))
             a->types[a->count++] = param_type(&child);
     } while (dwarf_siblingof(&child, &child) == 0);
 }

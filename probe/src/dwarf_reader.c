@@ -150,12 +150,7 @@ static void visit_type(struct walk *w, Dwarf_Die *die)
     Dwarf_Attribute attr;
     Dwarf_Die target;
     if (is_aggregate_type(die)) {
-        /* A declaration, or a stand-in for a type unit's definition (read in that unit, unless
-         * the type unit cannot name it: then under the stand-in's name, scope_names.h). */
-        if (dwarf_hasattr(die, DW_AT_signature) && dwarf_attr(die, DW_AT_signature, &attr) &&
-            checked_formref_die(&attr, &target) != NULL && scope_name_of(&target, &own) &&
-            own.name == NULL && scope_name_of(die, &named) && named.name != NULL)
-            read_definition(w, &target, &named);
+        /* A declaration, or a stand-in for a type unit's definition (read in that unit). */
         if (dwarf_hasattr(die, DW_AT_declaration) || dwarf_hasattr(die, DW_AT_signature))
             return;
         if (!scope_name_of(die, &named))

@@ -18,6 +18,7 @@
 #include "die_table.h"
 #include "dwarf_errors.h"
 #include "function_defs.h"
+#include "stand_ins.h"
 #include "template_args.h"
 
 #define UNITS_KEPT 16 /* more only while all are in use */
@@ -89,6 +90,7 @@ static void unit_free(struct unit *u)
 void scope_names_reset(void)
 {
     function_defs_reset();
+    stand_ins_reset();
     for (size_t i = 0; i < kept.count; i++)
         unit_free(kept.units[i]);
     free(kept.units);
@@ -386,8 +388,11 @@ static const struct closure *closure_info(struct unit *u, Dwarf_Die *die)
         c.params = has_call ? function_params(&call) : strdup("?");
         if (c.params == NULL)
             return NULL;
-        dwarf_decl_line(die, &c.line);
-        dwarf_decl_column(die, &c.column);
+        /* (clang's stand-in for a closure in a type unit has only its operator's place) */
+        if (dwarf_decl_line(die, &c.line) != 0 && has_call)
+            dwarf_decl_line(&call, &c.line);
+        if (dwarf_decl_column(die, &c.column) != 0 && has_call)
+            dwarf_decl_column(&call, &c.column);
     }
     if (!die_table_room(&u->closures, sizeof(struct closure))) {
         free(c.params);
@@ -674,7 +679,7 @@ static const char *scope_prefix(struct unit *u, int32_t i, bool *local)
 
 /* Whether scope i is in a function the unit does not name: clang's type units put a class
  * local to a function with external linkage under an empty subprogram DIE. Such a class goes by
- * the name its compile unit's stand-in (a declaration with DW_AT_signature) has. */
+ * the name its compile unit's stand-in (a declaration with DW_AT_signature) has, stand_ins.h. */
 static bool in_nameless_function(struct unit *u, int32_t i)
 {
     for (; i >= 0; i = u->scopes[i].parent) {
@@ -699,7 +704,13 @@ static bool qualified_in(struct unit *u, Dwarf_Die *die, struct scope_name *out,
     char *name = NULL;
     Dwarf_Die declaration;
     struct scope_name spec;
-    if (depth < 8 && specification(die, &declaration) != NULL) {
+    if (depth < 8 && specification(die, &declaration) != NULL && dwarf_hasattr(die, DW_AT_name) &&
+        is_aggregate_tag(dwarf_tag(die)) && unit_of(&declaration) == u) {
+        /* (GCC's type units: the declaration's scopes, and the definition's own name, whose
+         * template parameters only the definition has) */
+        const char *prefix = scope_prefix(u, enclosing(u, dwarf_dieoffset(&declaration)), &local);
+        name = own_name(u, die, prefix, &local, &failed);
+    } else if (depth < 8 && specification(die, &declaration) != NULL) {
         if (!qualified(&declaration, &spec, depth + 1))
             return false;
         name = spec.name ? strdup(spec.name) : NULL;
@@ -710,6 +721,9 @@ static bool qualified_in(struct unit *u, Dwarf_Die *die, struct scope_name *out,
         const char *prefix = scope_prefix(u, scope, &local);
         if (!in_nameless_function(u, scope))
             name = own_name(u, die, prefix, &local, &failed);
+        else if (depth < 8 && stand_in_of(die, &declaration) &&
+                 qualified(&declaration, &spec, depth + 1) && spec.name != NULL)
+            failed = (name = strdup(spec.name)) == NULL;
     }
     /* Computing the name may have named other DIEs of this unit: find the slot again. */
     if (failed || !die_table_room(&u->names, sizeof(struct named))) {

@@ -129,6 +129,9 @@ static char *value_argument(Dwarf_Die *param, int64_t *value)
     if (dwarf_attr_integrate(param, DW_AT_type, &attr) == NULL ||
         dwarf_formref_die(&attr, &type) == NULL || dwarf_peel_type(&type, &type) != 0)
         return NULL;
+    if (dwarf_attr(&type, DW_AT_signature, &attr) != NULL && /* a type unit's enumeration */
+        dwarf_formref_die(&attr, &type) == NULL)
+        return NULL;
     if (dwarf_attr(&type, DW_AT_byte_size, &attr) != NULL)
         dwarf_formudata(&attr, &size);
     const char *name = NULL;

@@ -1,0 +1,18 @@
+/* The compile-unit stand-in of a type-unit type: the declaration with DW_AT_signature a compile
+ * unit puts where the type belongs. clang's type units put a type local to a function under an
+ * empty DW_TAG_subprogram, and a lambda's closure without its call operator: what names them
+ * (the function, the operator's parameters) is only at the stand-in. */
+#ifndef PROBE_STAND_INS_H
+#define PROBE_STAND_INS_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+
+/* A stand-in of type (a DIE of a type unit) in a compile unit of the same file. The index is
+ * built on the first call, by one walk of every compile unit's DIEs. */
+bool stand_in_of(Dwarf_Die *type, Dwarf_Die *out);
+
+/* Frees the index: call when the file is closed. */
+void stand_ins_reset(void);
+
+#endif
