@@ -17,6 +17,7 @@
 #include "probe/layout.h"
 #include "probe/type_match.h"
 #include "cxx_bases.h"
+#include "cxx_names.h"
 #include "debug_names.h"
 #include "dwarf_errors.h"
 #include "gdb_index.h"
@@ -37,9 +38,18 @@ static void fail(char *error, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
+/* What the --type names ask for, checked before a type is named or read: the identifier each
+ * name ends in ("Box" of "ns::Box<int>", "L" of "f(int)::L"), or none (a glob there: any). */
+struct wanted {
+    char **bases;
+    size_t count;
+    bool any;
+};
+
 struct walk {
     struct layout_set *set;
     const struct layout_options *options; /* the names wanted: their typedefs are noted */
+    struct wanted wanted;
     bool expand;
     struct seen seen;
     struct align_cache aligns;
@@ -141,6 +151,72 @@ static void note_alias(struct walk *w, Dwarf_Die *die)
     }
 }
 
+/* The identifier a name's last component starts with: "Box" of "ns::Box<int>", "" of
+ * "f()::{lambda()#1}". Into a new string; NULL out of memory. */
+static char *base_of(const char *name)
+{
+    const char *last = last_component(name);
+    return strndup(last, strcspn(last, "<({ "));
+}
+
+/* Every name canonical, its base noted; false out of memory. */
+static bool wanted_from(const struct layout_options *o, struct wanted *w)
+{
+    memset(w, 0, sizeof *w);
+    w->any = o == NULL || o->name_count == 0;
+    if (w->any)
+        return true;
+    w->bases = calloc(o->name_count, sizeof *w->bases);
+    if (w->bases == NULL)
+        return false;
+    for (size_t i = 0; i < o->name_count; i++) {
+        char *canonical = cxx_canonical(o->names[i]);
+        char *base = canonical ? base_of(canonical) : NULL;
+        free(canonical);
+        if (base == NULL)
+            return false;
+        w->any |= base[0] == '\0' || strpbrk(base, "*?[") != NULL;
+        w->bases[w->count++] = base;
+    }
+    return true;
+}
+
+static void wanted_free(struct wanted *w)
+{
+    for (size_t i = 0; i < w->count; i++)
+        free(w->bases[i]);
+    free(w->bases);
+}
+
+/* Whether a DIE of this own name may be wanted (without a name, it may: a lambda, an anonymous
+ * class named for linkage). Checked before it is named, which costs more than its comparison. */
+static bool may_be_wanted(const struct wanted *w, Dwarf_Die *die)
+{
+    const char *own = w->any ? NULL : dwarf_diename(die);
+    if (own == NULL)
+        return true;
+    size_t n = strcspn(own, "<");
+    for (size_t i = 0; i < w->count; i++)
+        if (strlen(w->bases[i]) == n && strncmp(w->bases[i], own, n) == 0)
+            return true;
+    return false;
+}
+
+/* Whether a named type is wanted: by one of the names, or by a typedef noted so far. */
+static bool wanted_by_name(const struct walk *w, const char *name)
+{
+    const struct layout_options *o = w->options;
+    if (o == NULL || o->name_count == 0)
+        return true;
+    for (size_t i = 0; i < o->name_count; i++)
+        if (type_name_matches(o->names[i], name))
+            return true;
+    for (size_t i = 0; i < w->set->alias_count; i++)
+        if (strcmp(w->set->aliases[i].target, name) == 0)
+            return true;
+    return false;
+}
+
 /* A struct, class or union definition of the unit, or a typedef: the definition is read under
  * its qualified name (scope_names.h), an unnamed one under the name a typedef gives it
  * (`typedef struct {...} anon_t;`, as pahole and gdb name it). */
@@ -151,22 +227,25 @@ static void visit_type(struct walk *w, Dwarf_Die *die)
     Dwarf_Die target;
     if (is_aggregate_type(die)) {
         /* A declaration, or a stand-in for a type unit's definition (read in that unit). */
-        if (dwarf_hasattr(die, DW_AT_declaration) || dwarf_hasattr(die, DW_AT_signature))
+        if (dwarf_hasattr(die, DW_AT_declaration) || dwarf_hasattr(die, DW_AT_signature) ||
+            !may_be_wanted(&w->wanted, die))
             return;
         if (!scope_name_of(die, &named))
             w->failed = true;
-        else if (named.name != NULL)
+        else if (named.name != NULL && wanted_by_name(w, named.name))
             read_definition(w, die, &named);
         return;
     }
     note_alias(w, die);
     /* (clang puts the anonymous struct in a type unit of its own, and its typedef in the CU) */
-    if (dwarf_attr(die, DW_AT_type, &attr) == NULL || checked_formref_die(&attr, &target) == NULL ||
-        !is_aggregate_type(resolve_signature(&target)) || dwarf_hasattr(&target, DW_AT_declaration))
+    if (!may_be_wanted(&w->wanted, die) || dwarf_attr(die, DW_AT_type, &attr) == NULL ||
+        checked_formref_die(&attr, &target) == NULL ||
+        !is_aggregate_type(resolve_signature(&target)) ||
+        dwarf_hasattr(&target, DW_AT_declaration) || dwarf_hasattr(&target, DW_AT_name))
         return;
     if (!scope_name_of(&target, &own) || (own.name == NULL && !scope_name_of(die, &named)))
         w->failed = true;
-    else if (own.name == NULL && named.name != NULL)
+    else if (own.name == NULL && named.name != NULL && wanted_by_name(w, named.name))
         read_definition(w, &target, &named);
 }
 
@@ -251,32 +330,76 @@ static bool all_matched(const struct layout_set *set, const struct layout_option
 }
 
 static enum layout_status read_units(Dwarf *dw, const struct layout_options *options,
-                                     struct layout_set *out, char *error, size_t size);
+                                     bool use_index, struct layout_set *out, char *error,
+                                     size_t size);
 
-/* The index named a unit that does not define the struct itself (a typedef of that name, or a
- * declaration): read every unit after all. */
+/* Reads again, every unit, for the names given (the set read so far is dropped): the index
+ * named a unit that does not define the struct itself (a typedef of that name, or a
+ * declaration), or a typedef named a type that was passed before the typedef was met. */
 static enum layout_status read_again_fully(Dwarf *dw, const struct layout_options *options,
                                            struct layout_set *out, char *error, size_t size)
 {
-    struct layout_options everything = *options;
-    everything.names = NULL;
-    everything.name_count = 0;
     char *binary = out->binary;
     out->binary = NULL;
     layout_free(out);
     out->binary = binary;
-    return read_units(dw, &everything, out, error, size);
+    return read_units(dw, options, false, out, error, size);
+}
+
+/* A typedef a name matched names a type not read (met before the typedef): read again with the
+ * types the typedefs name among the names. */
+static enum layout_status read_alias_targets(Dwarf *dw, const struct layout_options *options,
+                                             struct layout_set *out, char *error, size_t size)
+{
+    size_t n = options->name_count + out->alias_count;
+    const char **names = malloc(n * sizeof *names);
+    char **targets = calloc(out->alias_count + 1, sizeof *targets);
+    bool ok = names != NULL && targets != NULL;
+    for (size_t i = 0; ok && i < out->alias_count; i++)
+        ok = (targets[i] = strdup(out->aliases[i].target)) != NULL;
+    enum layout_status status = LAYOUT_INPUT_ERROR;
+    if (ok) {
+        memcpy(names, options->names, options->name_count * sizeof *names);
+        memcpy(names + options->name_count, targets, out->alias_count * sizeof *names);
+        struct layout_options more = *options;
+        more.names = names;
+        more.name_count = n;
+        status = read_again_fully(dw, &more, out, error, size);
+    } else {
+        fail(error, size, "%s: cannot read its DWARF: out of memory", out->binary);
+    }
+    for (size_t i = 0; targets != NULL && targets[i] != NULL; i++)
+        free(targets[i]);
+    free(targets);
+    free(names);
+    return status;
+}
+
+/* Whether every type a noted typedef names was read. */
+static bool alias_targets_read(const struct layout_set *set)
+{
+    for (size_t a = 0; a < set->alias_count; a++) {
+        bool found = false;
+        for (size_t i = 0; i < set->count && !found; i++)
+            found = strcmp(set->types[i].name, set->aliases[a].target) == 0;
+        if (!found)
+            return false;
+    }
+    return true;
 }
 
 static enum layout_status read_units(Dwarf *dw, const struct layout_options *options,
-                                     struct layout_set *out, char *error, size_t size)
+                                     bool use_index, struct layout_set *out, char *error,
+                                     size_t size)
 {
     bool expand = options && options->expand;
     uint64_t chosen[64];
     const char *index_name;
-    size_t chosen_count = units_from_index(dw, options, chosen, 64, &index_name);
+    size_t chosen_count = use_index ? units_from_index(dw, options, chosen, 64, &index_name) : 0;
     out->index_used = chosen_count > 0 ? index_name : NULL;
     struct walk w = {.set = out, .options = options, .expand = expand};
+    if (!wanted_from(options, &w.wanted))
+        w.failed = true;
     /* (NULL when out of memory: declarations stay unsized) */
     struct type_defs *definitions = type_defs_new(dw);
     measure_use_definitions(definitions);
@@ -308,6 +431,7 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
             break;
     }
     free(w.seen.slots);
+    wanted_free(&w.wanted);
     die_table_free(&w.aligns.slots);
     cxx_cache_free(w.aligns.cxx);
     measure_use_definitions(NULL);
@@ -327,6 +451,8 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
     }
     if (out->index_used != NULL && !all_matched(out, options))
         return read_again_fully(dw, options, out, error, size);
+    if (use_index && !alias_targets_read(out))
+        return read_alias_targets(dw, options, out, error, size);
     return LAYOUT_OK;
 }
 
@@ -350,14 +476,14 @@ static enum layout_status read_path(const char *path, const struct layout_option
                 close(fd);
             return LAYOUT_INPUT_ERROR;
         }
-        enum layout_status status = read_units(dw, options, out, error, error_size);
+        enum layout_status status = read_units(dw, options, true, out, error, error_size);
         dwarf_end(dw);
         close(fd);
         return status;
     }
     struct lean_dwarf lean;
     if (!want_decl_files && lean_dwarf_open(path, &lean)) {
-        enum layout_status status = read_units(lean.dwarf, options, out, error, error_size);
+        enum layout_status status = read_units(lean.dwarf, options, true, out, error, error_size);
         lean_dwarf_close(&lean);
         return status;
     }
@@ -375,7 +501,7 @@ static enum layout_status read_path(const char *path, const struct layout_option
         dwfl_end(dwfl);
         return LAYOUT_INPUT_ERROR;
     }
-    enum layout_status status = read_units(dw, options, out, error, error_size);
+    enum layout_status status = read_units(dw, options, true, out, error, error_size);
     dwfl_end(dwfl);
     return status;
 }

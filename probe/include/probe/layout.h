@@ -90,10 +90,12 @@ enum layout_status { LAYOUT_OK = 0, LAYOUT_INPUT_ERROR = 2 };
 struct layout_options {
     const char *debug_file; /* read DWARF from here instead of from path (may be NULL) */
     bool expand;            /* also list the members of struct/union members, nested */
-    /* The types wanted, by exact name (may be NULL): with a .gdb_index that names all of them,
-     * only the units it names are read (other types of those units come along). Without an
-     * index, or for a name it lacks, every unit is read. The index names one unit per type, so
-     * ODR conflicts between units are only found by a full read. */
+    /* The types wanted, by name or glob as --type takes them (may be NULL): only the types
+     * they match (type_match.h), and those a typedef of that name stands for, are read; the
+     * others are passed over before they are named where their own name shows they cannot
+     * match. With a .debug_names or .gdb_index that names all of them, only the units it names
+     * are walked. Without an index, or for a name it lacks, every unit is. The .gdb_index names
+     * one unit per type, so ODR conflicts between units are then only found by a full read. */
     const char *const *names;
     size_t name_count;
 };
