@@ -2,6 +2,7 @@
  * options gdb uses, so that a name reads as gdb, c++filt and nm -C show it whoever produced it. */
 #include "cxx_names.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,12 +55,68 @@ static bool gcc_typedef_quirk(const char *name)
     return strcmp(name, quirk) == 0;
 }
 
-char *cxx_canonical(const char *name)
+/* A spelling once parsed, by the text it was parsed from: most names come back in every unit
+ * that instantiates the same template, and a look-up costs a fraction of a parse. */
+struct canonical {
+    uint64_t hash;
+    char *name, *canonical;
+};
+
+static _Thread_local struct {
+    struct canonical *slots;
+    size_t capacity, count;
+} cache;
+
+static uint64_t hash_of(const char *s)
 {
-    if (gcc_typedef_quirk(name))
-        return strdup("__va_list_tag");
-    if (cxx_plain_name(name))
-        return strdup(name);
+    uint64_t h = 0xcbf29ce484222325ull;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+    return h;
+}
+
+static struct canonical *cache_slot(uint64_t hash, const char *name)
+{
+    size_t mask = cache.capacity - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+        struct canonical *c = &cache.slots[i];
+        if (c->name == NULL || (c->hash == hash && strcmp(c->name, name) == 0))
+            return c;
+    }
+}
+
+static bool cache_room(void)
+{
+    if (2 * (cache.count + 1) <= cache.capacity)
+        return true;
+    size_t capacity = cache.capacity ? 2 * cache.capacity : 1024;
+    struct canonical *old = cache.slots, *slots = calloc(capacity, sizeof *slots);
+    if (slots == NULL)
+        return false;
+    size_t old_capacity = cache.capacity;
+    cache.slots = slots;
+    cache.capacity = capacity;
+    for (size_t i = 0; i < old_capacity; i++)
+        if (old[i].name != NULL)
+            *cache_slot(old[i].hash, old[i].name) = old[i];
+    free(old);
+    return true;
+}
+
+void cxx_names_reset(void)
+{
+    for (size_t i = 0; i < cache.capacity; i++) {
+        free(cache.slots[i].name);
+        free(cache.slots[i].canonical);
+    }
+    free(cache.slots);
+    memset(&cache, 0, sizeof cache);
+}
+
+/* The parse and the print: a new string, a copy of name when it does not parse, NULL when out of
+ * memory. */
+static char *parsed(const char *name)
+{
     struct cxx_parse p;
     struct demangle_component *tree = cxx_parse_type(&p, name, strlen(name));
     struct out o = {NULL, 0, 0, false};
@@ -73,6 +130,28 @@ char *cxx_canonical(const char *name)
     if (o.buf != NULL)
         return o.buf;
     return out_of_memory ? NULL : strdup(name);
+}
+
+char *cxx_canonical(const char *name)
+{
+    if (gcc_typedef_quirk(name))
+        return strdup("__va_list_tag");
+    if (cxx_plain_name(name))
+        return strdup(name);
+    uint64_t hash = hash_of(name);
+    if (!cache_room())
+        return parsed(name);
+    struct canonical *slot = cache_slot(hash, name);
+    if (slot->name == NULL) {
+        char *copy = strdup(name), *canonical = copy ? parsed(name) : NULL;
+        if (canonical == NULL) {
+            free(copy);
+            return NULL;
+        }
+        *slot = (struct canonical){hash, copy, canonical};
+        cache.count++;
+    }
+    return strdup(slot->canonical);
 }
 
 /* GCC's spellings of the fundamental types and gdb's, which are clang's and the demangler's. */

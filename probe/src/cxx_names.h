@@ -14,6 +14,9 @@
  * expression gdb could not read either). NULL only when out of memory. */
 char *cxx_canonical(const char *name);
 
+/* Frees the spellings kept (a name parsed once is looked up after). */
+void cxx_names_reset(void);
+
 /* True when name is already canonical without parsing: a plain (qualified) identifier. */
 bool cxx_plain_name(const char *name);
 

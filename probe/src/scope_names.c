@@ -91,6 +91,7 @@ void scope_names_reset(void)
 {
     function_defs_reset();
     stand_ins_reset();
+    cxx_names_reset();
     for (size_t i = 0; i < kept.count; i++)
         unit_free(kept.units[i]);
     free(kept.units);
