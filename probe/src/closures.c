@@ -154,7 +154,7 @@ char *function_params(Dwarf_Die *call)
     return out;
 }
 
-bool closure_call_is_const(Dwarf_Die *call)
+bool method_is_const(Dwarf_Die *call)
 {
     Dwarf_Die child, pointer, pointee;
     if (dwarf_child(call, &child) != 0)

@@ -16,8 +16,9 @@ bool closure_of(Dwarf_Die *die, Dwarf_Die *call, bool *has_call);
  * ("int, char const*"; "" for none), malloc'd; NULL when out of memory. */
 char *function_params(Dwarf_Die *call);
 
-/* Whether the call operator is const (a lambda that is not mutable): its this points to const. */
-bool closure_call_is_const(Dwarf_Die *call);
+/* Whether a member function (a lambda's call operator: the lambda is not mutable) is const: its
+ * this points to const. */
+bool method_is_const(Dwarf_Die *call);
 
 /* Whether function (a subprogram definition or declaration, with DW_AT_name "operator()") is a
  * call operator; *declaration receives the declaration inside its class (the function itself

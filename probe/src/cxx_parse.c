@@ -302,13 +302,39 @@ static bool is_specifier(struct token t)
 
 static node *parse_template_args(struct cxx_parse *p);
 
-/* An identifier with its template arguments, or a special name. */
+/* "operator T" after the keyword: a conversion function's name (g++ names an instance of a
+ * conversion template "operator testing::Action<void(int)><void, int>"). */
+static node *parse_specifiers(struct cxx_parse *p);
+static node *parse_pointers(struct cxx_parse *p, node *type);
+
+static node *conversion_name(struct cxx_parse *p)
+{
+    /* (a conversion-type-id: specifiers and pointers, no parameter list: "operator int()") */
+    node *type = parse_specifiers(p);
+    type = type ? parse_pointers(p, type) : NULL;
+    return type ? comp(p, DEMANGLE_COMPONENT_CONVERSION, type, NULL) : NULL;
+}
+
+/* An identifier with its template arguments, a conversion function's name, or a special name. */
 static node *parse_component(struct cxx_parse *p)
 {
     struct token t = lex(p);
     if (t.kind == T_SPECIAL) {
         take(p, t);
         return name_node(p, t.text, t.text_len);
+    }
+    if (is_word(t, "operator")) {
+        take(p, t);
+        struct token next = lex(p);
+        node *n = next.kind == T_IDENT || next.kind == T_SPECIAL ? conversion_name(p) : NULL;
+        if (n == NULL) { /* operator(), operator<...: kept as they are */
+            p->failed = true;
+            return NULL;
+        }
+        if (!accept(p, "<"))
+            return n;
+        node *args = parse_template_args(p);
+        return args ? comp(p, DEMANGLE_COMPONENT_TEMPLATE, n, args) : NULL;
     }
     if (t.kind != T_IDENT || is_specifier(t)) {
         p->failed = true;

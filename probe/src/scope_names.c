@@ -473,6 +473,22 @@ static char *original_closure_name(Dwarf_Die *function, Dwarf_Die *die, bool *fa
     return NULL;
 }
 
+/* The name of the class a type unit's copy copies (stand_ins.h); NULL when not found. */
+static char *copy_name(Dwarf_Die *copy, bool *failed)
+{
+    Dwarf_Die original;
+    struct scope_name named;
+    if (!original_of_copy(copy, &original))
+        return NULL;
+    if (!qualified(&original, &named, 1)) {
+        *failed = true;
+        return NULL;
+    }
+    char *s = named.name ? strdup(named.name) : NULL;
+    *failed = named.name != NULL && s == NULL;
+    return s;
+}
+
 /* "{lambda(int)#2}" joined to prefix: lambdas are numbered per scope and parameter list, in
  * source order, as the Itanium C++ ABI (and clang) number them. NULL when die is no closure or
  * out of memory (*failed). */
@@ -493,6 +509,8 @@ static char *closure_name(struct unit *u, Dwarf_Die *die, const char *prefix, bo
         Dwarf_Die function = *scope;
         char *s = original_closure_name(&function, die, failed);
         if (s != NULL || *failed)
+            return s;
+        if ((s = copy_name(die, failed)) != NULL || *failed)
             return s;
     }
     Dwarf_Off start = context >= 0 ? u->scopes[context].start : 0;
@@ -557,7 +575,7 @@ static char *call_operator_name(Dwarf_Die *function, bool *failed)
     char *s = params ? malloc(size) : NULL;
     if (s != NULL)
         snprintf(s, size, "%s::operator()(%s)%s", named.name, params,
-                 closure_call_is_const(&declaration) ? " const" : "");
+                 method_is_const(&declaration) ? " const" : "");
     free(params);
     *failed = s == NULL;
     return s;
@@ -576,13 +594,15 @@ static char *function_name(Dwarf_Die *die, const char *prefix, bool *failed)
         s = function_by_linkage(die);
     if (s != NULL || *failed)
         return s;
-    const char *name = checked_diename(die);
+    Dwarf_Attribute attr; /* (a definition's name is its declaration's) */
+    const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
     char *own_name = name ? template_args_canonical(die, name) : strdup("?");
     char *params = private_scope(die) ? function_params(die) : NULL;
-    size_t size = (own_name ? strlen(own_name) : 0) + (params ? strlen(params) : 0) + 3;
+    size_t size = (own_name ? strlen(own_name) : 0) + (params ? strlen(params) : 0) + 9;
     char *own = own_name ? malloc(size) : NULL;
     if (own != NULL)
-        snprintf(own, size, params ? "%s(%s)" : "%s", own_name, params);
+        snprintf(own, size, params ? "%s(%s)%s" : "%s", own_name, params,
+                 method_is_const(die) ? " const" : "");
     s = own ? joined(prefix, own) : NULL;
     free(own);
     free(own_name);
@@ -651,6 +671,26 @@ static Dwarf_Die *specification(Dwarf_Die *die, Dwarf_Die *out)
     return checked_formref_die(&attr, out);
 }
 
+/* Whether die is a definition completing a declaration of the same unit whose own part is best
+ * taken from the definition: a named class (GCC's type units: only the definition has the
+ * template parameters) or a function named by its parameters (GCC's type-unit builds declare a
+ * class's methods without them in the compile unit; the out-of-line definition has them). */
+static bool completes_here(struct unit *u, Dwarf_Die *die, Dwarf_Die *declaration)
+{
+    int tag = dwarf_tag(die);
+    return (tag == DW_TAG_subprogram ||
+            (is_aggregate_tag(tag) && dwarf_hasattr(die, DW_AT_name))) &&
+           specification(die, declaration) != NULL && unit_of(declaration) == u;
+}
+
+/* The declaration's scopes, the definition's own part. */
+static char *completed_name(struct unit *u, Dwarf_Die *die, Dwarf_Die *declaration, bool *local,
+                            bool *failed)
+{
+    const char *prefix = scope_prefix(u, enclosing(u, dwarf_dieoffset(declaration)), local);
+    return own_name(u, die, prefix, local, failed);
+}
+
 /* The qualified name of scope i, computed on first need. */
 static const char *scope_prefix(struct unit *u, int32_t i, bool *local)
 {
@@ -662,7 +702,10 @@ static const char *scope_prefix(struct unit *u, int32_t i, bool *local)
         const char *outer = scope_prefix(u, s->parent, &inner_local);
         Dwarf_Die declaration;
         struct scope_name spec;
-        if (specification(&s->die, &declaration) != NULL && qualified(&declaration, &spec, 1)) {
+        if (completes_here(u, &s->die, &declaration)) {
+            s->prefix = completed_name(u, &s->die, &declaration, &inner_local, &failed);
+        } else if (specification(&s->die, &declaration) != NULL &&
+                   qualified(&declaration, &spec, 1)) {
             s->prefix = spec.name ? strdup(spec.name) : NULL;
             inner_local |= spec.unit_local;
         } else {
@@ -693,6 +736,18 @@ static bool in_nameless_function(struct unit *u, int32_t i)
     return false;
 }
 
+/* Whether scope i is in a function declaration of a type unit: g++ copies a class local to a
+ * function there (stand_ins.h). */
+static bool in_copied_function(struct unit *u, int32_t i)
+{
+    for (; u->type_unit && i >= 0; i = u->scopes[i].parent) {
+        Dwarf_Die *die = &u->scopes[i].die;
+        if (dwarf_tag(die) == DW_TAG_subprogram && dwarf_hasattr(die, DW_AT_declaration))
+            return true;
+    }
+    return false;
+}
+
 static bool qualified_in(struct unit *u, Dwarf_Die *die, struct scope_name *out, int depth)
 {
     struct named *slot = die_table_slot(&u->names, die->addr);
@@ -705,12 +760,8 @@ static bool qualified_in(struct unit *u, Dwarf_Die *die, struct scope_name *out,
     char *name = NULL;
     Dwarf_Die declaration;
     struct scope_name spec;
-    if (depth < 8 && specification(die, &declaration) != NULL && dwarf_hasattr(die, DW_AT_name) &&
-        is_aggregate_tag(dwarf_tag(die)) && unit_of(&declaration) == u) {
-        /* (GCC's type units: the declaration's scopes, and the definition's own name, whose
-         * template parameters only the definition has) */
-        const char *prefix = scope_prefix(u, enclosing(u, dwarf_dieoffset(&declaration)), &local);
-        name = own_name(u, die, prefix, &local, &failed);
+    if (depth < 8 && completes_here(u, die, &declaration)) {
+        name = completed_name(u, die, &declaration, &local, &failed);
     } else if (depth < 8 && specification(die, &declaration) != NULL) {
         if (!qualified(&declaration, &spec, depth + 1))
             return false;
@@ -720,7 +771,9 @@ static bool qualified_in(struct unit *u, Dwarf_Die *die, struct scope_name *out,
     } else {
         int32_t scope = enclosing(u, dwarf_dieoffset(die));
         const char *prefix = scope_prefix(u, scope, &local);
-        if (!in_nameless_function(u, scope))
+        if (in_copied_function(u, scope) && (name = copy_name(die, &failed)) != NULL)
+            ;
+        else if (!failed && !in_nameless_function(u, scope))
             name = own_name(u, die, prefix, &local, &failed);
         else if (depth < 8 && stand_in_of(die, &declaration) &&
                  qualified(&declaration, &spec, depth + 1) && spec.name != NULL)

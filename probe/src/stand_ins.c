@@ -1,7 +1,8 @@
-/* An index from the type-unit types that compile units refer to, by their DIE's address, to
- * the first stand-in met: one walk of every DIE of every compile unit (stand-ins are also in
- * function bodies), made only when a type unit leaves a type unnamed. libdw's plain calls: a
- * look-up beside the walk (dwarf_errors.h). */
+/* Two indexes made by one walk of every DIE of every compile unit (stand-ins and local classes
+ * are in function bodies), only when a type unit leaves a type unnamed: the type-unit types the
+ * compile units refer to, by their DIE's address, to the first stand-in met; and the classes
+ * local to functions by their line and column. libdw's plain calls: a look-up beside the walk
+ * (dwarf_errors.h). */
 #include "stand_ins.h"
 
 #include <dwarf.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate_tag.h"
 #include "die_table.h"
 
 struct stand_in {
@@ -16,16 +18,51 @@ struct stand_in {
     Dwarf_Die die;
 };
 
+struct local {
+    uint64_t place; /* line << 24 | column */
+    Dwarf_Die die;
+};
+
 static _Thread_local struct {
     Dwarf *dw;
     struct die_table table; /* of struct stand_in */
+    struct local *locals;   /* sorted by place once built */
+    size_t local_count, local_capacity;
     bool failed;
 } index_of;
 
 void stand_ins_reset(void)
 {
     die_table_free(&index_of.table);
+    free(index_of.locals);
     memset(&index_of, 0, sizeof index_of);
+}
+
+static uint64_t place_of(Dwarf_Die *die)
+{
+    int line = 0, column = 0;
+    if (dwarf_decl_line(die, &line) != 0 || line <= 0)
+        return 0;
+    dwarf_decl_column(die, &column);
+    return (uint64_t)line << 24 | (uint64_t)(column & 0xffffff);
+}
+
+static void note_local(Dwarf_Die *die)
+{
+    uint64_t place = place_of(die);
+    if (place == 0 || dwarf_hasattr(die, DW_AT_declaration))
+        return;
+    if (index_of.local_count == index_of.local_capacity) {
+        size_t capacity = index_of.local_capacity ? 2 * index_of.local_capacity : 256;
+        struct local *grown = realloc(index_of.locals, capacity * sizeof *grown);
+        if (grown == NULL) {
+            index_of.failed = true;
+            return;
+        }
+        index_of.locals = grown;
+        index_of.local_capacity = capacity;
+    }
+    index_of.locals[index_of.local_count++] = (struct local){place, *die};
 }
 
 static void note(Dwarf_Die *die)
@@ -45,17 +82,29 @@ static void note(Dwarf_Die *die)
     }
 }
 
-static void gather(Dwarf_Die *die, int depth)
+/* (in_function: below a function definition, where local classes are) */
+static void gather(Dwarf_Die *die, int depth, bool in_function)
 {
     Dwarf_Die child;
     if (depth > 64 || dwarf_child(die, &child) != 0)
         return;
     do {
+        int tag = dwarf_tag(&child);
         if (dwarf_hasattr(&child, DW_AT_signature))
             note(&child);
+        else if (in_function && is_aggregate_tag(tag))
+            note_local(&child);
         if (dwarf_haschildren(&child))
-            gather(&child, depth + 1);
+            gather(&child, depth + 1,
+                   in_function ||
+                       (tag == DW_TAG_subprogram && !dwarf_hasattr(&child, DW_AT_declaration)));
     } while (!index_of.failed && dwarf_siblingof(&child, &child) == 0);
+}
+
+static int by_place(const void *a, const void *b)
+{
+    uint64_t x = ((const struct local *)a)->place, y = ((const struct local *)b)->place;
+    return x < y ? -1 : x > y;
 }
 
 static void build(Dwarf *dw)
@@ -72,18 +121,61 @@ static void build(Dwarf *dw)
             continue;
         gather(unit_type == DW_UT_skeleton && dwarf_tag(&subdie) != DW_TAG_invalid ? &subdie
                                                                                    : &cudie,
-               0);
+               0, false);
     }
+    if (index_of.locals != NULL)
+        qsort(index_of.locals, index_of.local_count, sizeof *index_of.locals, by_place);
 }
 
-bool stand_in_of(Dwarf_Die *type, Dwarf_Die *out)
+static bool built_for(Dwarf_Die *die)
 {
-    Dwarf *dw = dwarf_cu_getdwarf(type->cu);
+    Dwarf *dw = dwarf_cu_getdwarf(die->cu);
     if (dw == NULL)
         return false;
     if (index_of.dw != dw)
         build(dw);
-    if (index_of.table.capacity == 0)
+    return true;
+}
+
+static bool same_name(Dwarf_Die *a, Dwarf_Die *b)
+{
+    const char *x = dwarf_diename(a), *y = dwarf_diename(b);
+    return x == y || (x != NULL && y != NULL && strcmp(x, y) == 0);
+}
+
+bool original_of_copy(Dwarf_Die *copy, Dwarf_Die *out)
+{
+    uint64_t place = place_of(copy);
+    Dwarf_Word size = 0, other_size;
+    Dwarf_Attribute attr;
+    if (place == 0 || !built_for(copy))
+        return false;
+    if (dwarf_attr(copy, DW_AT_byte_size, &attr) != NULL)
+        dwarf_formudata(&attr, &size);
+    size_t lo = 0, hi = index_of.local_count, found = 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (index_of.locals[mid].place < place)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < index_of.local_count && index_of.locals[i].place == place; i++) {
+        Dwarf_Die *c = &index_of.locals[i].die;
+        other_size = 0;
+        if (dwarf_attr(c, DW_AT_byte_size, &attr) != NULL)
+            dwarf_formudata(&attr, &other_size);
+        if (other_size != size || !same_name(c, copy) || dwarf_tag(c) != dwarf_tag(copy))
+            continue;
+        if (found++ == 0)
+            *out = *c;
+    }
+    return found == 1;
+}
+
+bool stand_in_of(Dwarf_Die *type, Dwarf_Die *out)
+{
+    if (!built_for(type) || index_of.table.capacity == 0)
         return false;
     const struct stand_in *slot = die_table_slot(&index_of.table, type->addr);
     if (slot->type == NULL)
