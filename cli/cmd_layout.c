@@ -183,14 +183,20 @@ int command_layout(int argc, char **argv)
     else if (stats)
         fprintf(stderr, "qaudit layout: read %zu of %zu units%s, %zu types\n", set.units_read,
                 set.units_total, set.index_used ? set.index_used : "", set.count);
-    json_t *types = json_array();
+    struct layout_json_writer json;
+    if (format[0] == 'j')
+        layout_json_begin(&json, stdout, binary, (unsigned)cacheline);
     for (size_t i = 0; i < set.count; i++) {
         const struct layout_type *t = &set.types[i];
         if (!selected(&set, t, patterns, pattern_count, min_holes))
             continue;
-        if (format[0] == 'j')
-            json_array_append_new(types, layout_type_json(t));
-        else if (format[0] == 'm')
+        if (format[0] == 'j') {
+            if (!layout_json_type(&json, t)) {
+                fprintf(stderr, "qaudit layout: out of memory\n");
+                status = 2;
+                goto done;
+            }
+        } else if (format[0] == 'm')
             layout_print_markdown(stdout, t);
         else
             layout_print_text(stdout, t, (unsigned)cacheline);
@@ -205,15 +211,8 @@ int command_layout(int argc, char **argv)
             status = 2;
         }
     }
-    if (format[0] == 'j') {
-        json_t *doc = json_pack("{s:s, s:s, s:I, s:o}", "format", "qaudit-layout/1", "binary",
-                                binary, "cacheline", (json_int_t)cacheline, "types", types);
-        json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-        fputc('\n', stdout);
-        json_decref(doc);
-    } else {
-        json_decref(types);
-    }
+    if (format[0] == 'j')
+        layout_json_end(&json);
 done:
     layout_free(&set);
     free(patterns);
