@@ -21,32 +21,6 @@ bool cxx_plain_name(const char *name)
     return true;
 }
 
-struct out {
-    char *buf;
-    size_t len, cap;
-    bool failed;
-};
-
-static void append(const char *s, size_t n, void *opaque)
-{
-    struct out *o = opaque;
-    if (o->failed)
-        return;
-    if (o->len + n + 1 > o->cap) {
-        size_t cap = 2 * (o->len + n + 1);
-        char *grown = realloc(o->buf, cap);
-        if (grown == NULL) {
-            o->failed = true;
-            return;
-        }
-        o->buf = grown;
-        o->cap = cap;
-    }
-    memcpy(o->buf + o->len, s, n);
-    o->len += n;
-    o->buf[o->len] = '\0';
-}
-
 /* g++ names the x86-64 va_list record "typedef __va_list_tag __va_list_tag"; clang and the
  * ABI "__va_list_tag". */
 static bool gcc_typedef_quirk(const char *name)
@@ -118,17 +92,13 @@ void cxx_names_reset(void)
 static char *parsed(const char *name)
 {
     struct cxx_parse p;
+    size_t len;
     struct demangle_component *tree = cxx_parse_type(&p, name, strlen(name));
-    struct out o = {NULL, 0, 0, false};
-    if (tree != NULL &&
-        (!cplus_demangle_print_callback(DMGL_PARAMS | DMGL_ANSI, tree, append, &o) || o.failed)) {
-        free(o.buf);
-        o.buf = NULL;
-    }
+    char *printed = tree ? cxx_print(tree, &len) : NULL;
     bool out_of_memory = p.nodes == NULL;
     cxx_parse_end(&p);
-    if (o.buf != NULL)
-        return o.buf;
+    if (printed != NULL)
+        return printed;
     return out_of_memory ? NULL : strdup(name);
 }
 
@@ -212,6 +182,27 @@ size_t cxx_template_args(const char *name, struct cxx_span *args, size_t max, si
         start = i + 1;
     }
     return angle == 0 && round == 0 ? count : 0;
+}
+
+const char *cxx_next_component(const char *name)
+{
+    int depth = 0;
+    for (const char *p = name; *p; p++) {
+        if (*p == '<' || *p == '(' || *p == '{')
+            depth++;
+        else if ((*p == '>' || *p == ')' || *p == '}') && depth > 0)
+            depth--;
+        else if (depth == 0 && p[0] == ':' && p[1] == ':')
+            return p + 2;
+    }
+    return NULL;
+}
+
+const char *cxx_last_component(const char *name)
+{
+    for (const char *next = name; next != NULL; next = cxx_next_component(name))
+        name = next;
+    return name;
 }
 
 static bool is_digit(char c)

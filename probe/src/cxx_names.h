@@ -33,6 +33,13 @@ struct cxx_span {
 };
 size_t cxx_template_args(const char *name, struct cxx_span *args, size_t max, size_t *open);
 
+/* What follows the first "::" outside template arguments, parameter lists and lambdas' braces
+ * ("Outer::Inner" of "lc::Outer::Inner"), or NULL when there is none. */
+const char *cxx_next_component(const char *name);
+
+/* "Inner" of "lc::Outer::Inner", "L" of "f(int)::L": the last component. */
+const char *cxx_last_component(const char *name);
+
 /* True when two canonical names name the same type: equal, or equal but for an integer literal
  * written with a suffix in one and without in the other ("Val<500>" as gdb prints g++'s names,
  * "Val<500ul>"). */

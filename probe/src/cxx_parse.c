@@ -248,8 +248,8 @@ static void print_into(const char *s, size_t n, void *opaque)
     struct printed *out = opaque;
     if (out->failed)
         return;
-    if (out->len + n > out->cap) {
-        size_t cap = 2 * (out->len + n) + 64;
+    if (out->len + n + 1 > out->cap) {
+        size_t cap = 2 * (out->len + n + 1) + 64;
         char *grown = realloc(out->buf, cap);
         if (grown == NULL) {
             out->failed = true;
@@ -260,23 +260,36 @@ static void print_into(const char *s, size_t n, void *opaque)
     }
     memcpy(out->buf + out->len, s, n);
     out->len += n;
+    out->buf[out->len] = '\0';
+}
+
+char *cxx_print(struct demangle_component *tree, size_t *len)
+{
+    struct printed out = {NULL, 0, 0, false};
+    if (!cplus_demangle_print_callback(DMGL_PARAMS | DMGL_ANSI, tree, print_into, &out) ||
+        out.failed) {
+        free(out.buf);
+        return NULL;
+    }
+    *len = out.len;
+    return out.buf;
 }
 
 /* "&" and the name printed: an address as a template argument ("&ns::gv", "&M::mm"). */
 static node *address_of(struct cxx_parse *p, node *name)
 {
-    struct printed out = {NULL, 0, 0, false};
-    print_into("&", 1, &out);
-    if (name == NULL ||
-        !cplus_demangle_print_callback(DMGL_PARAMS | DMGL_ANSI, name, print_into, &out) ||
-        out.failed) {
-        free(out.buf);
+    size_t len;
+    char *printed = name ? cxx_print(name, &len) : NULL;
+    char *text = printed ? text_alloc(p, len + 1) : NULL;
+    if (text == NULL) {
+        free(printed);
         p->failed = true;
         return NULL;
     }
-    node *n = name_copy(p, out.buf, out.len);
-    free(out.buf);
-    return n;
+    text[0] = '&';
+    memcpy(text + 1, printed, len);
+    free(printed);
+    return name_node(p, text, len + 1);
 }
 
 /* ---- names --------------------------------------------------------------------------------- */

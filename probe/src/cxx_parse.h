@@ -27,4 +27,8 @@ struct demangle_component *cxx_parse_type(struct cxx_parse *p, const char *s, si
 
 void cxx_parse_end(struct cxx_parse *p);
 
+/* A tree printed as gdb prints names (the demangler's printer, DMGL_PARAMS | DMGL_ANSI):
+ * malloc'd, its length in *len; NULL when out of memory. */
+char *cxx_print(struct demangle_component *tree, size_t *len);
+
 #endif

@@ -97,22 +97,6 @@ static void read_definition(struct walk *w, Dwarf_Die *die, const struct scope_n
     free(name);
 }
 
-/* The last component of a name, outside template arguments ("string" of "std::string"). */
-static const char *last_component(const char *name)
-{
-    const char *last = name;
-    int depth = 0;
-    for (const char *p = name; *p; p++) {
-        if (*p == '<' || *p == '(')
-            depth++;
-        else if ((*p == '>' || *p == ')') && depth > 0)
-            depth--;
-        else if (depth == 0 && p[0] == ':' && p[1] == ':')
-            last = p + 2;
-    }
-    return last;
-}
-
 static bool add_alias(struct layout_set *set, const char *name, const char *target)
 {
     struct layout_alias *grown = realloc(set->aliases, (set->alias_count + 1) * sizeof *grown);
@@ -139,7 +123,7 @@ static void note_alias(struct walk *w, Dwarf_Die *die)
     for (size_t i = 0; own != NULL && o != NULL && i < o->name_count; i++) {
         struct scope_name alias, target_name;
         Dwarf_Die target;
-        if (strcmp(last_component(o->names[i]), own) != 0)
+        if (strcmp(cxx_last_component(o->names[i]), own) != 0)
             continue;
         if (!scope_name_of(die, &alias) || alias.name == NULL ||
             !type_name_matches(o->names[i], alias.name) || dwarf_peel_type(die, &target) != 0 ||
@@ -155,7 +139,7 @@ static void note_alias(struct walk *w, Dwarf_Die *die)
  * "f()::{lambda()#1}". Into a new string; NULL out of memory. */
 static char *base_of(const char *name)
 {
-    const char *last = last_component(name);
+    const char *last = cxx_last_component(name);
     return strndup(last, strcspn(last, "<({ "));
 }
 

@@ -12,29 +12,24 @@
 
 #include "aggregate_tag.h"
 #include "die_table.h"
+#include "keyed_dies.h"
 
 struct stand_in {
     const void *type; /* the type unit's DIE */
     Dwarf_Die die;
 };
 
-struct local {
-    uint64_t place; /* line << 24 | column */
-    Dwarf_Die die;
-};
-
 static _Thread_local struct {
     Dwarf *dw;
-    struct die_table table; /* of struct stand_in */
-    struct local *locals;   /* sorted by place once built */
-    size_t local_count, local_capacity;
+    struct die_table table;   /* of struct stand_in */
+    struct keyed_dies locals; /* by place: line << 24 | column */
     bool failed;
 } index_of;
 
 void stand_ins_reset(void)
 {
     die_table_free(&index_of.table);
-    free(index_of.locals);
+    keyed_dies_free(&index_of.locals);
     memset(&index_of, 0, sizeof index_of);
 }
 
@@ -50,19 +45,9 @@ static uint64_t place_of(Dwarf_Die *die)
 static void note_local(Dwarf_Die *die)
 {
     uint64_t place = place_of(die);
-    if (place == 0 || dwarf_hasattr(die, DW_AT_declaration))
-        return;
-    if (index_of.local_count == index_of.local_capacity) {
-        size_t capacity = index_of.local_capacity ? 2 * index_of.local_capacity : 256;
-        struct local *grown = realloc(index_of.locals, capacity * sizeof *grown);
-        if (grown == NULL) {
-            index_of.failed = true;
-            return;
-        }
-        index_of.locals = grown;
-        index_of.local_capacity = capacity;
-    }
-    index_of.locals[index_of.local_count++] = (struct local){place, *die};
+    if (place != 0 && !dwarf_hasattr(die, DW_AT_declaration) &&
+        !keyed_dies_add(&index_of.locals, place, die))
+        index_of.failed = true;
 }
 
 static void note(Dwarf_Die *die)
@@ -101,30 +86,19 @@ static void gather(Dwarf_Die *die, int depth, bool in_function)
     } while (!index_of.failed && dwarf_siblingof(&child, &child) == 0);
 }
 
-static int by_place(const void *a, const void *b)
+static bool gather_unit(Dwarf_Die *root, void *arg)
 {
-    uint64_t x = ((const struct local *)a)->place, y = ((const struct local *)b)->place;
-    return x < y ? -1 : x > y;
+    (void)arg;
+    gather(root, 0, false);
+    return !index_of.failed;
 }
 
 static void build(Dwarf *dw)
 {
     stand_ins_reset();
     index_of.dw = dw;
-    Dwarf_CU *cu = NULL;
-    Dwarf_Half version;
-    uint8_t unit_type;
-    Dwarf_Die cudie, subdie;
-    while (!index_of.failed &&
-           dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, &subdie) == 0) {
-        if (unit_type == DW_UT_type || unit_type == DW_UT_split_type)
-            continue;
-        gather(unit_type == DW_UT_skeleton && dwarf_tag(&subdie) != DW_TAG_invalid ? &subdie
-                                                                                   : &cudie,
-               0, false);
-    }
-    if (index_of.locals != NULL)
-        qsort(index_of.locals, index_of.local_count, sizeof *index_of.locals, by_place);
+    each_compile_unit(dw, gather_unit, NULL);
+    keyed_dies_sort(&index_of.locals);
 }
 
 static bool built_for(Dwarf_Die *die)
@@ -152,23 +126,17 @@ bool original_of_copy(Dwarf_Die *copy, Dwarf_Die *out)
         return false;
     if (dwarf_attr(copy, DW_AT_byte_size, &attr) != NULL)
         dwarf_formudata(&attr, &size);
-    size_t lo = 0, hi = index_of.local_count, found = 0;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (index_of.locals[mid].place < place)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i < index_of.local_count && index_of.locals[i].place == place; i++) {
-        Dwarf_Die *c = &index_of.locals[i].die;
+    const struct keyed_dies *k = &index_of.locals;
+    size_t found = 0;
+    for (size_t i = keyed_dies_first(k, place); i < k->count && k->items[i].key == place; i++) {
+        Dwarf_Die c = k->items[i].die;
         other_size = 0;
-        if (dwarf_attr(c, DW_AT_byte_size, &attr) != NULL)
+        if (dwarf_attr(&c, DW_AT_byte_size, &attr) != NULL)
             dwarf_formudata(&attr, &other_size);
-        if (other_size != size || !same_name(c, copy) || dwarf_tag(c) != dwarf_tag(copy))
+        if (other_size != size || !same_name(&c, copy) || dwarf_tag(&c) != dwarf_tag(copy))
             continue;
         if (found++ == 0)
-            *out = *c;
+            *out = c;
     }
     return found == 1;
 }

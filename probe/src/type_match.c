@@ -76,17 +76,9 @@ static const char *canonical_pattern(const char *pattern)
 /* canonical names name, or one of its tails after a "::" at the outermost level. */
 static bool names_tail(const char *canonical, const char *name)
 {
-    if (cxx_names_equivalent(canonical, name))
-        return true;
-    int depth = 0;
-    for (const char *p = name; *p; p++) {
-        if (*p == '<' || *p == '(' || *p == '{')
-            depth++;
-        else if ((*p == '>' || *p == ')' || *p == '}') && depth > 0)
-            depth--;
-        else if (depth == 0 && p[0] == ':' && p[1] == ':' && cxx_names_equivalent(canonical, p + 2))
+    for (const char *tail = name; tail != NULL; tail = cxx_next_component(tail))
+        if (cxx_names_equivalent(canonical, tail))
             return true;
-    }
     return false;
 }
 
