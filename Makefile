@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 # CMake's own makefiles run under this one: without this each prints every directory it enters.
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps configure build test demo asan bench fuzz clean format
+.PHONY: all deps configure build test demo asan bench fuzz mutants mutants-ci clean format
 
 all: build
 
@@ -20,8 +20,9 @@ configure: deps $(BUILD)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# ctest-junit.xml: what tests/no_skips.sh reads to fail CI on a skipped test.
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml
 
 # The audit demo (scripts/demo.sh): run, snapshot, report, HTML, gate and compare on ringkv.
 demo: build
@@ -33,13 +34,21 @@ bench: build
 asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DQAUDIT_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	server/fuzz/run.sh $(FUZZ_SECONDS)
 	probe/fuzz/run.sh $(FUZZ_SECONDS)
 	reports/fuzz/run.sh $(FUZZ_SECONDS)
+
+# Planted faults the tests must catch (tests/mutants/list.txt), each built and tested in a scratch
+# copy of the tree: the whole list before a release, the sample marked `ci yes` in .ci/run.
+mutants: deps
+	tests/mutants/run.py --jobs $(JOBS)
+
+mutants-ci: deps
+	tests/mutants/run.py --ci --jobs $(JOBS)
 
 format:
 	git ls-files '*.c' '*.h' | xargs clang-format -i

@@ -6,7 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
+
+struct option;
+struct report;
 
 int command_layout(int argc, char **argv);
 int command_classes(int argc, char **argv);
@@ -15,10 +19,22 @@ int command_run(int argc, char **argv);
 int command_snapshot(int argc, char **argv);
 int command_report(int argc, char **argv);
 int command_compare(int argc, char **argv);
+int command_diff(int argc, char **argv);
 
 /* A whole decimal in [min, 2^20] for --option of command, or false after saying why. */
 bool parse_option_number(const char *command, const char *option, const char *text, long min,
                          long *out);
+
+/* The one line a mistake gets (options.c). nearest_name: the name of names nearest to word (up
+ * to an "="), by edit distance, or NULL when none is near. option_error: says what getopt_long
+ * refused at argv[optind - 1] ('?' an unknown option, with the nearest of options; ':' a missing
+ * value); usage_error: problem and where help is. Both return 2. */
+const char *nearest_name(const char *word, const char *const *names, size_t count);
+int option_error(const char *command, int opt, char **argv, const struct option *options);
+int usage_error(const char *command, const char *problem);
+/* Flushes and closes out (standard output is only flushed; written to path): true, or false after
+ * one line with the system's reason (a full disk is seen here, not at fopen). */
+bool write_finished(const char *command, FILE *out, const char *path);
 
 /* QAUDIT_OUT's pattern expanded as the interposer does: %p the pid, %% a percent sign, and %n
  * the sequence number, or "*" when sequence is negative (a glob for every sequence). */
@@ -27,9 +43,37 @@ void dump_path_expand(const char *pattern, pid_t pid, long sequence, char *out, 
 /* The newest dump matching pattern for pid (by modification time), or false. */
 bool dump_path_newest(const char *pattern, pid_t pid, char *out, size_t size);
 
+/* load_run.c: dumps read and merged into r, symbolized unless !symbols (binary, debug_file: the
+ * main program's files, may be NULL), wrappers folded (report_default_skip unless !skip_defaults,
+ * then skip); false with one line in error. */
+struct load_settings {
+    const char *binary, *debug_file;
+    bool symbols, skip_defaults;
+    const char *const *skip;
+    size_t skip_count;
+};
+bool load_run(const char *const *paths, size_t count, const struct load_settings *s,
+              struct report *r, char *error, size_t size);
+/* A diff's side: a dump, a directory of dumps (its *.json), or a glob; false when none. */
+struct dump_list {
+    char **paths;
+    size_t count;
+};
+bool expand_dumps(const char *arg, struct dump_list *list, char *error, size_t size);
+void dump_list_free(struct dump_list *list);
+
+/* run_summary.c: after qaudit run: the program's newest dump (pattern expanded for pid), what it
+ * holds and the command that reports it; false when there is none (said why). status: the
+ * program's, as qaudit run returns it. */
+bool run_summary(const char *pattern, pid_t pid, int status);
+
 /* allocator_shims.c: the shims (beside preload, colon-separated in out) for the allocators
  * with entry points of their own that program loads; how many. */
 size_t allocator_shims(const char *program, const char *preload, char *out, size_t size);
+
+/* run_fallback.c: dumps a process could not write where the run's go (docs/dump-format.md) */
+void run_fallback_prepare(void);                /* QAUDIT_RUN_ID for the run's processes */
+void run_fallback_collect(const char *pattern); /* moved beside the others, said on stderr */
 
 /* preload_control.c: the libqaudit-preload.so images mapped in another process and their control
  * records (qaudit/control.h), read from its memory, never from its environment. */
@@ -49,6 +93,10 @@ int preload_images(pid_t pid, struct preload_image *images, int max);
 /* A consistent copy of img's record (even, unchanged generation): 0, or an errno (ESRCH gone,
  * EPERM not allowed to read its memory, EFAULT not mapped, EAGAIN never steady). */
 int preload_control_read(pid_t pid, const struct preload_image *img, struct qaudit_control *out);
+/* Writes token into img's request field: the preload's writer thread then dumps. 0 or errno. */
+int preload_control_request(pid_t pid, const struct preload_image *img, uint64_t token);
+/* The direct children of pid that have the preload mapped (qaudit run's program); how many. */
+int preload_children(pid_t pid, pid_t *children, int max);
 /* Whether a record's pid (getpid() inside the process) is pid, in any of its pid namespaces. */
 bool preload_pid_matches(pid_t pid, int32_t record_pid);
 /* Why reading another process's memory was refused: yama's ptrace_scope, or credentials. */

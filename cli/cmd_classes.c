@@ -43,20 +43,26 @@ int command_classes(int argc, char **argv)
                 library = argv[++i];
             continue;
         }
+        if (argv[i][0] == '-') {
+            static const struct option options[] = {
+                {"probe", optional_argument, NULL, 0}, {"help", no_argument, NULL, 0}, {0}};
+            optind = i + 1; /* option_error names argv[optind - 1] */
+            optopt = argv[i][1];
+            free(sizes);
+            return option_error("classes", '?', argv, options);
+        }
         char *end;
         unsigned long long v = strtoull(argv[i], &end, 10);
         if (*end != '\0' || v == 0 || v > (1ull << 30) || argv[i][0] == '-') {
-            fprintf(stderr, "qaudit classes: '%s' is not a size from 1 to 1073741824\n%s", argv[i],
-                    classes_usage);
+            fprintf(stderr, "qaudit classes: '%s' is not a size from 1 to 1073741824\n", argv[i]);
             free(sizes);
             return 2;
         }
         sizes[n++] = v;
     }
     if (n == 0) {
-        fputs(classes_usage, stderr);
         free(sizes);
-        return 2;
+        return usage_error("classes", "expected at least one SIZE");
     }
     printf("%10s", "size");
     for (int a = 0; a < ALLOC_COUNT; a++)

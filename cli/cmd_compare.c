@@ -1,4 +1,5 @@
 /* qaudit compare: builds side by side (layouts from DWARF, depth-one figures from dumps). */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,14 +47,22 @@ static bool parse_compare(int argc, char **argv, struct compare_build *builds, s
         } else if (strcmp(arg, "--queue-member") == 0) {
             o->queue_member = argv[++i];
         } else if (arg[0] == '-') {
-            fprintf(stderr, "qaudit compare: unknown option %s\n%s", arg, compare_usage);
+            static const struct option options[] = {{"dump", required_argument, NULL, 0},
+                                                    {"format", required_argument, NULL, 0},
+                                                    {"connection", required_argument, NULL, 0},
+                                                    {"queue-member", required_argument, NULL, 0},
+                                                    {"help", no_argument, NULL, 0},
+                                                    {NULL, 0, NULL, 0}};
+            optind = i + 1; /* option_error names argv[optind - 1] */
+            optopt = arg[1];
+            option_error("compare", '?', argv, options);
             return false;
         } else {
             builds[(*count)++] = (struct compare_build){arg, NULL};
         }
     }
     if (*count == 0) {
-        fprintf(stderr, "qaudit compare: expected at least one BINARY\n%s", compare_usage);
+        usage_error("compare", "expected at least one BINARY");
         return false;
     }
     return true;

@@ -1,4 +1,5 @@
 /* qaudit gate: the CI gate over a baseline of struct rules. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,8 @@ int command_gate(int argc, char **argv)
     enum gate_pin pin = GATE_PIN_KEEP;
     int opt, status = 0;
     struct layout_set set = {0};
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+    opterr = 0; /* a mistake is said in one line, by option_error */
+    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
         switch (opt) {
         case 'b':
             baseline = optarg;
@@ -88,7 +90,7 @@ int command_gate(int argc, char **argv)
             fputs(gate_usage, stdout);
             goto done;
         default:
-            fputs(gate_usage, stderr);
+            option_error("gate", opt, argv, options);
             status = 2;
             goto done;
         }
@@ -107,8 +109,7 @@ int command_gate(int argc, char **argv)
     else if (strcmp(format, "text") != 0 && strcmp(format, "github") != 0)
         problem = "--format wants text or github";
     if (problem != NULL) {
-        fprintf(stderr, "qaudit gate: %s\n%s", problem, gate_usage);
-        status = 2;
+        status = usage_error("gate", problem);
         goto done;
     }
     char error[512];
@@ -137,7 +138,7 @@ int command_gate(int argc, char **argv)
             else
                 gate_print_text(stdout, &report, accept);
             if (junit != NULL && !gate_write_junit(junit, &report, accept)) {
-                fprintf(stderr, "qaudit gate: cannot write %s\n", junit);
+                fprintf(stderr, "qaudit gate: cannot write %s: %s\n", junit, strerror(errno));
                 status = GATE_INPUT_ERROR;
             }
             free(accept);

@@ -105,7 +105,8 @@ int command_layout(int argc, char **argv)
     long cacheline = 64, min_holes = 0;
     int opt, status = 0;
     struct layout_set set = {0};
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+    opterr = 0; /* a mistake is said in one line, by option_error */
+    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
         switch (opt) {
         case 't':
             patterns[pattern_count++] = optarg;
@@ -151,14 +152,12 @@ int command_layout(int argc, char **argv)
             fputs(layout_usage, stdout);
             goto done;
         default:
-            fputs(layout_usage, stderr);
-            status = 2;
+            status = option_error("layout", opt, argv, options);
             goto done;
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "qaudit layout: expected one BINARY\n%s", layout_usage);
-        status = 2;
+        status = usage_error("layout", "expected one BINARY");
         goto done;
     }
     const char *binary = argv[optind];

@@ -1,5 +1,6 @@
 /* qaudit report: dumps read, merged and symbolized, with optional struct layouts, rendered as
  * text, Markdown, JSON or HTML, or exported as a pprof profile or folded stacks. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +87,8 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     int opt;
-    while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+    opterr = 0; /* a mistake is said in one line, by option_error */
+    while ((opt = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
         switch (opt) {
         case 'b':
             q->binary = optarg;
@@ -141,12 +143,12 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
             fputs(report_usage, stdout);
             exit(0);
         default:
-            fputs(report_usage, stderr);
+            option_error("report", opt, argv, options);
             return false;
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "qaudit report: expected at least one DUMP\n%s", report_usage);
+        usage_error("report", "expected at least one DUMP");
         return false;
     }
     if (q->binary && q->layout_file) {
@@ -158,21 +160,6 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
         return false;
     }
     return export_options_valid(q);
-}
-
-/* The globs to fold: the defaults (unless --skip none) followed by --skip's own. */
-static const char **skip_globs(const struct report_request *q, size_t *count)
-{
-    size_t defaults = 0;
-    while (q->skip_defaults && report_default_skip[defaults] != NULL)
-        defaults++;
-    const char **globs = calloc(defaults + q->skip_count + 1, sizeof *globs);
-    *count = 0;
-    for (size_t i = 0; globs && i < defaults; i++)
-        globs[(*count)++] = report_default_skip[i];
-    for (size_t i = 0; globs && i < q->skip_count; i++)
-        globs[(*count)++] = q->skip[i];
-    return globs;
 }
 
 /* A note listing structs of set worth a --type: those whose size falls in the requested-size
@@ -281,18 +268,6 @@ static bool load_layouts(const struct report_request *q, const struct report *r,
     return true;
 }
 
-/* --binary must be a readable file whatever else happens. */
-static bool binary_readable(const char *binary, char *error, size_t size)
-{
-    struct stat st;
-    if (binary == NULL)
-        return true;
-    if (access(binary, R_OK) == 0 && stat(binary, &st) == 0 && S_ISREG(st.st_mode))
-        return true;
-    snprintf(error, size, "--binary %s: cannot read it as a file", binary);
-    return false;
-}
-
 int command_report(int argc, char **argv)
 {
     struct report_request q = {
@@ -302,26 +277,23 @@ int command_report(int argc, char **argv)
     struct report r = {0};
     struct layout_set set = {0};
     const struct layout_type **layouts = NULL;
-    const char **globs = NULL;
-    size_t layout_count = 0, glob_count = 0;
+    size_t layout_count = 0;
     char error[1024], *note = NULL;
     int status = 2;
     FILE *out = stdout;
     if (q.types == NULL || q.skip == NULL || !parse_report_options(argc, argv, &q))
         goto done;
-    globs = skip_globs(&q, &glob_count);
-    if (!binary_readable(q.binary, error, sizeof error) ||
-        report_load((const char *const *)argv + optind, (size_t)(argc - optind), &r, error,
-                    sizeof error) != REPORT_OK ||
-        (q.symbols &&
-         report_symbolize(&r, q.binary, q.debug_file, stderr, error, sizeof error) != REPORT_OK) ||
+    struct load_settings load = {
+        q.binary,    q.debug_file, q.symbols, q.skip_defaults, (const char *const *)q.skip,
+        q.skip_count};
+    if (!load_run((const char *const *)argv + optind, (size_t)(argc - optind), &load, &r, error,
+                  sizeof error) ||
         !load_layouts(&q, &r, &set, &layouts, &layout_count, &note, error, sizeof error)) {
         fprintf(stderr, "qaudit report: %s\n", error);
         goto done;
     }
-    report_fold(&r, globs, glob_count);
     if (q.output != NULL && (out = fopen(q.output, "w")) == NULL) {
-        fprintf(stderr, "qaudit report: cannot write %s\n", q.output);
+        fprintf(stderr, "qaudit report: cannot write %s: %s\n", q.output, strerror(errno));
         out = stdout;
         goto done;
     }
@@ -338,16 +310,13 @@ int command_report(int argc, char **argv)
                                      .warn = stderr};
     report_render(out, &r, q.format, &options);
     status = report_passed(&r) ? REPORT_OK : REPORT_CHECK_FAILED;
-    if (out != stdout && fclose(out) != 0) {
-        fprintf(stderr, "qaudit report: cannot write %s\n", q.output);
+    if (!write_finished("report", out, q.output ? q.output : "standard output"))
         status = 2;
-    }
     out = stdout;
 done:
     if (out != stdout)
         fclose(out);
     free(note);
-    free(globs);
     free(layouts);
     layout_free(&set);
     report_free(&r);

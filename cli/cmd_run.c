@@ -1,32 +1,39 @@
-/* qaudit run: runs a program with libqaudit-preload.so, passes signals through, returns the
- * program's exit status, then says where the dump is and what it holds in three lines. */
+/* qaudit run: runs a program with libqaudit-preload.so, says its pid, passes signals through,
+ * returns the program's exit status, then says where the dump is, what it holds and what to run
+ * next. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "reports/report.h"
 
 #ifndef QAUDIT_INSTALLED_PRELOAD
 #define QAUDIT_INSTALLED_PRELOAD "/usr/local/lib/libqaudit-preload.so"
 #endif
 
-/* Without --stacks: sites that cover the whole heap of any program at a small cost, their
- * figures unbiased by the report (docs/report-format.md, "Sampled sites"). */
-#define DEFAULT_STACKS "sampled:65536b"
+/* Without --stacks: a stack for every allocation, so every block live at exit has its site and
+ * no leak can hide between samples (docs/report-format.md, "Live at exit"); a heap profiler's
+ * cost (bench/RESULTS.md). sampled:65536b is the cheap mode for long runs. */
+#define DEFAULT_STACKS "always"
+/* The preload's own default name (docs/dump-format.md), also used inside an --out directory. */
+#define DEFAULT_OUT "qaudit-%p.json"
 
 static const char run_usage[] =
     "usage: qaudit run [OPTIONS] -- COMMAND [ARGS...]\n"
-    "  --out PATTERN          dump path; %p pid, %n sequence (default qaudit-%p.json)\n"
+    "  --out PATTERN          dump path; %p pid, %n sequence (default " DEFAULT_OUT ");\n"
+    "                         a directory: " DEFAULT_OUT " inside it\n"
     "  --stacks MODE          off, sampled:N, sampled:Nb, always, fp or queue (default\n"
-    "                         " DEFAULT_STACKS ": a stack per 64 KiB allocated, at random;\n"
-    "                         queue when --sites is given)\n"
+    "                         " DEFAULT_STACKS ": a stack for every allocation; sampled:65536b\n"
+    "                         costs less: a stack per 64 KiB allocated, at random; queue when\n"
+    "                         --sites is given)\n"
     "  --sites LIST           function patterns of queue code, e.g. rxq_grow_push,std::deque\n"
     "  --fail SPEC            nth=N, every=N or prob=P[,seed=S], then [,site=P][,size=A-B]\n"
     "  --poison[=all|queue]   fill new blocks and count bytes never written (default all)\n"
@@ -34,8 +41,10 @@ static const char run_usage[] =
     "  --interval S           also dump every S seconds\n"
     "  --timeline MS          memory-over-time points every MS ms, or off (default 100)\n"
     "  --preload PATH         the interposer (default: found next to qaudit or installed)\n"
-    "Runs COMMAND under the interposer, forwards signals sent to qaudit, and exits with\n"
-    "COMMAND's status (128+N when signal N ended it); qaudit's own errors exit 2.\n";
+    "Runs COMMAND under the interposer (with PYTHONMALLOC=malloc, unless set, so that Python's\n"
+    "objects reach malloc), says its pid, forwards signals sent to qaudit, and exits with\n"
+    "COMMAND's status (128+N when signal N ended it; 127 not found, 126 not executable);\n"
+    "qaudit's own errors exit 2.\n";
 
 static pid_t child;
 
@@ -111,7 +120,22 @@ static bool valid_choice(const char *value, const char *const *choices, size_t n
 struct run_settings {
     const char *out, *stacks, *sites, *fail, *poison, *assert_depth1, *interval, *timeline;
     const char *preload;
+    char out_inside[PATH_MAX]; /* --out DIR: the default name inside DIR */
 };
+
+/* --out naming an existing directory (or ending in '/') means the default name inside it. */
+static void resolve_out(struct run_settings *s)
+{
+    struct stat st;
+    if (s->out == NULL || s->out[0] == '\0')
+        return;
+    size_t length = strlen(s->out);
+    bool slash = s->out[length - 1] == '/';
+    if (!slash && (stat(s->out, &st) != 0 || !S_ISDIR(st.st_mode)))
+        return;
+    snprintf(s->out_inside, sizeof s->out_inside, "%s%s%s", s->out, slash ? "" : "/", DEFAULT_OUT);
+    s->out = s->out_inside;
+}
 
 /* A whole number in text (decimal or 0x hex, no sign), as the preload reads its settings. */
 static bool whole_number(const char *text, unsigned long long max)
@@ -221,7 +245,7 @@ static const char *check_settings(const struct run_settings *s)
         return "--timeline wants milliseconds from 0 (off) to 3600000, or off";
     if (s->out && s->out[0] == '\0')
         return "--out wants a path pattern";
-    return check_out_directory(s->out ? s->out : "qaudit-%p.json");
+    return check_out_directory(s->out ? s->out : DEFAULT_OUT);
 }
 
 static void export_settings(const struct run_settings *s, const char *preload, const char *program)
@@ -256,56 +280,6 @@ static int wait_for_child(void)
     return WEXITSTATUS(status);
 }
 
-static const char *check_word(const struct report *r, const char *name)
-{
-    for (size_t i = 0; i < r->check_count; i++)
-        if (strcmp(r->checks[i].name, name) == 0) {
-            static const char *const words[] = {"PASS", "FAIL", "N/A"};
-            return words[report_check_status(&r->checks[i])];
-        }
-    return "-";
-}
-
-/* The three lines: where, totals, queue verdict. status: the program's, as run returns it.
- * False when the program left no dump. */
-static bool print_summary(const char *pattern, pid_t pid, int status)
-{
-    char path[4096], error[512];
-    if (!dump_path_newest(pattern, pid, path, sizeof path)) {
-        dump_path_expand(pattern, pid, -1, path, sizeof path);
-        fprintf(stderr, "qaudit run: no dump at %s (%s)\n", path,
-                status == 128 + SIGKILL
-                    ? "the program was killed by SIGKILL, which no handler can catch"
-                    : "the preload says why on stderr, in a line starting with qaudit:");
-        return false;
-    }
-    struct report r = {0};
-    const char *one = path;
-    if (report_load(&one, 1, &r, error, sizeof error) != REPORT_OK) {
-        fprintf(stderr, "qaudit run: dump %s\nqaudit run: %s\n", path, error);
-        return true;
-    }
-    uint64_t depth_one_allocs = 0;
-    for (size_t i = 0; i < r.queues.allocs_by_depth_count; i++)
-        if (r.queues.allocs_by_depth[i].key <= 1)
-            depth_one_allocs += r.queues.allocs_by_depth[i].count;
-    fprintf(stderr, "qaudit run: dump %s (%s)\n", path, r.processes[0].reason);
-    fprintf(stderr,
-            "qaudit run: %llu allocations, %llu frees, %llu bytes requested, peak live %llu "
-            "bytes, %zu sites\n",
-            (unsigned long long)r.totals.allocs, (unsigned long long)r.totals.frees,
-            (unsigned long long)r.totals.bytes_requested,
-            (unsigned long long)r.totals.peak_live_bytes, r.site_count);
-    fprintf(stderr,
-            "qaudit run: %llu connections, %llu queue allocations at depth <= 1; "
-            "depth_one_no_alloc %s, conservation %s, connections_closed %s\n",
-            (unsigned long long)r.queues.opened, (unsigned long long)depth_one_allocs,
-            check_word(&r, "depth_one_no_alloc"), check_word(&r, "conservation"),
-            check_word(&r, "connections_closed"));
-    report_free(&r);
-    return true;
-}
-
 static bool parse_run_options(int argc, char **argv, struct run_settings *s)
 {
     static const struct option options[] = {{"out", required_argument, NULL, 'o'},
@@ -320,8 +294,10 @@ static bool parse_run_options(int argc, char **argv, struct run_settings *s)
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     int opt;
-    /* "+": stop at the first non-option, so COMMAND's own options stay COMMAND's. */
-    while ((opt = getopt_long(argc, argv, "+", options, NULL)) != -1) {
+    opterr = 0; /* a mistake is said in one line, by option_error */
+    /* "+": stop at the first non-option, so COMMAND's own options stay COMMAND's; ":" tells a
+     * missing value from an unknown option. */
+    while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
         switch (opt) {
         case 'o':
             s->out = optarg;
@@ -354,11 +330,90 @@ static bool parse_run_options(int argc, char **argv, struct run_settings *s)
             fputs(run_usage, stdout);
             exit(0);
         default:
-            fputs(run_usage, stderr);
+            option_error("run", opt, argv, options);
             return false;
         }
     }
     return true;
+}
+
+/* Whether program is a Python interpreter, or a script whose #! line names one: qaudit run then
+ * says that PYTHONMALLOC=malloc was set for it. */
+static bool runs_python(const char *program)
+{
+    const char *base = strrchr(program, '/');
+    if (strncmp(base ? base + 1 : program, "python", 6) == 0)
+        return true;
+    char line[256] = "";
+    FILE *f = strchr(program, '/') ? fopen(program, "r") : NULL;
+    if (f != NULL) {
+        if (fgets(line, sizeof line, f) == NULL)
+            line[0] = '\0';
+        fclose(f);
+    }
+    return strncmp(line, "#!", 2) == 0 && strstr(line, "python") != NULL;
+}
+
+/* Python's own allocator (pymalloc) serves objects of up to 512 bytes from arenas it maps
+ * itself, which no interposed call sees: with PYTHONMALLOC=malloc every object is a malloc. A
+ * value the user set is kept. */
+static void python_malloc(const char *program)
+{
+    if (getenv("PYTHONMALLOC") != NULL) {
+        if (runs_python(program))
+            fprintf(stderr,
+                    "qaudit run: PYTHONMALLOC=%s kept as set; with pymalloc, Python's objects of "
+                    "512 bytes or less are not counted\n",
+                    getenv("PYTHONMALLOC"));
+        return;
+    }
+    setenv("PYTHONMALLOC", "malloc", 1);
+    if (runs_python(program))
+        fprintf(stderr, "qaudit run: PYTHONMALLOC=malloc, so that Python's objects reach malloc "
+                        "and are counted\n");
+}
+
+/* Starts the program; its pid, or -1 after one line saying why (*status: 127 not found, 126
+ * not executable, 2 no fork). The child tells an exec failure through a pipe that a successful
+ * exec closes, so that only one line is said and no dump is looked for. */
+static pid_t start_program(char **argv, int *status)
+{
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        fprintf(stderr, "qaudit run: pipe: %s\n", strerror(errno));
+        *status = 2;
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(report[0]);
+        execvp(argv[0], argv);
+        int failure = errno;
+        (void)!write(report[1], &failure, sizeof failure);
+        _exit(127);
+    }
+    child = pid > 0 ? pid : 0; /* signals sent to qaudit from now on go to the program */
+    close(report[1]);
+    int failure = 0;
+    ssize_t got = 0;
+    if (pid > 0)
+        while ((got = read(report[0], &failure, sizeof failure)) < 0 && errno == EINTR)
+            ;
+    close(report[0]);
+    if (pid < 0 || got == (ssize_t)sizeof failure) {
+        int why = pid < 0 ? errno : failure;
+        fprintf(stderr, "qaudit run: cannot %s %s: %s\n", pid < 0 ? "fork for" : "run", argv[0],
+                strerror(why));
+        if (pid > 0)
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        *status = pid < 0 ? 2 : why == ENOENT ? 127 : 126;
+        child = 0;
+        return -1;
+    }
+    fprintf(stderr, "qaudit run: pid %d: %s\n", (int)pid, argv[0]);
+    return pid;
 }
 
 int command_run(int argc, char **argv)
@@ -366,11 +421,10 @@ int command_run(int argc, char **argv)
     struct run_settings s = {0};
     if (!parse_run_options(argc, argv, &s))
         return 2;
-    if (optind >= argc) {
-        fprintf(stderr, "qaudit run: no COMMAND after the options (qaudit run -- COMMAND ...)\n");
-        return 2;
-    }
+    if (optind >= argc)
+        return usage_error("run", "no COMMAND after the options (qaudit run -- COMMAND ...)");
     default_stacks(&s);
+    resolve_out(&s);
     const char *problem = check_settings(&s);
     if (problem != NULL) {
         fprintf(stderr, "qaudit run: %s\n", problem);
@@ -388,21 +442,16 @@ int command_run(int argc, char **argv)
     if (realpath(preload, absolute) != NULL)
         snprintf(preload, sizeof preload, "%s", absolute);
     export_settings(&s, preload, argv[optind]);
+    python_malloc(argv[optind]);
+    run_fallback_prepare();
     install_forwarding();
-    fflush(NULL);
-    child = fork();
-    if (child < 0) {
-        fprintf(stderr, "qaudit run: fork: %s\n", strerror(errno));
-        return 2;
-    }
-    if (child == 0) {
-        execvp(argv[optind], argv + optind);
-        fprintf(stderr, "qaudit run: cannot run %s: %s\n", argv[optind], strerror(errno));
-        _exit(127);
-    }
-    int status = wait_for_child();
+    int status = 0;
+    if (start_program(argv + optind, &status) < 0)
+        return status;
+    status = wait_for_child();
+    run_fallback_collect(s.out ? s.out : DEFAULT_OUT);
     /* A run that left no evidence is not a success, whatever the program's own status. */
-    if (!print_summary(s.out ? s.out : "qaudit-%p.json", child, status) && status == 0)
+    if (!run_summary(s.out ? s.out : DEFAULT_OUT, child, status) && status == 0)
         return 2;
     return status;
 }

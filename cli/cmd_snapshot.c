@@ -1,7 +1,8 @@
-/* qaudit snapshot: asks a running preloaded process for a dump. The dump signal and the dump's
- * path come from the preload's own control record, read out of the process's memory
- * (preload_control.c), never from its environment, which programs rewrite; the only signal sent
- * is the one that record says the preload is listening to. */
+/* qaudit snapshot: asks a running preloaded process for a dump, without a signal: it writes a
+ * request into the preload's control record (read and written in the process's memory,
+ * preload_control.c), which the preload's writer thread serves within its poll period, and
+ * passes on the dump's path, or the preload's reason when no dump could be written. Given the pid
+ * of a `qaudit run`, it acts on the program that run started. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -17,12 +18,13 @@
 
 static const char snapshot_usage[] =
     "usage: qaudit snapshot PID [--timeout S]\n"
-    "  Reads the dump signal and dump path from the libqaudit-preload.so loaded in PID (its\n"
-    "  control record, read from the process's memory), sends that signal, waits up to S seconds\n"
-    "  (default 10) for the dump to be finished and prints its path. Exit 0: a dump appeared;\n"
-    "  1: none within S seconds, or the process ended first; 2: no such process, no preload in\n"
-    "  it, on-demand dumps off there (QAUDIT_SIGNAL=off, or the program handles that signal\n"
-    "  itself), or its memory cannot be read (ptrace permission).\n";
+    "  Asks the libqaudit-preload.so loaded in PID for a dump now (a request written into its\n"
+    "  control record, in the process's memory: no signal is sent), waits up to S seconds\n"
+    "  (default 10) for it and prints its path. PID may be a `qaudit run`: its program is\n"
+    "  asked. Exit 0: a dump was written; 1: the preload could not write it (its reason is\n"
+    "  printed), none within S seconds, or the process ended first; 2: no such process, no\n"
+    "  preload in it, its dump thread not running, or its memory cannot be read (ptrace\n"
+    "  permission).\n";
 
 #define MAX_IMAGES 8
 #define POLL_NS (20 * 1000 * 1000)
@@ -34,7 +36,7 @@ struct target {
     int count;
 };
 
-/* A record to watch after the signal: its image and its dump count before. */
+/* A record to watch after the request: its image and its dump count before. */
 struct watch {
     int image;
     uint64_t before;
@@ -61,12 +63,6 @@ static void pause_poll(void)
     nanosleep(&(struct timespec){0, POLL_NS}, NULL);
 }
 
-static const char *signal_name(int sig)
-{
-    const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
-    return abbrev != NULL ? abbrev : "?";
-}
-
 /* Why a read of the target's memory failed, as one line; exit status 2. */
 static int read_failed(const struct target *t, const struct preload_image *img, int err)
 {
@@ -84,10 +80,31 @@ static int read_failed(const struct target *t, const struct preload_image *img, 
     return 2;
 }
 
+/* A `qaudit run` (its command name) stands for the one program it started with the preload. */
+static pid_t program_of_run(pid_t pid)
+{
+    char path[64], comm[32] = "";
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return pid;
+    if (fgets(comm, sizeof comm, f) == NULL)
+        comm[0] = '\0';
+    fclose(f);
+    pid_t children[2];
+    if (strcmp(comm, "qaudit\n") != 0 || preload_children(pid, children, 2) != 1)
+        return pid;
+    fprintf(stderr, "qaudit snapshot: process %d is qaudit run; asking its program, process %d\n",
+            (int)pid, (int)children[0]);
+    return children[0];
+}
+
 static int open_target(pid_t pid, struct target *t)
 {
     t->pid = pid;
     t->pidfd = -1;
+    if (preload_images(pid, t->images, MAX_IMAGES) == 0)
+        t->pid = pid = program_of_run(pid);
 #ifdef SYS_pidfd_open
     t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (t->pidfd < 0 && errno == ESRCH)
@@ -179,59 +196,32 @@ static int unusable(const struct target *t, const struct reading *r, long timeou
     return 2;
 }
 
-/* A usable record whose dumps on demand are off, as one line; exit status 2. */
-static int dumps_off(const struct target *t, const struct qaudit_control *c)
+/* A usable record whose writer thread could not start, as one line; exit status 2. */
+static int no_writer(const struct target *t)
 {
-    int pid = (int)t->pid;
-    const char *sig = signal_name(c->signal_number);
-    fprintf(stderr, "qaudit snapshot: on-demand dumps are off in process %d: ", pid);
-    if (c->signal_state == QAUDIT_SIGNAL_OFF)
-        fprintf(stderr, "it was started with QAUDIT_SIGNAL=off (it still dumps at exit, and "
-                        "every QAUDIT_INTERVAL seconds if set)\n");
-    else if (c->signal_state == QAUDIT_SIGNAL_CLAIMED)
-        fprintf(stderr,
-                "the program installed its own handler for SIG%s, the dump signal, and the "
-                "preload left the signal to it (restart with another QAUDIT_SIGNAL, or use "
-                "QAUDIT_INTERVAL)\n",
-                sig);
-    else if (c->signal_state == QAUDIT_SIGNAL_NO_WRITER)
-        fprintf(stderr, "the preload could not start its dump thread\n");
-    else
-        fprintf(stderr, "its preload reports signal state %u, which this qaudit does not know\n",
-                c->signal_state);
+    fprintf(stderr,
+            "qaudit snapshot: process %d cannot dump on request: its preload could not start "
+            "its dump thread (it still dumps at exit)\n",
+            (int)t->pid);
     return 2;
 }
 
-/* The records to watch: every usable one listening to the same signal as the first listening
- * one (several preloads of different builds may be mapped; only one of them is wired in). */
-static int pick(const struct target *t, const struct reading *r, int n, int *signal,
-                struct watch *watches, int *watched)
+/* The records to ask: every usable one whose writer thread has not failed (several preloads of
+ * different builds may be mapped; only one of them is wired in, but each has its thread). */
+static int pick(const struct target *t, const struct reading *r, int n, struct watch *watches,
+                int *watched)
 {
-    const struct reading *first = NULL, *listening = NULL;
-    for (int i = 0; i < n; i++) {
-        if (r[i].verdict != USABLE)
-            continue;
-        if (first == NULL)
-            first = &r[i];
-        if (listening == NULL && r[i].control.signal_state == QAUDIT_SIGNAL_ON &&
-            r[i].control.signal_number > 0)
-            listening = &r[i];
-    }
-    if (listening == NULL)
-        return dumps_off(t, &first->control);
-    *signal = listening->control.signal_number;
     *watched = 0;
     for (int i = 0; i < n; i++)
-        if (r[i].verdict == USABLE && r[i].control.signal_state == QAUDIT_SIGNAL_ON &&
-            r[i].control.signal_number == *signal)
+        if (r[i].verdict == USABLE && r[i].control.writer_state != QAUDIT_WRITER_FAILED)
             watches[(*watched)++] = (struct watch){r[i].image, r[i].control.dumps_written};
-    return 0;
+    return *watched > 0 ? 0 : no_writer(t);
 }
 
 /* Reads every image's record until one is usable, none may become so, or the deadline passes;
- * then chooses the signal and the records to watch. */
-static int choose(const struct target *t, long long deadline, long timeout, int *signal,
-                  struct watch *watches, int *watched)
+ * then chooses the records to ask. */
+static int choose(const struct target *t, long long deadline, long timeout, struct watch *watches,
+                  int *watched)
 {
     struct reading r[MAX_IMAGES];
     for (;;) {
@@ -247,33 +237,49 @@ static int choose(const struct target *t, long long deadline, long timeout, int 
                 worst = i;
         }
         if (usable)
-            return pick(t, r, t->count, signal, watches, watched);
+            return pick(t, r, t->count, watches, watched);
         if (!transient || now_ns() >= deadline)
             return unusable(t, &r[worst], timeout);
         pause_poll();
     }
 }
 
-static int send_signal(const struct target *t, int signal)
+/* A token no other request of this moment has: this process's pid and the clock. */
+static uint64_t request_token(void)
 {
-#ifdef SYS_pidfd_send_signal
-    int rc = t->pidfd >= 0 ? (int)syscall(SYS_pidfd_send_signal, t->pidfd, signal, NULL, 0)
-                           : kill(t->pid, signal);
-#else
-    int rc = kill(t->pid, signal);
-#endif
-    if (rc == 0)
-        return 0;
-    if (errno == ESRCH)
-        return read_failed(t, NULL, ESRCH);
-    fprintf(stderr, "qaudit snapshot: cannot send SIG%s to process %d: %s\n", signal_name(signal),
-            (int)t->pid, strerror(errno));
-    return 2;
+    uint64_t token = ((uint64_t)getpid() << 40) ^ (uint64_t)now_ns();
+    return token ? token : 1;
 }
 
-/* Polls the watched records until one counts a new dump; prints its path. */
+static int send_requests(const struct target *t, const struct watch *watches, int watched,
+                         uint64_t token)
+{
+    for (int i = 0; i < watched; i++) {
+        int err = preload_control_request(t->pid, &t->images[watches[i].image], token);
+        if (err != 0)
+            return read_failed(t, &t->images[watches[i].image], err);
+    }
+    return 0;
+}
+
+/* What a watched record says once its writer served the request: the new dump's path (exit 0)
+ * or the preload's reason for not writing it (exit 1). -1 while not served yet. */
+static int served(const struct qaudit_control *c, const struct watch *w, uint64_t token, pid_t pid)
+{
+    if (c->dumps_written > w->before) {
+        printf("%s\n", c->last_dump);
+        return 0;
+    }
+    if (c->served != token)
+        return -1;
+    fprintf(stderr, "qaudit snapshot: process %d wrote no dump: %s\n", (int)pid,
+            c->last_error[0] ? c->last_error : "its preload gave no reason");
+    return 1;
+}
+
+/* Polls the watched records until one has served the request; prints the outcome. */
 static int wait_for_dump(const struct target *t, const struct watch *watches, int watched,
-                         long long deadline, long timeout)
+                         uint64_t token, long long deadline, long timeout)
 {
     struct qaudit_control c;
     memset(&c, 0, sizeof c);
@@ -287,20 +293,22 @@ static int wait_for_dump(const struct target *t, const struct watch *watches, in
             }
             if (err != 0)
                 return read_failed(t, &t->images[watches[i].image], err);
-            if (c.dumps_written > watches[i].before) {
-                printf("%s\n", c.last_dump);
-                return 0;
-            }
+            int outcome = served(&c, &watches[i], token, t->pid);
+            if (outcome >= 0)
+                return outcome;
         }
         if (now_ns() >= deadline)
             break;
         pause_poll();
     }
-    if (c.signal_state != QAUDIT_SIGNAL_ON)
-        return dumps_off(t, &c); /* the program claimed the signal meanwhile */
+    if (c.writer_state == QAUDIT_WRITER_FAILED)
+        return no_writer(t);
     fprintf(stderr,
-            "qaudit snapshot: no new dump of process %d within %ld s (SIG%s sent; pattern %s)\n",
-            (int)t->pid, timeout, signal_name(c.signal_number), c.pattern);
+            "qaudit snapshot: no dump of process %d within %ld s: its dump thread %s (it reads "
+            "requests every %u ms; pattern %s)\n",
+            (int)t->pid, timeout,
+            c.writer_state == QAUDIT_WRITER_RUNNING ? "did not answer" : "has not started",
+            c.poll_ms, c.pattern);
     return 1;
 }
 
@@ -340,14 +348,15 @@ int command_snapshot(int argc, char **argv)
     long long deadline = now_ns() + timeout * 1000000000ll;
     struct target t;
     struct watch watches[MAX_IMAGES];
-    int signal = 0, watched = 0;
+    int watched = 0;
+    uint64_t token = request_token();
     status = open_target(pid, &t);
     if (status == 0)
-        status = choose(&t, deadline, timeout, &signal, watches, &watched);
+        status = choose(&t, deadline, timeout, watches, &watched);
     if (status == 0)
-        status = send_signal(&t, signal);
+        status = send_requests(&t, watches, watched, token);
     if (status == 0)
-        status = wait_for_dump(&t, watches, watched, deadline, timeout);
+        status = wait_for_dump(&t, watches, watched, token, deadline, timeout);
     if (t.pidfd >= 0)
         close(t.pidfd);
     return status;

@@ -11,6 +11,8 @@ static const char usage[] =
     "  run [OPTIONS] -- COMMAND [ARGS...]  run a program under the interposer\n"
     "  snapshot PID [--timeout S]         ask a running preloaded process for a dump now\n"
     "  report DUMP... [--binary BINARY]   allocation report (text|md|json|html)\n"
+    "  diff BASE NEW [--binary BINARY]    two runs compared site by site "
+    "(text|md|json|html|pprof)\n"
     "  compare BINARY [--dump DUMP]...    builds side by side\n"
     "  layout BINARY [--type NAME]...     struct layouts with allocator classes\n"
     "  classes [--probe [LIB.so]] SIZE... allocator size classes for sizes\n"
@@ -24,9 +26,25 @@ static const struct {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"run", command_run},         {"snapshot", command_snapshot}, {"report", command_report},
-    {"compare", command_compare}, {"layout", command_layout},     {"classes", command_classes},
-    {"gate", command_gate},
+    {"diff", command_diff},       {"compare", command_compare},   {"layout", command_layout},
+    {"classes", command_classes}, {"gate", command_gate},
 };
+#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+
+/* One line: the command not known and the nearest that is. */
+static int unknown_command(const char *word)
+{
+    const char *names[COMMAND_COUNT + 1];
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        names[i] = commands[i].name;
+    names[COMMAND_COUNT] = "--version";
+    const char *near = nearest_name(word, names, COMMAND_COUNT + 1);
+    if (near != NULL)
+        fprintf(stderr, "qaudit: unknown command '%s' (did you mean %s?)\n", word, near);
+    else
+        fprintf(stderr, "qaudit: unknown command '%s' (qaudit --help lists them)\n", word);
+    return 2;
+}
 
 int main(int argc, char **argv)
 {
@@ -40,9 +58,8 @@ int main(int argc, char **argv)
         printf("qaudit %s\n", QAUDIT_VERSION);
         return 0;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "qaudit: unknown command '%s'\n%s", argv[1], usage);
-    return 2;
+    return unknown_command(argv[1]);
 }

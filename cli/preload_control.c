@@ -176,6 +176,38 @@ int preload_control_read(pid_t pid, const struct preload_image *img, struct qaud
     return EAGAIN;
 }
 
+/* Asks the preload for a dump: token into the record's request field (process_vm_writev needs
+ * the same permission as reading). 0, or an errno. */
+int preload_control_request(pid_t pid, const struct preload_image *img, uint64_t token)
+{
+    if (img->record_size < sizeof(struct qaudit_control))
+        return EFAULT;
+    struct iovec local = {&token, sizeof token};
+    struct iovec remote = {
+        (void *)(uintptr_t)(img->record + offsetof(struct qaudit_control, request)), sizeof token};
+    ssize_t n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
+    if (n < 0)
+        return errno;
+    return (size_t)n == sizeof token ? 0 : EFAULT;
+}
+
+/* The direct children of pid with a libqaudit-preload.so mapped, up to max; how many. */
+int preload_children(pid_t pid, pid_t *children, int max)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    FILE *f = fopen(path, "r");
+    int found = 0;
+    long child;
+    struct preload_image image;
+    while (f != NULL && found < max && fscanf(f, "%ld", &child) == 1)
+        if (preload_images((pid_t)child, &image, 1) > 0)
+            children[found++] = (pid_t)child;
+    if (f != NULL)
+        fclose(f);
+    return found;
+}
+
 /* The record's pid is the one getpid() gave inside the process: in a pid namespace (a container)
  * that is the last NSpid of /proc/PID/status, not the pid seen from here. */
 bool preload_pid_matches(pid_t pid, int32_t record_pid)

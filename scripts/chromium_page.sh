@@ -7,7 +7,11 @@
 #                                               page, or from the element with that id down
 # "check" clicks like a user: sorts the site table by bytes, searches the flame graph for a frame
 # and zooms into one, and reports each outcome as data-sorted, data-searched, data-zoomed ("1" or
-# "0"); data-error carries any script error. Exit 2 when chromium is missing.
+# "0"); data-error carries any script error. It also measures what a reader sees: data-min-font,
+# the smallest text drawn in an SVG in px (its font size times the drawing's scale);
+# data-where-rows and data-where-hidden, the rows of tables with a where column and how many of
+# them have their where cell cut or outside the window (or in a box that scrolls sideways);
+# data-row-max, the tallest such row in px. Exit 2 when chromium is missing.
 set -euo pipefail
 mode=$1
 chromium=$(command -v chromium || command -v chromium-browser || true)
@@ -36,11 +40,34 @@ frame.addEventListener('load', function () {
   function verdict(name, ok) { out.setAttribute(name, ok ? '1' : '0'); }
   copy();
   if ($3) {
+    try { measure(doc, out); } catch (e) { out.setAttribute('data-measure-error', String(e)); }
     try { exercise(doc, verdict); } catch (e) { out.setAttribute('data-exercise-error', String(e)); }
     copy();
   }
 });
+function measure(doc, out) {
+  var win = doc.defaultView, width = doc.documentElement.clientWidth, smallest = Infinity;
+  Array.prototype.forEach.call(doc.querySelectorAll('svg text'), function (t) {
+    var box = t.getBoundingClientRect(), ctm = t.getScreenCTM();
+    if (box.width === 0 || !ctm) return;
+    var px = parseFloat(win.getComputedStyle(t).fontSize) * Math.sqrt(ctm.a * ctm.a + ctm.b * ctm.b);
+    smallest = Math.min(smallest, px);
+  });
+  out.setAttribute('data-min-font', smallest === Infinity ? 'none' : smallest.toFixed(1));
+  var rows = 0, hidden = 0, tallest = 0;
+  Array.prototype.forEach.call(doc.querySelectorAll('td.where'), function (cell) {
+    var box = cell.getBoundingClientRect(), scroller = cell.closest('.scroll');
+    rows++;
+    tallest = Math.max(tallest, cell.parentNode.getBoundingClientRect().height);
+    if (box.left < 0 || box.right > width + 0.5 || cell.scrollWidth > cell.clientWidth + 1 ||
+        (scroller && scroller.scrollWidth > scroller.clientWidth + 1)) hidden++;
+  });
+  out.setAttribute('data-where-rows', String(rows));
+  out.setAttribute('data-where-hidden', String(hidden));
+  out.setAttribute('data-row-max', String(Math.round(tallest)));
+}
 function exercise(doc, verdict) {
+  if (!doc.getElementById('flame-data')) return; /* a page without sites (qaudit diff's) */
   var table = doc.getElementById('sites'), th = null;
   var heads = table ? table.tHead.rows[0].cells : [];
   for (var i = 0; i < heads.length; i++) if (heads[i].textContent === 'bytes') th = heads[i];

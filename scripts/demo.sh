@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # make demo: the whole audit of the inline-queue change on ringkv, on 127.0.0.1 only: ringkv
-# under `qaudit run` with redis-benchmark at pipeline 1 then 16, a snapshot while it runs, the
-# text report, the HTML report (with screenshots at 400 and 1400 px into docs/ when chromium is
-# installed), the gate, and the compare table of the three builds. QAUDIT_BIN: another build's bin/.
+# under `qaudit run` (its default stacks: every allocation's) with redis-benchmark at pipeline 1
+# then 16, a snapshot while it runs, the text report, the HTML report (with screenshots at 400 and
+# 1400 px beside it when chromium is installed), the gate, and the compare table of the three
+# builds. Everything it writes goes under build/: the clone is left as it was found.
+# QAUDIT_BIN: another build's bin/.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${QAUDIT_BIN:-$top/build/bin}
@@ -44,12 +46,12 @@ load() {
 stop_ringkv() {
   kill -TERM "$runner"
   wait "$runner" || true
-  sed -n '/^qaudit run:/p' "$out/$1.log"
+  sed -n '/^qaudit run: dump/,$p' "$out/$1.log"
 }
 
 section "1. ringkv (inline queue) under qaudit run, redis-benchmark at pipeline 1, then 16"
-start_ringkv ringkv "$bin/ringkv" --stacks queue
-head -1 "$out/ringkv.log"
+start_ringkv ringkv "$bin/ringkv"
+grep -m1 "listening" "$out/ringkv.log"
 echo "pipeline 1 (depth one):"
 load 100000 1
 echo "snapshot while it runs: $("$qaudit" snapshot "$server")"
@@ -66,9 +68,9 @@ section "3. The HTML report"
 echo "wrote $out/report.html"
 if command -v chromium >/dev/null; then
   for width in 400 1400; do
-    "$top/scripts/chromium_page.sh" shot "$width" 2400 "$out/report.html" "$top/docs/report-$width.png"
+    "$top/scripts/chromium_page.sh" shot "$width" 2400 "$out/report.html" "$out/report-$width.png"
   done
-  echo "screenshots: docs/report-400.png, docs/report-1400.png (headless Chromium)"
+  echo "screenshots: $out/report-400.png, $out/report-1400.png (headless Chromium)"
 else
   echo "no screenshots: chromium is not installed (scripts/deps.sh installs it)"
 fi

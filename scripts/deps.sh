@@ -16,13 +16,19 @@ packages=(
   redis-server                     # test_foreign: the preload in a server nobody here wrote
   clang libclang-rt-14-dev         # libFuzzer for the parser fuzzer
   python3-jsonschema               # the report tests check JSON against docs/report-schema.json
-  libstdc++6-12-dbg                # test_layout_cxx: libstdc++'s own iostreams (virtual bases)
+  libstdc++6-12-dbg                # test_layout_cxx: libstdc++'s own iostreams (virtual bases),
+                                   # and the classes C++ binaries only declare (layout)
+  libfmt-dev libspdlog-dev nlohmann-json3-dev libboost-dev # test_layout_cxx_programs: C++
+                                   # libraries' headers as their users use them
+  libc6-dbg                        # test_gate, test_layout_text, test_layout_corrupt: glibc's DWARF
+  procps git                       # pgrep in the report tests; git, a program test_foreign runs
   libprotobuf-c-dev protobuf-c-compiler zlib1g-dev # report --format pprof: profile.proto, gzip
   golang-go                        # test_pprof reads the pprof export with `go tool pprof`
   chromium                         # test_html_chromium loads the HTML report; make demo's screenshots
+  nginx postgresql-15 memcached nodejs curl # test_servers: Debian's servers as they really run
 )
 if [ "${1:-}" = bench ]; then
-  packages+=(redis-server time libc6-dbg python3.11-dbg valgrind-dbg) # bench/layout_bench.sh: large DWARF
+  packages+=(time python3.11-dbg valgrind-dbg) # bench/layout_bench.sh: large DWARF
 fi
 
 missing=()

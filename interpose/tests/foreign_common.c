@@ -64,7 +64,7 @@ const char *const *base_env(struct env *e, const char *qaudit_out, bool preload)
     snprintf(e->text[0], sizeof e->text[0], "HOME=%s", work);
     snprintf(e->text[1], sizeof e->text[1], "TMPDIR=%s", work);
     snprintf(e->text[2], sizeof e->text[2], "QAUDIT_OUT=%s", qaudit_out);
-    snprintf(e->text[3], sizeof e->text[3], "LD_PRELOAD=%s", PRELOAD_PATH);
+    snprintf(e->text[3], sizeof e->text[3], "LD_PRELOAD=%s", test_preload_path());
     for (int i = 0; i < (preload ? 4 : 3); i++)
         e->list[n++] = e->text[i];
     e->list[n] = NULL;

@@ -61,7 +61,8 @@ static char *preloaded_bash(const char *script, pid_t *pid, int *status)
 }
 
 /* Issue 12's first repro: the program's fd 3, opened after start-up, is read to its end after
- * a dump signal. */
+ * a dump signal. The handler is the preload's from before bash's main; bash reads on once the
+ * dump's file is there (d-PID-0.json, renamed into place when finished). */
 static void test_fd3_input_survives_the_dump_signal(void **state)
 {
     (void)state;
@@ -72,7 +73,7 @@ static void test_fd3_input_survives_the_dump_signal(void **state)
         fprintf(f, "%d\n", i);
     fclose(f);
     snprintf(script, sizeof script,
-             "sleep 0.3; exec 3<%s; kill -USR2 $$; sleep 0.3; n=0; "
+             "exec 3<%s; kill -USR2 $$; until [ -e d-$$-0.json ]; do sleep 0.01; done; n=0; "
              "while read -r l <&3; do n=$((n+1)); done; echo $n",
              path);
     pid_t pid;
@@ -84,13 +85,16 @@ static void test_fd3_input_survives_the_dump_signal(void **state)
     free(out);
 }
 
-/* The second repro: writes on the program's fd 4 around a dump signal. */
+/* The second repro: writes on the program's fd 4 around a dump signal (the second once the dump
+ * is written). */
 static void test_fd4_output_survives_the_dump_signal(void **state)
 {
     (void)state;
     char script[1200], path[600];
     snprintf(path, sizeof path, "%s/o", work);
-    snprintf(script, sizeof script, "exec 4>%s; echo A >&4; kill -USR2 $$; sleep 0.2; echo B >&4",
+    snprintf(script, sizeof script,
+             "exec 4>%s; echo A >&4; kill -USR2 $$; until [ -e d-$$-0.json ]; do sleep 0.01; "
+             "done; echo B >&4",
              path);
     pid_t pid;
     int status;
@@ -184,16 +188,16 @@ static void test_double_fork_daemon(void **state)
 }
 
 /* The program handles the dump signal itself: its handler sees every signal, it reads its own
- * handler back, and the interposer says so in exactly one line and makes no dump for them. */
+ * handler back, and the interposer makes no dump for them and says nothing (nothing is lost:
+ * `qaudit snapshot` needs no signal; a line would land in a server's log). */
 static void test_own_handler_for_the_dump_signal(void **state)
 {
     (void)state;
     struct hostile h;
     compare_hostile("own_handler", &h);
     int lines = count_lines_starting(h.qaudit_err, "qaudit: ");
-    if (lines != 1 || strstr(h.qaudit_err, "on-demand dumps are off") == NULL)
-        fail_msg("wanted one qaudit line saying on-demand dumps are off; stderr:\n%s",
-                 h.qaudit_err);
+    if (lines != 0)
+        fail_msg("wanted no qaudit line; stderr:\n%s", h.qaudit_err);
     assert_dumps(h.preload, h.pid, (const char *[]){"exit", NULL});
     free(h.qaudit_err);
 }

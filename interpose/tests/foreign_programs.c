@@ -295,7 +295,7 @@ static void start_redis(struct redis *r, bool preload)
     r->server = (struct foreign_run){
         .argv = r->argv, .env = base_env(&r->env, pattern, preload), .out = r->log, .limit_s = 120};
     foreign_start(&r->server);
-    for (int i = 0; i < 300 && !accepts(atoi(r->port)); i++)
+    for (int i = 0; i < 3000 && !accepts(atoi(r->port)); i++) /* 60 s at most */
         nanosleep(&(struct timespec){0, 20000000}, NULL);
     assert_true(accepts(atoi(r->port)));
 }

@@ -3,7 +3,9 @@
  * the totals per process from qaudit's exit dumps and valgrind's logs. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <jansson.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,18 @@ static void redirect(const char *path, int flags, int to)
         close(fd);
 }
 
+/* In the child: the user's groups and ids (as root: servers that must not run as root, or that
+ * are to be tried without root). */
+static void become(const char *user)
+{
+    struct passwd *pw = user ? getpwnam(user) : NULL;
+    if (user == NULL)
+        return;
+    if (pw == NULL || initgroups(user, pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 ||
+        setuid(pw->pw_uid) != 0)
+        _exit(126);
+}
+
 /* In the child: only fds 0..2, no core files, its own process group, addresses not randomised
  * (cc1 sizes some tables by the addresses it hashes: one run in six made one more allocation,
  * and valgrind's own layout is fixed), then exec. */
@@ -39,6 +53,7 @@ static void exec_child(const struct foreign_run *run)
     redirect(run->out, O_WRONLY | O_CREAT | O_TRUNC, 1);
     redirect(run->err, O_WRONLY | O_CREAT | O_TRUNC, 2);
     close_range(3, ~0U, 0);
+    become(run->user);
     const char *envp[128];
     size_t n = 0;
     for (size_t i = 0; run->env && run->env[i] && n < 126; i++)

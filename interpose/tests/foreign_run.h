@@ -17,6 +17,7 @@ struct foreign_run {
     const char *dir;          /* working directory, or NULL */
     const char *in;           /* file for stdin (/dev/null if NULL) */
     const char *out, *err;    /* files for stdout and stderr (/dev/null if NULL) */
+    const char *user;         /* run as this user (its groups too), or NULL: as the caller */
     int limit_s;              /* killed (with its process group) after this; 0: 300 s */
     pid_t pid;                /* set by foreign_run */
 };

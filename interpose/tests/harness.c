@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -20,8 +21,26 @@
 
 char dump_dir[256];
 
+const char *test_preload_path(void)
+{
+    const char *chosen = getenv("QAUDIT_TEST_PRELOAD");
+    return chosen != NULL && chosen[0] != '\0' ? chosen : PRELOAD_PATH;
+}
+
+/* A failing test jumps past its remove_dir(): the next fresh_dir(), or the exit, removes its
+ * directory. */
+static void remove_left_dir(void)
+{
+    if (dump_dir[0] != '\0')
+        remove_dir();
+}
+
 void fresh_dir(void)
 {
+    static bool at_exit;
+    if (!at_exit)
+        at_exit = atexit(remove_left_dir) == 0;
+    remove_left_dir();
     snprintf(dump_dir, sizeof dump_dir, "/tmp/qaudit-test-XXXXXX");
     assert_non_null(mkdtemp(dump_dir));
 }
@@ -40,6 +59,7 @@ void remove_dir(void)
     if (d)
         closedir(d);
     rmdir(dump_dir);
+    dump_dir[0] = '\0';
 }
 
 /* Starts argv under the preload with QAUDIT_OUT in the dump directory plus extra "K=V" settings;
@@ -48,7 +68,7 @@ pid_t start(const char *const *argv, const char *const *extra)
 {
     pid_t pid = fork();
     if (pid == 0) {
-        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
         char out[400];
         snprintf(out, sizeof out, "%s/dump-%%p.json", dump_dir);
         setenv("QAUDIT_OUT", out, 1);
@@ -65,6 +85,27 @@ int wait_exit(pid_t pid)
     int status;
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void wait_catching(pid_t pid, int signo)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    for (int tries = 0; tries < 6000; tries++) {
+        FILE *f = fopen(path, "r");
+        unsigned long long caught = 0;
+        bool read = false;
+        while (f && fgets(line, sizeof line, f))
+            read |= sscanf(line, "SigCgt: %llx", &caught) == 1;
+        if (f)
+            fclose(f);
+        if (!read || waitpid(pid, NULL, WNOHANG) != 0)
+            fail_msg("process %d ended before it caught signal %d", (int)pid, signo);
+        if (caught & (1ull << (signo - 1)))
+            return;
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    fail_msg("process %d does not catch signal %d after 60 s", (int)pid, signo);
 }
 
 json_t *load(const char *path)
@@ -165,7 +206,7 @@ void preload_then_jemalloc(char *setting, size_t size)
     const char *jemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
     if (access(jemalloc, R_OK) != 0)
         fail_msg("%s is missing: scripts/deps.sh installs libjemalloc2", jemalloc);
-    snprintf(setting, size, "LD_PRELOAD=%s %s", PRELOAD_PATH, jemalloc);
+    snprintf(setting, size, "LD_PRELOAD=%s %s", test_preload_path(), jemalloc);
 }
 
 /* Runs argv to its end with stdout captured into out (NUL-terminated, cut at size - 1), under
@@ -185,7 +226,7 @@ int run_captured(const struct captured_run *run, char *out, size_t size)
         if (run->dir != NULL && chdir(run->dir) != 0)
             _exit(126);
         if (run->preload) {
-            setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+            setenv("LD_PRELOAD", test_preload_path(), 1);
             char pattern[400];
             snprintf(pattern, sizeof pattern, "%s/%s", dump_dir,
                      run->out_name ? run->out_name : "dump-%p.json");
@@ -240,16 +281,20 @@ const char *str_at(json_t *root, const char *object, const char *key)
     return json_string_value(json_object_get(json_object_get(root, object), key));
 }
 
-/* A TCP port on 127.0.0.1 that was free a moment ago, for a server a test starts. */
+/* A TCP port on 127.0.0.1 from the kernel, held for the server a test starts: the socket that
+ * got it stays bound (not listening, SO_REUSEADDR, closed on exec) until this process exits, so
+ * that no other bind to port 0 (another test under ctest -j) is given it, while the server, which
+ * binds with SO_REUSEADDR as redis-server, nginx, memcached and node do, takes it. */
 int free_port(void)
 {
-    int s = socket(AF_INET, SOCK_STREAM, 0);
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int on = 1;
+    assert_int_equal(setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on), 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof a;
     assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
     assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
-    close(s);
-    return ntohs(a.sin_port);
+    return ntohs(a.sin_port); /* s stays open: the hold */
 }
 
 /* One PING on 127.0.0.1:port answered +PONG. */

@@ -59,6 +59,12 @@ static void test_every_ending_leaves_its_dump(void **state)
         {"term", 128 + SIGTERM, "fatal_signal", "SIGTERM"},
         {"handler-then-default", 128 + SIGSEGV, "fatal_signal", "SIGSEGV"},
         {"recover", 0, "exit", NULL},
+        {"resethand-reraise", 128 + SIGTERM, "fatal_signal", "SIGTERM"},
+        {"oneshot-nodefer", 128 + SIGTERM, "fatal_signal", "SIGTERM"},
+        {"siginfo-reraise", 128 + SIGTERM, "fatal_signal", "SIGTERM"},
+        {"signal-raise", 128 + SIGINT, "fatal_signal", "SIGINT"},
+        {"handler-exits", 5, "exit", NULL},
+        {"resethand-read-back", 0, "exit", NULL},
     };
     for (size_t i = 0; i < sizeof endings / sizeof endings[0]; i++) {
         const struct ending *e = &endings[i];
@@ -77,6 +83,9 @@ static void test_every_ending_leaves_its_dump(void **state)
         else
             assert_null(signal_name);
         assert_int_equal(num(d, "totals.calls.malloc"), BLOCKS);
+        /* A handler of the program's took the signal: the dump names it. */
+        if (strcmp(e->how, "handler-exits") == 0)
+            assert_string_equal(str_at(d, "process", "last_signal"), "SIGTERM");
         assert_true(num(d, "process.end_time_ns") >= num(d, "process.start_time_ns"));
         free_dumps(dumps, count);
         remove_dir();
@@ -246,8 +255,9 @@ static void test_a_closed_stderr_pipe_kills_nothing(void **state)
             _exit(126);
         close(fds[0]);
         dup2(fds[1], STDERR_FILENO);
-        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
         setenv("QAUDIT_OUT", "/nonexistent/dir/x.json", 1);
+        setenv("QAUDIT_FALLBACK_DIR", "/nonexistent/fallback", 1); /* nothing written anywhere */
         execl("/bin/true", "true", (char *)NULL);
         _exit(127);
     }

@@ -24,7 +24,6 @@
 
 extern char **environ;
 
-
 static void test_exact_counts(void **state)
 {
     (void)state;
@@ -206,7 +205,6 @@ static void test_fork_and_exec(void **state)
     remove_dir();
 }
 
-
 /* QAUDIT_FOLLOW_EXEC=0: the exec'd program runs without the preload, so no dump of its own. */
 static void test_follow_exec_off(void **state)
 {
@@ -225,7 +223,6 @@ static void test_follow_exec_off(void **state)
     json_decref(d);
     remove_dir();
 }
-
 
 /* With jemalloc preloaded after qaudit, calls are forwarded to jemalloc: counts stay exact and
  * the usable sizes are jemalloc's classes (32 for 17..32 bytes), not glibc's (24, 40, ...). */
@@ -587,7 +584,8 @@ static void test_stacks_start_at_the_program_and_stop_at_the_depth(void **state)
     }
 }
 
-/* A dump that cannot be written is reported once on stderr; the program is not disturbed. */
+/* A dump that cannot be written (neither where QAUDIT_OUT says nor in the fallback directory)
+ * is reported once on stderr; the program is not disturbed. */
 static void test_unwritable_dump_path(void **state)
 {
     (void)state;
@@ -598,8 +596,9 @@ static void test_unwritable_dump_path(void **state)
     if (pid == 0) {
         int fd = open(log, O_CREAT | O_WRONLY, 0600);
         dup2(fd, 2);
-        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
         setenv("QAUDIT_OUT", "/nonexistent/qaudit/dump.json", 1);
+        setenv("QAUDIT_FALLBACK_DIR", "/nonexistent/fallback", 1);
         execl(FIXTURE("fixture_exact_counts"), "fixture_exact_counts", (char *)NULL);
         _exit(127);
     }
@@ -622,7 +621,7 @@ static pid_t start_ringkv(const char *binary, int *port)
     if (pid == 0) {
         dup2(out[1], 1);
         close(out[0]);
-        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
         char pattern[400];
         snprintf(pattern, sizeof pattern, "%s/dump-%%p.json", dump_dir);
         setenv("QAUDIT_OUT", pattern, 1);
@@ -659,8 +658,8 @@ static void test_ringkv_under_the_preload(void **state)
     load_ringkv(port, 1);
     kill(pid, SIGUSR2); /* a snapshot while it serves */
     char path[400];
-    snprintf(path, sizeof path, "%s/dump-%d.json", dump_dir, (int)pid);
-    for (int i = 0; i < 50 && access(path, F_OK) != 0; i++)
+    snprintf(path, sizeof path, "%s/dump-%d.snapshot-0.json", dump_dir, (int)pid);
+    for (int i = 0; i < 600 && access(path, F_OK) != 0; i++) /* at most 60 s */
         usleep(100000);
     json_t *snapshot = load(path);
     assert_string_equal(json_string_value(json_object_get(snapshot, "reason")), "signal");
@@ -714,16 +713,24 @@ static void test_snapshot_while_running(void **state)
     snprintf(stop, sizeof stop, "%s/stop", dump_dir);
     const char *argv[] = {FIXTURE("fixture_long_running"), stop, NULL};
     pid_t pid = start(argv, NULL);
-    usleep(300000);
+    wait_catching(pid, SIGUSR2);
     kill(pid, SIGUSR2);
-    assert_true(wait_for_dump(pid, "", 50));
-    assert_int_equal(waitpid(pid, NULL, WNOHANG), 0); /* still running */
-    json_t *d = load_pid(pid);
+    assert_true(wait_for_dump(pid, ".snapshot-0", 600)); /* a snapshot keeps a name of its own */
+    assert_int_equal(waitpid(pid, NULL, WNOHANG), 0);    /* still running */
+    char snapshot[400];
+    snprintf(snapshot, sizeof snapshot, "%s/dump-%d.snapshot-0.json", dump_dir, (int)pid);
+    json_t *d = load(snapshot);
     assert_string_equal(json_string_value(json_object_get(d, "reason")), "signal");
     assert_true(num(d, "totals.allocs") > 0);
     json_decref(d);
     close(open(stop, O_CREAT | O_WRONLY, 0600));
     assert_int_equal(wait_exit(pid), 0);
+    d = load(snapshot); /* the exit dump did not replace it */
+    assert_string_equal(json_string_value(json_object_get(d, "reason")), "signal");
+    json_decref(d);
+    d = load_pid(pid);
+    assert_string_equal(json_string_value(json_object_get(d, "reason")), "exit");
+    json_decref(d);
     remove_dir();
 
     fresh_dir();
@@ -734,12 +741,12 @@ static void test_snapshot_while_running(void **state)
         char out[400];
         snprintf(out, sizeof out, "%s/dump-%%p-%%n.json", dump_dir);
         setenv("QAUDIT_OUT", out, 1);
-        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
         putenv((char *)env[0]);
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
-    assert_true(wait_for_dump(pid, "-1", 50)); /* the second interval dump */
+    assert_true(wait_for_dump(pid, "-1", 600)); /* the second interval dump */
     close(open(stop, O_CREAT | O_WRONLY, 0600));
     assert_int_equal(wait_exit(pid), 0);
     char path[400];
@@ -761,7 +768,7 @@ static void test_snapshots_lose_no_site_counts(void **state)
     const char *argv[] = {FIXTURE("fixture_long_running"), stop, "busy", NULL};
     const char *env[] = {"QAUDIT_STACKS=fp", NULL};
     pid_t pid = start(argv, env);
-    usleep(200000);
+    wait_catching(pid, SIGUSR2);
     for (int i = 0; i < 30; i++) {
         kill(pid, SIGUSR2);
         usleep(30000);

@@ -1,7 +1,8 @@
-/* `qaudit snapshot PID` learns the dump signal and path from the preload's control record in the
- * process's memory: on Debian's redis-server (which overwrites its environment with its title)
- * started with QAUDIT_SIGNAL=USR1, a forked perl child, a process without the preload, one with
- * QAUDIT_SIGNAL=off and a bash that traps the dump signal (neither may be sent any signal). */
+/* `qaudit snapshot PID` asks the preload for a dump through its control record in the process's
+ * memory, sending no signal: on Debian's redis-server (which overwrites its environment with its
+ * title), a forked perl child, a process without the preload, one with QAUDIT_SIGNAL=off, a bash
+ * that traps SIGUSR2, a perl that blocks every signal, a `qaudit run` (its program answers), and
+ * a process that cannot write its dump (the preload's reason is passed on). */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -46,20 +47,25 @@ static pid_t track(pid_t pid)
     return pid;
 }
 
+static bool maps_preload(pid_t pid)
+{
+    char path[64], line[4096];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *maps = fopen(path, "r");
+    bool found = false;
+    while (maps && !found && fgets(line, sizeof line, maps))
+        found = strstr(line, "libqaudit-preload") != NULL;
+    if (maps)
+        fclose(maps);
+    return found;
+}
+
 /* Waits until the process started under the preload has exec'd and mapped it: before that,
  * pid is still the test's own fork, which has no preload for snapshot to read. */
 static pid_t preloaded(pid_t pid)
 {
-    char path[64], line[4096];
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-    for (int tries = 0; tries < 1000; tries++) {
-        FILE *maps = fopen(path, "r");
-        bool found = false;
-        while (maps && !found && fgets(line, sizeof line, maps))
-            found = strstr(line, "libqaudit-preload") != NULL;
-        if (maps)
-            fclose(maps);
-        if (found)
+    for (int tries = 0; tries < 6000; tries++) { /* 60 s at most */
+        if (maps_preload(pid))
             return pid;
         nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
     }
@@ -121,14 +127,14 @@ static void snapshot(pid_t target, struct snapshot_result *r)
     read_file(err, r->err, sizeof r->err, false);
 }
 
-/* A snapshot that worked: exit 0, and the printed path a finished signal dump of pid. */
-static void assert_signal_dump_of(const struct snapshot_result *r, pid_t pid)
+/* A snapshot that worked: exit 0, and the printed path a finished dump of pid, on request. */
+static void assert_snapshot_of(const struct snapshot_result *r, pid_t pid)
 {
     if (r->status != 0)
         fail_msg("qaudit snapshot %d: exit %d, stderr: %s", (int)pid, r->status, r->err);
     json_t *d = load(r->out);
     assert_int_equal(num(d, "process.pid"), pid);
-    assert_string_equal(json_string_value(json_object_get(d, "reason")), "signal");
+    assert_string_equal(json_string_value(json_object_get(d, "reason")), "snapshot");
     json_decref(d);
 }
 
@@ -143,9 +149,9 @@ static bool environ_names(pid_t pid, const char *name)
     return n > 0 && memmem(buf, (size_t)n, name, strlen(name)) != NULL;
 }
 
-/* redis-server overwrites its environment with its title, and its default disposition of
- * SIGUSR2 kills it: snapshot must find USR1 and the path in the preload, and redis live on. */
-static void test_snapshot_of_redis_with_usr1(void **state)
+/* redis-server overwrites its environment with its title: snapshot must find the preload's
+ * record in its memory, and redis live on. */
+static void test_snapshot_of_redis(void **state)
 {
     (void)state;
     if (access(REDIS_SERVER, X_OK) != 0)
@@ -157,10 +163,10 @@ static void test_snapshot_of_redis_with_usr1(void **state)
     snprintf(log, sizeof log, "%s/redis.log", dump_dir);
     const char *argv[] = {REDIS_SERVER, "--port", port,     "--bind",    "127.0.0.1", "--save",
                           "",           "--dir",  dump_dir, "--logfile", log,         NULL};
-    const char *env[] = {"QAUDIT_SIGNAL=USR1", NULL};
+    const char *env[] = {"QAUDIT_SIGNAL=USR1", NULL}; /* not needed any more, nor used */
     pid_t pid = track(start(argv, env));
     bool up = false;
-    for (int i = 0; i < 200 && !up; i++) {
+    for (int i = 0; i < 1200 && !up; i++) { /* 60 s at most */
         up = redis_ping(port_number);
         if (!up)
             usleep(50000);
@@ -170,7 +176,7 @@ static void test_snapshot_of_redis_with_usr1(void **state)
 
     struct snapshot_result r;
     snapshot(pid, &r);
-    assert_signal_dump_of(&r, pid);
+    assert_snapshot_of(&r, pid);
     assert_true(redis_ping(port_number)); /* still serving */
     assert_int_equal(waitpid(pid, NULL, WNOHANG), 0);
 
@@ -198,7 +204,7 @@ static void test_snapshot_of_a_forked_child(void **state)
         close(fds[0]);
         char out[400];
         snprintf(out, sizeof out, "%s/dump-%%p.json", dump_dir);
-        setenv("LD_PRELOAD", PRELOAD_PATH, 1);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
         setenv("QAUDIT_OUT", out, 1);
         execl("/usr/bin/perl", "perl", "-e", script, (char *)NULL);
         _exit(127);
@@ -212,7 +218,7 @@ static void test_snapshot_of_a_forked_child(void **state)
 
     struct snapshot_result r;
     snapshot(child, &r);
-    assert_signal_dump_of(&r, child);
+    assert_snapshot_of(&r, child);
 
     close(open(stop, O_CREAT | O_WRONLY, 0600));
     assert_int_equal(finish(parent), 0);
@@ -242,8 +248,8 @@ static void test_snapshot_without_preload(void **state)
     assert_int_equal(finish(pid), 0);
 }
 
-/* QAUDIT_SIGNAL=off: exit 2 saying dumps on demand are off, and no signal sent (SIGUSR2's
- * default action would end the fixture; it must end by itself with status 0). */
+/* QAUDIT_SIGNAL=off: a snapshot all the same, and no signal sent (SIGUSR2's default action would
+ * end the fixture; it must end by itself with status 0). */
 static void test_snapshot_with_signal_off(void **state)
 {
     (void)state;
@@ -255,16 +261,14 @@ static void test_snapshot_with_signal_off(void **state)
     pid_t pid = preloaded(track(start(argv, env)));
     struct snapshot_result r;
     snapshot(pid, &r);
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "on-demand dumps are off"));
-    assert_non_null(strstr(r.err, "QAUDIT_SIGNAL=off"));
+    assert_snapshot_of(&r, pid);
 
     close(open(stop, O_CREAT | O_WRONLY, 0600));
     assert_int_equal(finish(pid), 0);
 }
 
-/* Debian's bash with `trap ... USR2`: the program claimed the dump signal, so snapshot exits 2
- * saying why, and bash never sees a SIGUSR2 (its trap would leave a file behind). */
+/* Debian's bash with `trap ... USR2`: the program owns the dump signal; snapshot works without
+ * it, and bash never sees a SIGUSR2 (its trap would leave a file behind). */
 static void test_snapshot_when_the_program_claimed_the_signal(void **state)
 {
     (void)state;
@@ -279,30 +283,126 @@ static void test_snapshot_when_the_program_claimed_the_signal(void **state)
     pid_t pid = track(start(argv, NULL));
     char ready[400];
     snprintf(ready, sizeof ready, "%s/ready", dump_dir);
-    for (int i = 0; i < 200 && access(ready, F_OK) != 0; i++)
+    for (int i = 0; i < 1200 && access(ready, F_OK) != 0; i++) /* 60 s at most */
         usleep(50000);
     assert_int_equal(access(ready, F_OK), 0); /* the trap is set */
 
     struct snapshot_result r;
     snapshot(pid, &r);
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "on-demand dumps are off"));
-    assert_non_null(strstr(r.err, "own handler for SIGUSR2"));
+    assert_snapshot_of(&r, pid);
 
     close(open(stop, O_CREAT | O_WRONLY, 0600));
     assert_int_equal(finish(pid), 0);
     assert_int_not_equal(access(trapped, F_OK), 0); /* no SIGUSR2 reached bash */
 }
 
+/* A perl that blocks every signal it can: the request needs none. */
+static void test_snapshot_when_every_signal_is_blocked(void **state)
+{
+    (void)state;
+    fresh_dir();
+    char script[1200], stop[400], ready[400];
+    snprintf(stop, sizeof stop, "%s/stop", dump_dir);
+    snprintf(ready, sizeof ready, "%s/ready", dump_dir);
+    snprintf(script, sizeof script,
+             "use POSIX; my $s = POSIX::SigSet->new; $s->fillset; sigprocmask(SIG_BLOCK, $s);"
+             " open(my $f, '>', '%s'); close $f; my @a;"
+             " until (-e '%s') { push @a, 'x' x 100; shift @a if @a > 50;"
+             " select(undef, undef, undef, 0.02) } exit 0",
+             ready, stop);
+    const char *argv[] = {"/usr/bin/perl", "-e", script, NULL};
+    pid_t pid = track(start(argv, NULL));
+    for (int i = 0; i < 1200 && access(ready, F_OK) != 0; i++) /* 60 s at most */
+        usleep(50000);
+    assert_int_equal(access(ready, F_OK), 0);
+
+    struct snapshot_result r;
+    snapshot(pid, &r);
+    assert_snapshot_of(&r, pid);
+
+    close(open(stop, O_CREAT | O_WRONLY, 0600));
+    assert_int_equal(finish(pid), 0);
+}
+
+/* The pid of a `qaudit run` stands for its program: the one child it started with the preload. */
+static void test_snapshot_of_a_qaudit_run(void **state)
+{
+    (void)state;
+    fresh_dir();
+    char stop[400], out[400];
+    snprintf(stop, sizeof stop, "%s/stop", dump_dir);
+    snprintf(out, sizeof out, "%s/dump-%%p.json", dump_dir);
+    pid_t run = track(fork());
+    if (run == 0) {
+        execl(QAUDIT, QAUDIT, "run", "--out", out, "--", FIXTURE("fixture_long_running"), stop,
+              (char *)NULL);
+        _exit(127);
+    }
+    /* Its child with the preload mapped (qaudit run also runs the system loader's --list). */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)run, (int)run);
+    long program = 0;
+    for (int i = 0; i < 6000 && program == 0; i++) { /* 60 s at most */
+        FILE *f = fopen(path, "r");
+        long child;
+        while (f != NULL && program == 0 && fscanf(f, "%ld", &child) == 1)
+            if (maps_preload((pid_t)child))
+                program = child;
+        if (f)
+            fclose(f);
+        if (program == 0)
+            usleep(10000);
+    }
+    assert_true(program > 0);
+
+    struct snapshot_result r;
+    snapshot(run, &r);
+    assert_snapshot_of(&r, (pid_t)program);
+    assert_non_null(strstr(r.err, "is qaudit run"));
+
+    close(open(stop, O_CREAT | O_WRONLY, 0600));
+    assert_int_equal(finish(run), 0);
+}
+
+/* The dump cannot be written (its directory is gone, and so is the fallback directory): exit 1
+ * with the preload's own reason. */
+static void test_snapshot_passes_on_the_preloads_reason(void **state)
+{
+    (void)state;
+    fresh_dir();
+    char stop[400], sub[400];
+    snprintf(stop, sizeof stop, "%s/stop", dump_dir);
+    snprintf(sub, sizeof sub, "%s/gone", dump_dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    const char *argv[] = {FIXTURE("fixture_long_running"), stop, NULL};
+    char out[500], fallback[500];
+    snprintf(out, sizeof out, "QAUDIT_OUT=%s/dump-%%p.json", sub);
+    snprintf(fallback, sizeof fallback, "QAUDIT_FALLBACK_DIR=%s/none", dump_dir); /* nor there */
+    const char *env[] = {out, fallback, NULL};
+    pid_t pid = preloaded(track(start(argv, env)));
+    assert_int_equal(rmdir(sub), 0);
+    struct snapshot_result r;
+    snapshot(pid, &r);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "wrote no dump"));
+    assert_non_null(strstr(r.err, "no such file or directory"));
+
+    close(open(stop, O_CREAT | O_WRONLY, 0600));
+    assert_int_equal(finish(pid), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_snapshot_of_redis_with_usr1, kill_leftovers),
+        cmocka_unit_test_teardown(test_snapshot_of_redis, kill_leftovers),
         cmocka_unit_test_teardown(test_snapshot_of_a_forked_child, kill_leftovers),
         cmocka_unit_test_teardown(test_snapshot_without_preload, kill_leftovers),
         cmocka_unit_test_teardown(test_snapshot_with_signal_off, kill_leftovers),
         cmocka_unit_test_teardown(test_snapshot_when_the_program_claimed_the_signal,
                                   kill_leftovers),
+        cmocka_unit_test_teardown(test_snapshot_when_every_signal_is_blocked, kill_leftovers),
+        cmocka_unit_test_teardown(test_snapshot_of_a_qaudit_run, kill_leftovers),
+        cmocka_unit_test_teardown(test_snapshot_passes_on_the_preloads_reason, kill_leftovers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,8 +29,13 @@ struct base_ref {
 struct cls {
     Dwarf_Die die;
     uint64_t size, dsize, nvsize, nvalign;
+    uint64_t least;  /* the least data size any [[no_unique_address]] members allow (see
+                        cxx_share_size) */
     int32_t primary; /* the primary base class, -1 when none */
     bool primary_virtual, dynamic, empty, pod, has_vptr;
+    bool may_be_empty; /* empty if each class-type member is [[no_unique_address]] */
+    bool unknown;      /* it, or a class its layout rests on (a base, a member's class), is only
+                          declared and defined nowhere found: its measures are not known */
     bool scanned, measured, measuring;
     int8_t has_vbases; /* -1 until known */
     struct base_ref *bases;
@@ -304,9 +309,47 @@ static bool user_special_member(Dwarf_Die *fn, const char *class_name)
 
 struct member_facts {
     uint64_t end, align;
-    bool data, pod, virtual_fn, vptr;
+    uint64_t least_end; /* end, with each class-type member at its least data size */
+    bool data, pod, virtual_fn, vptr, unknown;
+    bool only_empty_members; /* each data member is of a class that may be empty */
     struct list zero;
 };
+
+/* What a data member's type adds to the facts of its class (a POD only of PODs, the classes at
+ * offset 0), and whether the class could still be empty, and how little of it the member could
+ * take, were it [[no_unique_address]]: DWARF does not say whether it is, and an overlap shows it
+ * (*least_end is where the member ends at the least). */
+static bool member_class(struct cxx_cache *c, Dwarf_Die *type, uint64_t offset, bool bit_field,
+                         uint64_t *least_end, struct member_facts *f, int depth)
+{
+    Dwarf_Die peeled, inner;
+    if (dwarf_peel_type(type, &peeled) != 0) {
+        f->only_empty_members = false;
+        return true;
+    }
+    int ptag = dwarf_tag(&peeled);
+    f->pod &= ptag != DW_TAG_reference_type && ptag != DW_TAG_rvalue_reference_type;
+    while (dwarf_tag(&peeled) == DW_TAG_array_type && type_of(&peeled, &inner) &&
+           dwarf_peel_type(&inner, &peeled) == 0)
+        ;
+    if (!class_die(&c->measure, &peeled, &inner)) {
+        f->only_empty_members = false;
+        return true;
+    }
+    int32_t k = class_index(c, &inner);
+    if (k < 0 || !measure(c, k, depth + 1))
+        return false;
+    const struct cls *member = &c->classes[k];
+    f->pod &= member->pod;
+    f->unknown |= member->unknown;
+    if (ptag == DW_TAG_array_type || bit_field) {
+        f->only_empty_members = false;
+        return true;
+    }
+    f->only_empty_members &= member->may_be_empty;
+    *least_end = offset + member->least;
+    return offset != 0 || list_add(&f->zero, k);
+}
 
 /* One non-static data member, vptr or member function of the class measured. */
 static bool measure_member(struct cxx_cache *c, Dwarf_Die *child, bool is_class,
@@ -327,7 +370,7 @@ static bool measure_member(struct cxx_cache *c, Dwarf_Die *child, bool is_class,
         f->vptr = true;
         return true;
     }
-    Dwarf_Die type, peeled, inner;
+    Dwarf_Die type;
     if (type_of(child, &type) == NULL)
         return true;
     Dwarf_Word bits = 0, access = is_class ? DW_ACCESS_private : DW_ACCESS_public;
@@ -351,23 +394,34 @@ static bool measure_member(struct cxx_cache *c, Dwarf_Die *child, bool is_class,
     f->pod &= access == DW_ACCESS_public;
     f->data = true;
     f->end = max_u64(f->end, end);
-    Dwarf_Word own = 1; /* alignas on the member */
+    uint64_t least_end = end; /* lowered below for a member of class type */
+    Dwarf_Word own = 1;       /* alignas on the member */
     udata(child, DW_AT_alignment, &own);
     f->align = max_u64(f->align, max_u64(own, c->measure.align(c->measure.context, &type)));
-    if (dwarf_peel_type(&type, &peeled) != 0)
-        return true;
-    int ptag = dwarf_tag(&peeled);
-    f->pod &= ptag != DW_TAG_reference_type && ptag != DW_TAG_rvalue_reference_type;
-    while (dwarf_tag(&peeled) == DW_TAG_array_type && type_of(&peeled, &inner) &&
-           dwarf_peel_type(&inner, &peeled) == 0)
-        ;
-    if (!class_die(&c->measure, &peeled, &inner))
-        return true;
-    int32_t k = class_index(c, &inner);
-    if (k < 0 || !measure(c, k, depth + 1))
-        return false;
-    f->pod &= c->classes[k].pod;
-    return ptag == DW_TAG_array_type || offset != 0 || list_add(&f->zero, k);
+    bool ok = member_class(c, &type, offset, bits > 0, &least_end, f, depth);
+    f->least_end = max_u64(f->least_end, least_end);
+    return ok;
+}
+
+/* The least data size of class x: its data size were each member of class type that could be
+ * [[no_unique_address]] one (ABI 2.4 II: such a member takes its own data size, none when it is
+ * of an empty class), computed as settle_nonvirtual does. A POD keeps its tail padding. */
+static uint64_t settle_least(const struct cxx_cache *c, const struct cls *x,
+                             const struct member_facts *f)
+{
+    if (x->may_be_empty)
+        return 0;
+    if (x->pod || x->unknown)
+        return x->size;
+    uint64_t least = f->vptr ? max_u64(f->least_end, POINTER) : f->least_end;
+    for (size_t b = 0; b < x->base_count; b++) {
+        const struct cls *base = &c->classes[x->bases[b].cls];
+        if (!x->bases[b].is_virtual)
+            least = max_u64(least, x->bases[b].offset + base->least);
+    }
+    if (x->primary_virtual)
+        least = max_u64(least, c->classes[x->primary].least);
+    return least;
 }
 
 /* Sizes of the non-virtual part of class i (ABI 2.4 II): the primary base, the non-virtual
@@ -403,6 +457,7 @@ static void settle_nonvirtual(struct cxx_cache *c, int32_t i, const struct membe
     x->nvsize = nvsize;
     x->dsize = dsize;
     x->nvalign = nvalign;
+    x->least = settle_least(c, x, f);
 }
 
 static bool measure(struct cxx_cache *c, int32_t i, int depth)
@@ -419,7 +474,7 @@ static bool measure(struct cxx_cache *c, int32_t i, int depth)
     for (size_t b = 0; b < c->classes[i].base_count; b++)
         if (!measure(c, c->classes[i].bases[b].cls, depth + 1))
             return false;
-    struct member_facts f = {.align = 1, .pod = true};
+    struct member_facts f = {.align = 1, .pod = true, .only_empty_members = true};
     bool is_class = dwarf_tag(&die) == DW_TAG_class_type, ok = true;
     const char *name = dwarf_diename(&die);
     if (checked_child(&die, &child) == 0) {
@@ -430,14 +485,21 @@ static bool measure(struct cxx_cache *c, int32_t i, int depth)
     struct cls *x = &c->classes[i];
     x->has_vptr = f.vptr;
     x->dynamic = f.vptr || f.virtual_fn;
-    bool bases_empty = true;
+    bool bases_empty = true, bases_may_be_empty = true;
     for (size_t b = 0; b < x->base_count; b++) {
         const struct cls *base = &c->classes[x->bases[b].cls];
         x->dynamic |= x->bases[b].is_virtual || base->dynamic;
         bases_empty &= !x->bases[b].is_virtual && base->empty;
+        bases_may_be_empty &= !x->bases[b].is_virtual && base->may_be_empty;
     }
     x->pod = f.pod && x->base_count == 0 && !x->dynamic;
     x->empty = !x->dynamic && !f.data && bases_empty;
+    x->may_be_empty = !x->dynamic && f.only_empty_members && bases_may_be_empty;
+    x->unknown = f.unknown || dwarf_hasattr(&die, DW_AT_declaration);
+    for (size_t b = 0; b < x->base_count; b++)
+        x->unknown |= c->classes[x->bases[b].cls].unknown;
+    if (x->unknown) /* no sharing claimed on what is not known */
+        x->empty = x->may_be_empty = false;
     x->zero_members = f.zero.items;
     x->zero_count = f.zero.count;
     ok = ok && choose_primary(c, i);
@@ -453,6 +515,37 @@ uint64_t cxx_base_size(struct cxx_cache *c, Dwarf_Die *cls)
     if (i < 0 || !measure(c, i, 0))
         return 0;
     return c->classes[i].empty ? 0 : c->classes[i].nvsize;
+}
+
+uint64_t cxx_share_size(struct cxx_cache *c, Dwarf_Die *cls)
+{
+    int32_t i = class_index(c, cls);
+    if (i < 0 || !measure(c, i, 0))
+        return UINT64_MAX;
+    return c->classes[i].least;
+}
+
+bool cxx_is_empty(struct cxx_cache *c, Dwarf_Die *cls)
+{
+    int32_t i = class_index(c, cls);
+    return i >= 0 && measure(c, i, 0) && c->classes[i].empty;
+}
+
+bool cxx_is_unknown(struct cxx_cache *c, Dwarf_Die *cls)
+{
+    int32_t i = class_index(c, cls);
+    return i < 0 || !measure(c, i, 0) || c->classes[i].unknown;
+}
+
+bool cxx_base_unknown(struct cxx_cache *c, Dwarf_Die *cls)
+{
+    int32_t i = class_index(c, cls);
+    if (i < 0 || !measure(c, i, 0))
+        return true;
+    for (size_t b = 0; b < c->classes[i].base_count; b++)
+        if (c->classes[c->classes[i].bases[b].cls].unknown)
+            return true;
+    return false;
 }
 
 /* The classes of the subobjects at the start of class i (itself, its bases at offset 0, and the

@@ -25,6 +25,7 @@
 #include "validate.h"
 #include "input.h"
 #include "lean_dwarf.h"
+#include "library_defs.h"
 #include "reader.h"
 #include "scope_names.h"
 #include "type_defs.h"
@@ -386,7 +387,8 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
         w.failed = true;
     /* (NULL when out of memory: declarations stay unsized) */
     struct type_defs *definitions = type_defs_new(dw);
-    measure_use_definitions(definitions);
+    struct library_defs *libraries = library_defs_new(out->binary);
+    measure_use_definitions(definitions, libraries);
     dwarf_errors_reset();
     Dwarf_CU *cu = NULL;
     Dwarf_Half version;
@@ -418,9 +420,10 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
     wanted_free(&w.wanted);
     die_table_free(&w.aligns.slots);
     cxx_cache_free(w.aligns.cxx);
-    measure_use_definitions(NULL);
+    measure_use_definitions(NULL, NULL);
     type_defs_free(definitions);
     scope_names_reset();
+    library_defs_free(libraries);
     if (!layout_checked(out, error, size))
         return LAYOUT_INPUT_ERROR;
     if (rc < 0 || w.failed) {

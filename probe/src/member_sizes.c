@@ -35,26 +35,31 @@ static bool taken_by_another(const struct layout_type *t, size_t i, size_t first
 }
 
 /* Whether some member of the level starting at first begins before the previous ones end (an
- * empty base or [[no_unique_address]] member shares bytes, or a base's tail padding is used). */
+ * empty base or [[no_unique_address]] member shares bytes, or a base's tail padding is used,
+ * maybe by a bit-field), compared in bits. */
 bool any_overlap(const struct layout_type *t, size_t first, uint8_t depth)
 {
     uint64_t end = 0;
     for (size_t i = first; i < t->member_count; i++) {
         const struct layout_member *m = &t->members[i];
-        if (m->depth != depth || m->bit_offset >= 0)
+        if (m->depth != depth)
             continue;
-        if (m->offset < end)
+        uint64_t from = m->bit_offset >= 0 ? (uint64_t)m->bit_offset : m->offset * 8;
+        uint64_t to = m->bit_offset >= 0 ? from + m->bit_size : from + m->size * 8;
+        if (from < end)
             return true;
-        end = m->offset + m->size > end ? m->offset + m->size : end;
+        end = to > end ? to : end;
     }
     return false;
 }
 
-/* A class-type member or base takes its sizeof, except where that is not what it occupies: a
- * base with virtual bases of its own (they lie elsewhere), or a base or [[no_unique_address]]
- * member whose tail padding, or empty self, holds a later member. Those take their non-virtual
- * size (cxx_bases.h): 0 for an empty class. Members pair with the DWARF entries read_members
- * read, in order. */
+/* A class-type member or base takes its sizeof, except where that is not what it occupies: an
+ * empty base takes no byte (its one byte is its derived class's padding); a base with virtual
+ * bases of its own takes its non-virtual size (they lie elsewhere); and a base or a member that
+ * other members overlap (a [[no_unique_address]] one: DWARF does not mark them) takes the least
+ * data size its class allows (cxx_share_size: none for a class that could be empty, else its
+ * data size), when the bytes past that hold a later member. Members pair with the DWARF entries
+ * read_members read, in order. */
 bool settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
                   struct member_scope scope)
 {
@@ -77,17 +82,22 @@ bool settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
         if (next == t->member_count)
             break;
         size_t i = next++;
-        if (t->members[i].bit_offset >= 0 || checked_peel_type(&type, &cls) != 0 ||
+        if (t->members[i].bit_offset >= 0 || t->members[i].size_derived ||
+            checked_peel_type(&type, &cls) != 0 ||
             !is_aggregate_type(defined(resolve_signature(&cls))))
             continue;
         struct layout_member *m = &t->members[i];
-        if (!(tag == DW_TAG_inheritance && cxx_has_virtual_bases(cxx, &cls)) &&
-            !taken_by_another(t, i, first, m->offset, m->offset + m->size))
+        bool base = tag == DW_TAG_inheritance;
+        if (base && cxx_is_empty(cxx, &cls)) {
+            m->size = 0;
             continue;
-        uint64_t own = cxx_base_size(cxx, &cls);
-        if ((tag == DW_TAG_inheritance && cxx_has_virtual_bases(cxx, &cls)) ||
-            (own < m->size && taken_by_another(t, i, first, m->offset + own, m->offset + m->size)))
-            m->size = own;
+        }
+        if (base && cxx_has_virtual_bases(cxx, &cls))
+            m->size = cxx_base_size(cxx, &cls);
+        uint64_t least = cxx_share_size(cxx, &cls);
+        if (least < m->size &&
+            taken_by_another(t, i, first, m->offset + least, m->offset + m->size))
+            m->size = least;
     } while (checked_siblingof(&child, &child) == 0);
     return true;
 }

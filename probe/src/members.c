@@ -55,6 +55,21 @@ static bool is_vptr(Dwarf_Die *member)
            dwarf_hasattr(member, DW_AT_artificial);
 }
 
+/* Where the class a member's type is (or holds an array of) is defined, when not in the binary:
+ * a library's debug file (defined_in), or nowhere, and then its size is to be derived
+ * (derive_sizes). False when out of memory. */
+static bool where_defined(Dwarf_Die *type, struct layout_member *m)
+{
+    Dwarf_Die cls = *type;
+    if (undefined_class(type, &cls)) {
+        m->size_derived = true;
+        m->type_size = 0;
+        return true;
+    }
+    const char *source = is_aggregate_type(&cls) ? defined_in(&cls) : NULL;
+    return source == NULL || (m->defined_in = strdup(source)) != NULL;
+}
+
 /* One DW_TAG_member or DW_TAG_inheritance child of an aggregate. */
 static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
                         struct member_scope scope)
@@ -66,7 +81,8 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
     m.is_base = dwarf_tag(child) == DW_TAG_inheritance;
     m.type = scope.light && !m.is_base ? NULL : probe_type_decl(&type, &m.name_at);
     m.inline_only = !scope.expand && scope.depth > 0;
-    if (m.type != NULL && is_vptr(child)) {
+    m.artificial = is_vptr(child);
+    if (m.type != NULL && m.artificial) {
         free(m.type);
         m.type = strdup(VPTR_TYPE);
         m.name_at = VPTR_NAME_AT;
@@ -88,7 +104,11 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
         m.name = strdup(own);
     }
     Dwarf_Word size = type_size(&type, 0), offset = 0, bits;
-    m.size = size;
+    m.size = m.type_size = size;
+    if (!scope.light && !where_defined(&type, &m)) {
+        free(m.type);
+        return false;
+    }
     bool located = member_location(child, &offset);
     if (!located && !in_union)
         offset = 0;
@@ -117,6 +137,7 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
     if (m.name == NULL || (m.type == NULL && !scope.light) || !add_member(t, m)) {
         free(m.name);
         free(m.type);
+        free(m.defined_in);
         return false;
     }
     Dwarf_Die inner;
@@ -164,9 +185,24 @@ bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_sco
     } while (checked_siblingof(&child, &child) == 0);
     if (bases && scope.complete && !add_virtual_bases(t, aggregate, first, scope))
         return false;
-    if (scope.light || in_union || (!bases && !any_overlap(t, first, scope.depth)))
+    if (scope.light)
+        return true;
+    derive_sizes(t, aggregate, first, scope);
+    if (in_union || (!bases && !any_overlap(t, first, scope.depth)))
         return true;
     return settle_sizes(t, aggregate, first, scope);
+}
+
+/* Whether a base of t is of a class whose layout rests on a class only declared
+ * (cxx_base_unknown): its virtual bases may then lie, unplaced, in the tail of t. */
+static bool rests_on_unknown_base(struct align_cache *cache, Dwarf_Die *die,
+                                  const struct layout_type *t)
+{
+    bool bases = false;
+    for (size_t i = 0; i < t->member_count && !bases; i++)
+        bases = t->members[i].is_base && t->members[i].depth == 0;
+    struct cxx_cache *cxx = bases ? cxx_of(cache) : NULL;
+    return cxx != NULL && cxx_base_unknown(cxx, die);
 }
 
 /* An aggregate definition into a layout_type (members in DWARF order). A light read fills only
@@ -189,8 +225,10 @@ bool read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char *name,
         return t->name != NULL;
     uint64_t natural = 1; /* stays 1 when DW_AT_alignment says it */
     t->align_from_dwarf = udata(die, DW_AT_alignment, &align);
-    t->align = t->align_from_dwarf ? align : aggregate_align(cache, die, 0, &natural);
+    t->align =
+        t->align_from_dwarf ? align : aggregate_align(cache, die, 0, &natural, &t->align_unknown);
     t->packed |= t->align < natural;
     layout_find_holes(t);
+    t->padding_unknown = t->padding > 0 && rests_on_unknown_base(cache, die, t);
     return t->name != NULL;
 }

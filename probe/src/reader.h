@@ -12,14 +12,17 @@
 #include "probe/layout.h"
 
 struct cxx_cache;
+struct library_defs;
 struct type_defs;
 
 /* type_measure.c: attributes, the types they refer to, sizes and alignments. */
 bool udata(Dwarf_Die *die, unsigned name, Dwarf_Word *out);
 bool member_location(Dwarf_Die *die, Dwarf_Word *offset);
 Dwarf_Die *resolve_signature(Dwarf_Die *die);
-void measure_use_definitions(struct type_defs *defs);
+void measure_use_definitions(struct type_defs *defs, struct library_defs *libs);
 Dwarf_Die *defined(Dwarf_Die *die);
+const char *defined_in(Dwarf_Die *def);
+bool undefined_class(Dwarf_Die *type, Dwarf_Die *cls);
 Dwarf_Die *type_of(Dwarf_Die *die, Dwarf_Die *out);
 bool is_static_member(Dwarf_Die *member);
 uint64_t type_size(Dwarf_Die *die, int depth);
@@ -33,10 +36,12 @@ struct align_cache {
 };
 
 uint64_t type_align(struct align_cache *cache, Dwarf_Die *die, int depth);
-uint64_t aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth, uint64_t *natural);
+uint64_t type_align_of(struct align_cache *cache, Dwarf_Die *die, int depth, bool *unknown);
+uint64_t aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth, uint64_t *natural,
+                         bool *unknown);
 struct cxx_cache *cxx_of(struct align_cache *cache);
 
-/* members.c, virtual_bases.c, member_sizes.c: the members of an aggregate. */
+/* members.c, virtual_bases.c, member_sizes.c, derived_sizes.c: the members of an aggregate. */
 
 /* Where a member goes: the offset of the aggregate it belongs to (from the start of the type
  * being laid out), its name prefix and nesting depth, and whether to descend further. */
@@ -59,6 +64,8 @@ bool add_virtual_bases(struct layout_type *t, Dwarf_Die *aggregate, size_t first
                        struct member_scope scope);
 bool any_overlap(const struct layout_type *t, size_t first, uint8_t depth);
 bool settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
+                  struct member_scope scope);
+void derive_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
                   struct member_scope scope);
 
 /* type_set.c: the types kept, one per definition. */

@@ -124,7 +124,18 @@ static void print_offsets(FILE *out, const struct layout_member *m, unsigned cac
         fprintf(out, " /* %5" PRIu64 " %5" PRIu64 " */", m->offset, m->size);
     bool straddles = cacheline && m->size > 0 && m->bit_offset < 0 &&
                      m->offset / cacheline != (m->offset + m->size - 1) / cacheline;
-    fprintf(out, "%s\n", straddles ? " /* straddles a cacheline */" : "");
+    fprintf(out, "%s", straddles ? " /* straddles a cacheline */" : "");
+    if (m->size_derived)
+        fprintf(out, " /* size derived: its type is only declared */");
+    else if (m->type_size != m->size && m->bit_offset < 0)
+        fprintf(out, " /* sizeof %" PRIu64 " */", m->type_size);
+    fputc('\n', out);
+}
+
+/* "8", or "8 or more" when a member's type is only declared and the alignment rests on it. */
+static void print_align(FILE *out, const struct layout_type *t)
+{
+    fprintf(out, "%" PRIu64 "%s", t->align, t->align_unknown ? " or more (unknown)" : "");
 }
 
 /* One member: "const char" in the type column, "(*strings)[32];" in the name column. */
@@ -263,17 +274,18 @@ static void print_summary(FILE *out, const struct layout_type *t, unsigned cache
         own += m->depth == 0;
         sum += m->depth == 0 && m->bit_offset < 0 ? m->size : 0;
     }
-    fprintf(out,
-            "\n\t/* size: %" PRIu64 ", align: %" PRIu64 "%s, cachelines: %" PRIu64
-            ", members: %zu */\n",
-            t->size, t->align, t->packed ? " (packed)" : "", lines, own);
+    fprintf(out, "\n\t/* size: %" PRIu64 ", align: ", t->size);
+    print_align(out, t);
+    fprintf(out, "%s, cachelines: %" PRIu64 ", members: %zu */\n", t->packed ? " (packed)" : "",
+            lines, own);
     if (t->byte_holes)
         fprintf(out, "\t/* sum members: %" PRIu64 ", holes: %zu, sum holes: %" PRIu64 " */\n", sum,
                 t->byte_holes, t->hole_bytes);
     if (t->hole_count > t->byte_holes)
         fprintf(out, "\t/* bit holes: %zu */\n", t->hole_count - t->byte_holes);
     if (t->padding)
-        fprintf(out, "\t/* padding: %" PRIu64 " */\n", t->padding);
+        fprintf(out, "\t/* padding: %" PRIu64 "%s */\n", t->padding,
+                t->padding_unknown ? " at most (a base is only declared)" : "");
     if (cacheline && t->size % cacheline)
         fprintf(out, "\t/* last cacheline: %" PRIu64 " bytes */\n", t->size % cacheline);
     fprintf(out, "\t/* classes:");
@@ -318,7 +330,8 @@ static void markdown_cells(FILE *out, const struct layout_member *m)
         fprintf(out, "| %" PRIu64 " (bit %" PRId64 ") | %u bits | ", m->offset, m->bit_offset,
                 m->bit_size);
     else
-        fprintf(out, "| %" PRIu64 " | %" PRIu64 " | ", m->offset, m->size);
+        fprintf(out, "| %" PRIu64 " | %" PRIu64 "%s | ", m->offset, m->size,
+                m->size_derived ? " (derived)" : "");
     for (uint8_t i = 0; i < m->depth; i++)
         fputs("&nbsp;&nbsp;", out);
 }
@@ -398,14 +411,15 @@ void layout_print_markdown(FILE *out, const struct layout_type *t)
 {
     fprintf(out, "### %s %s", t->kind, t->name);
     print_bases(out, t);
-    fprintf(out, ": %" PRIu64 " B, align %" PRIu64 "%s\n\n", t->size, t->align,
-            t->odr_conflict ? " (ODR: differing definitions)" : "");
+    fprintf(out, ": %" PRIu64 " B, align ", t->size);
+    print_align(out, t);
+    fprintf(out, "%s\n\n", t->odr_conflict ? " (ODR: differing definitions)" : "");
     fprintf(out, "| offset | size | declaration |\n|---|---|---|\n");
     size_t hole = 0, i = 0;
     while (i < t->member_count)
         i = markdown_members(out, t, i, t->members[i].depth, "", &hole);
-    fprintf(out, "\nholes: %zu (%" PRIu64 " B), padding: %" PRIu64 " B; classes:", t->byte_holes,
-            t->hole_bytes, t->padding);
+    fprintf(out, "\nholes: %zu (%" PRIu64 " B), padding: %s%" PRIu64 " B; classes:", t->byte_holes,
+            t->hole_bytes, t->padding_unknown ? "at most " : "", t->padding);
     for (int a = 0; a < ALLOC_COUNT; a++) {
         struct size_class c;
         class_of((enum allocator)a, t->size ? t->size : 1, &c);
@@ -426,14 +440,20 @@ json_t *layout_type_json(const struct layout_type *t)
         json_object_set_new(row, "bit_offset",
                             m->bit_offset >= 0 ? json_integer(m->bit_offset) : json_null());
         json_object_set_new(row, "bit_size", m->bit_size ? json_integer(m->bit_size) : json_null());
+        if (m->type_size != m->size && !m->size_derived)
+            json_object_set_new(row, "type_size", json_integer((json_int_t)m->type_size));
+        if (m->size_derived)
+            json_object_set_new(row, "size_derived", json_true());
+        if (m->artificial)
+            json_object_set_new(row, "artificial", json_true());
+        if (m->defined_in != NULL)
+            json_object_set_new(row, "defined_in", json_string(m->defined_in));
         if (m->is_base)
             json_object_set_new(row, "base", json_true());
         if (m->is_virtual)
             json_object_set_new(row, "virtual", json_true());
         if (m->is_indirect)
             json_object_set_new(row, "indirect", json_true());
-        if (m->is_virtual)
-            json_object_set_new(row, "virtual", json_true());
         if (m->depth > 0)
             json_object_set_new(row, "depth", json_integer(m->depth));
         json_array_append_new(members, row);
@@ -444,11 +464,16 @@ json_t *layout_type_json(const struct layout_type *t)
                                                t->members[t->holes[i].after_member].name, "bits",
                                                (json_int_t)t->holes[i].bits, "bit_hole",
                                                t->holes[i].bit_hole));
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:b, s:b, s:o, s:o}", "name",
-                     t->name, "kind", t->kind, "size", (json_int_t)t->size, "align",
-                     (json_int_t)t->align, "holes", (json_int_t)t->byte_holes, "bit_holes",
-                     (json_int_t)(t->hole_count - t->byte_holes), "hole_bytes",
-                     (json_int_t)t->hole_bytes, "hole_list", holes, "padding",
-                     (json_int_t)t->padding, "packed", t->packed, "odr_conflict", t->odr_conflict,
-                     "members", members, "classes", classes_json(t->size ? t->size : 1));
+    json_t *type = json_pack(
+        "{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:b, s:b, s:o, s:o}", "name", t->name,
+        "kind", t->kind, "size", (json_int_t)t->size, "align", (json_int_t)t->align, "holes",
+        (json_int_t)t->byte_holes, "bit_holes", (json_int_t)(t->hole_count - t->byte_holes),
+        "hole_bytes", (json_int_t)t->hole_bytes, "hole_list", holes, "padding",
+        (json_int_t)t->padding, "packed", t->packed, "odr_conflict", t->odr_conflict, "members",
+        members, "classes", classes_json(t->size ? t->size : 1));
+    if (t->align_unknown) /* (after the stable keys, keeping their order) */
+        json_object_set_new(type, "align_unknown", json_true());
+    if (t->padding_unknown)
+        json_object_set_new(type, "padding_unknown", json_true());
+    return type;
 }

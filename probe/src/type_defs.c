@@ -1,4 +1,5 @@
-/* Class definitions of every unit indexed by their own name (DW_AT_name), gathered by one walk
+/* Class definitions of every unit indexed by their own identifier (DW_AT_name up to its template
+ * arguments, which producers spell each their own way), gathered by one walk
  * through the namespaces and classes of each unit the first time a declaration is looked up;
  * the few candidates of a name are then told apart by their qualified names (scope_names.h). */
 #include "type_defs.h"
@@ -49,10 +50,17 @@ void type_defs_free(struct type_defs *d)
     free(d);
 }
 
+/* The identifier of a class's own name: "Ring" of "Ring<int, 3>" (DW_AT_name) and of
+ * "Ring<int, 3ul>" (the last component of its canonical name, cxx_names.h). */
+static size_t identifier_length(const char *name)
+{
+    return strcspn(name, "<");
+}
+
 static uint64_t hash_name(const char *s)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    while (*s)
+    for (size_t n = identifier_length(s); n > 0; n--)
         h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
     return h;
 }
@@ -71,9 +79,12 @@ static bool add_def(struct type_defs *d, uint64_t hash, Dwarf_Die *die)
     return true;
 }
 
-/* The named class definitions under die: in namespaces and nested in classes. (libdw's own
- * calls: the layout walk checks each unit it reads, and the checks of a unit's end look at the
- * walk's last steps, which this one must not replace.) */
+/* The named class definitions under die: in namespaces, and in class declarations (a type unit
+ * holds a nested class inside a declaration of its outer class). Not inside class definitions:
+ * walking their members is most of the cost, and the few nested classes wanted are looked up
+ * in their outer class when asked for (nested_search). (libdw's own calls: the layout walk
+ * checks each unit it reads, and the checks of a unit's end look at the walk's last steps,
+ * which this one must not replace.) */
 static bool gather(struct type_defs *d, Dwarf_Die *die, int depth)
 {
     Dwarf_Die child;
@@ -84,10 +95,11 @@ static bool gather(struct type_defs *d, Dwarf_Die *die, int depth)
         if (tag != DW_TAG_namespace && !is_aggregate_tag(tag))
             continue;
         const char *name = dwarf_diename(&child);
-        if (is_aggregate_tag(tag) && name != NULL && !dwarf_hasattr(&child, DW_AT_declaration) &&
+        bool declaration = dwarf_hasattr(&child, DW_AT_declaration);
+        if (is_aggregate_tag(tag) && name != NULL && !declaration &&
             !add_def(d, hash_name(name), &child))
             return false;
-        if (!gather(d, &child, depth + 1))
+        if ((tag == DW_TAG_namespace || declaration) && !gather(d, &child, depth + 1))
             return false;
     } while (dwarf_siblingof(&child, &child) == 0);
     return true;
@@ -125,6 +137,95 @@ static const void *unit_of(Dwarf_Die *die)
     return dwarf_diecu(die, &root, NULL, NULL) ? root.addr : NULL;
 }
 
+/* What a definition must be: its own identifier, its qualified name (canonical, compared as
+ * cxx_names_equivalent does), and for a name private to a unit (an anonymous namespace's) that
+ * unit. */
+struct wanted {
+    const char *own, *qualified;
+    const void *unit; /* NULL: any */
+};
+
+static bool is_wanted(Dwarf_Die *candidate, const struct wanted *w)
+{
+    const char *name = dwarf_diename(candidate);
+    struct scope_name got;
+    size_t length = identifier_length(w->own);
+    return name != NULL && identifier_length(name) == length &&
+           strncmp(name, w->own, length) == 0 && scope_name_of(candidate, &got) &&
+           got.name != NULL && cxx_names_equivalent(got.name, w->qualified) &&
+           (w->unit == NULL || unit_of(candidate) == w->unit);
+}
+
+/* The next definition of the index from *at on that is the wanted one (*at: where to go on). */
+static bool indexed_next(struct type_defs *d, const struct wanted *w, size_t *at, Dwarf_Die *def)
+{
+    uint64_t hash = hash_name(w->own);
+    size_t lo = *at, hi = d->count;
+    while (*at == 0 && lo < hi) { /* the first of the hash */
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->defs[mid].hash < hash)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < d->count && d->defs[i].hash == hash; i++) {
+        Dwarf_Die candidate = d->defs[i].die;
+        if (is_wanted(&candidate, w)) {
+            *def = candidate;
+            *at = i + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The wanted class among the children of outer, a definition of its outer class (followed to
+ * its type unit when the child stands for one there). */
+static bool child_definition(Dwarf_Die *outer, const struct wanted *w, Dwarf_Die *def)
+{
+    Dwarf_Die child;
+    if (dwarf_child(outer, &child) != 0)
+        return false;
+    do {
+        Dwarf_Attribute attr;
+        Dwarf_Die target = child;
+        if (!is_aggregate_tag(dwarf_tag(&child)) ||
+            (dwarf_attr(&child, DW_AT_signature, &attr) != NULL &&
+             dwarf_formref_die(&attr, &target) == NULL))
+            continue;
+        if (!dwarf_hasattr(&target, DW_AT_declaration) && is_wanted(&target, w)) {
+            *def = target;
+            return true;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return false;
+}
+
+/* The next definition from *at on (0 at first) of the class w names: in the index, or else nested
+ * in a definition of its outer class (which the index leaves out; g++ defines a nested class only
+ * in the unit that emits its vtable, so each of the outer's definitions may be the one). */
+static bool next_definition(struct type_defs *d, const struct wanted *w, size_t *at, Dwarf_Die *def,
+                            int depth)
+{
+    if (*at != SIZE_MAX && indexed_next(d, w, at, def))
+        return true;
+    const char *last = cxx_last_component(w->qualified);
+    if (last == w->qualified || depth > 16 || *at != 0)
+        return false;
+    *at = SIZE_MAX; /* (a nested one is found once: the first outer definition holding it) */
+    char *outer_name = strndup(w->qualified, (size_t)(last - w->qualified) - 2);
+    if (outer_name == NULL)
+        return false;
+    size_t outer_at = 0;
+    struct wanted outer = {cxx_last_component(outer_name), outer_name, w->unit};
+    Dwarf_Die found;
+    bool ok = false;
+    while (!ok && next_definition(d, &outer, &outer_at, &found, depth + 1))
+        ok = child_definition(&found, w, def);
+    free(outer_name);
+    return ok;
+}
+
 /* The first definition with decl's own name and qualified name (in decl's own unit when that
  * name is private to it: an anonymous namespace's). */
 static bool search(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
@@ -133,29 +234,11 @@ static bool search(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
     struct scope_name want;
     if (own == NULL || !scope_name_of(decl, &want) || want.name == NULL)
         return false;
-    char *wanted = strdup(want.name);
-    bool local = want.unit_local, ok = false;
-    uint64_t hash = hash_name(own);
-    size_t lo = 0, hi = d->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->defs[mid].hash < hash)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; wanted && !ok && i < d->count && d->defs[i].hash == hash; i++) {
-        Dwarf_Die candidate = d->defs[i].die;
-        const char *name = dwarf_diename(&candidate);
-        struct scope_name got;
-        if (name == NULL || strcmp(name, own) != 0 || !scope_name_of(&candidate, &got) ||
-            got.name == NULL || !cxx_names_equivalent(got.name, wanted) ||
-            (local && unit_of(&candidate) != unit_of(decl)))
-            continue;
-        *def = candidate;
-        ok = true;
-    }
-    free(wanted);
+    char *qualified = strdup(want.name);
+    struct wanted w = {own, qualified, want.unit_local ? unit_of(decl) : NULL};
+    size_t at = 0;
+    bool ok = qualified != NULL && next_definition(d, &w, &at, def, 0);
+    free(qualified);
     return ok;
 }
 

@@ -8,6 +8,7 @@
 #include "aggregate_tag.h"
 #include "cxx_bases.h"
 #include "dwarf_errors.h"
+#include "library_defs.h"
 #include "reader.h"
 #include "type_defs.h"
 
@@ -45,22 +46,49 @@ Dwarf_Die *resolve_signature(Dwarf_Die *die)
     return die;
 }
 
-/* Definitions of the classes a unit only declares, for the read under way (read_units). */
+/* Definitions of the classes a unit only declares, for the read under way (read_units): in the
+ * binary's other units, else in the libraries it needs. */
 static _Thread_local struct type_defs *definitions;
+static _Thread_local struct library_defs *libraries;
 /* The definitions defined() looks in: those of the read under way, or none (NULL). */
-void measure_use_definitions(struct type_defs *defs)
+void measure_use_definitions(struct type_defs *defs, struct library_defs *libs)
 {
     definitions = defs;
+    libraries = libs;
 }
 
-/* A class this unit only declares: its definition in another unit (type_defs.h), else itself. */
+/* A class this unit only declares: its definition in another unit (type_defs.h) or in a library
+ * (library_defs.h), else itself. */
 Dwarf_Die *defined(Dwarf_Die *die)
 {
     Dwarf_Die def;
     if (definitions != NULL && is_aggregate_tag(dwarf_tag(die)) &&
-        dwarf_hasattr(die, DW_AT_declaration) && type_defs_find(definitions, die, &def))
+        dwarf_hasattr(die, DW_AT_declaration) &&
+        (type_defs_find(definitions, die, &def) || library_defs_find(libraries, die, &def)))
         *die = def;
     return die;
+}
+
+const char *defined_in(Dwarf_Die *def)
+{
+    return library_defs_source(libraries, def);
+}
+
+/* The class (or union) a type is, or holds an array of, qualifiers and typedefs aside, when it
+ * is only declared and defined nowhere: its size is not known. */
+bool undefined_class(Dwarf_Die *type, Dwarf_Die *cls)
+{
+    for (int i = 0; i < 16; i++) {
+        if (checked_peel_type(type, cls) != 0)
+            return false;
+        defined(resolve_signature(cls));
+        if (dwarf_tag(cls) != DW_TAG_array_type)
+            return is_aggregate_tag(dwarf_tag(cls)) && dwarf_hasattr(cls, DW_AT_declaration);
+        if (type_of(cls, cls) == NULL)
+            return false;
+        type = cls;
+    }
+    return false;
 }
 
 Dwarf_Die *type_of(Dwarf_Die *die, Dwarf_Die *out)
@@ -74,28 +102,40 @@ Dwarf_Die *type_of(Dwarf_Die *die, Dwarf_Die *out)
 struct align_slot {
     const void *die;
     uint64_t align;
+    bool unknown;
 };
 
-static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int depth);
+static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int depth, bool *unknown);
 
-/* Alignment of a type: DW_AT_alignment when given, else what the x86-64 ABI derives. */
-uint64_t type_align(struct align_cache *cache, Dwarf_Die *die, int depth)
+/* Alignment of a type: DW_AT_alignment when given, else what the x86-64 ABI derives; *unknown
+ * set when that rests on a class only declared (then it is the least the rest allows). */
+uint64_t type_align_of(struct align_cache *cache, Dwarf_Die *die, int depth, bool *unknown)
 {
     if (!die_table_room(&cache->slots, sizeof(struct align_slot)))
-        return derive_align(cache, die, depth);
+        return derive_align(cache, die, depth, unknown);
     struct align_slot *slot = die_table_slot(&cache->slots, die->addr);
-    if (slot->die != NULL)
+    if (slot->die != NULL) {
+        *unknown |= slot->unknown;
         return slot->align;
-    uint64_t align = derive_align(cache, die, depth);
+    }
+    bool own = false;
+    uint64_t align = derive_align(cache, die, depth, &own);
+    *unknown |= own;
     /* The slot may have moved while deriving (the cache grows): look it up again. */
     if (!die_table_room(&cache->slots, sizeof(struct align_slot)))
         return align;
     slot = die_table_slot(&cache->slots, die->addr);
     if (slot->die == NULL) {
-        *slot = (struct align_slot){die->addr, align};
+        *slot = (struct align_slot){die->addr, align, own};
         cache->slots.count++;
     }
     return align;
+}
+
+uint64_t type_align(struct align_cache *cache, Dwarf_Die *die, int depth)
+{
+    bool unknown = false;
+    return type_align_of(cache, die, depth, &unknown);
 }
 
 /* A static data member (DW_AT_external, or DW_AT_declaration when it has internal linkage, in
@@ -113,12 +153,17 @@ static uint64_t lowest_bit(uint64_t n)
 /* A struct's alignment: the largest of its members' (*natural), lowered when the offsets of its
  * members or its size show it packed (__attribute__((packed)), #pragma pack(N)): then it is the
  * largest power of two that the offset of every misaligned member and the size are multiples
- * of (pack(4) { char c; double d; } has d at 4 and size 12: alignment 4). */
-uint64_t aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth, uint64_t *natural)
+ * of (pack(4) { char c; double d; } has d at 4 and size 12: alignment 4). A member whose
+ * alignment is unknown (its class only declared) has one that divides its offset and the size:
+ * when the others' reach that bound, it is the alignment; else *unknown is set, and the
+ * alignment returned is the least it can be. */
+uint64_t aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth, uint64_t *natural,
+                         bool *unknown)
 {
-    uint64_t max = 1, limit = UINT64_MAX;
+    uint64_t max = 1, limit = UINT64_MAX, bound = UINT64_MAX;
     Dwarf_Word size = 0, offset;
     Dwarf_Die child, inner;
+    bool any_unknown = false;
     *natural = 1;
     if (checked_child(die, &child) != 0)
         return 1;
@@ -128,21 +173,29 @@ uint64_t aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth, u
             !type_of(&child, &inner))
             continue;
         Dwarf_Word own; /* alignas on the member: clang says it there only */
-        uint64_t a = type_align(cache, &inner, depth + 1);
+        bool member_unknown = false, located = member_location(&child, &offset);
+        uint64_t a = type_align_of(cache, &inner, depth + 1, &member_unknown);
         a = udata(&child, DW_AT_alignment, &own) && own > a ? own : a;
         max = a > max ? a : max;
-        if (!dwarf_hasattr(&child, DW_AT_bit_size) && member_location(&child, &offset) &&
-            offset % a != 0 && lowest_bit(offset) < limit)
+        if (!dwarf_hasattr(&child, DW_AT_bit_size) && located && offset % a != 0 &&
+            lowest_bit(offset) < limit)
             limit = lowest_bit(offset);
+        any_unknown |= member_unknown;
+        if (member_unknown && located && offset > 0 && lowest_bit(offset) < bound)
+            bound = lowest_bit(offset);
     } while (checked_siblingof(&child, &child) == 0);
     *natural = max;
-    if (udata(die, DW_AT_byte_size, &size) && size > 0 && size % max != 0 &&
-        lowest_bit(size) < limit)
+    bool sized = udata(die, DW_AT_byte_size, &size) && size > 0;
+    if (sized && size % max != 0 && lowest_bit(size) < limit)
         limit = lowest_bit(size);
-    return max < limit ? max : limit;
+    if (sized && lowest_bit(size) < bound)
+        bound = lowest_bit(size);
+    uint64_t align = max < limit ? max : limit;
+    *unknown |= any_unknown && align < bound;
+    return align;
 }
 
-static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int depth)
+static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int depth, bool *unknown)
 {
     Dwarf_Word align;
     if (udata(die, DW_AT_alignment, &align))
@@ -157,12 +210,16 @@ static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int dept
         return align;
     switch (dwarf_tag(&peeled)) {
     case DW_TAG_array_type:
-        return type_of(&peeled, &inner) ? type_align(cache, &inner, depth + 1) : 1;
+        return type_of(&peeled, &inner) ? type_align_of(cache, &inner, depth + 1, unknown) : 1;
     case DW_TAG_structure_type:
     case DW_TAG_class_type:
     case DW_TAG_union_type: {
         uint64_t natural;
-        return aggregate_align(cache, &peeled, depth, &natural);
+        if (dwarf_hasattr(&peeled, DW_AT_declaration)) { /* defined nowhere found */
+            *unknown = true;
+            return 1;
+        }
+        return aggregate_align(cache, &peeled, depth, &natural, unknown);
     }
     case DW_TAG_ptr_to_member_type:
         return 8; /* Itanium C++ ABI 2.3: a pointer to data member or to member function */

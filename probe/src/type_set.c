@@ -12,6 +12,7 @@ void free_type(struct layout_type *t)
     for (size_t i = 0; i < t->member_count; i++) {
         free(t->members[i].name);
         free(t->members[i].type);
+        free(t->members[i].defined_in);
     }
     free(t->members);
     free(t->holes);

@@ -67,6 +67,7 @@ static bool add_virtual_base(struct layout_type *t, Dwarf_Die *aggregate, size_t
         .bit_offset = -1, .depth = scope.depth, .is_base = true, .is_virtual = true};
     m.offset = scope.base + v->offset;
     m.size = v->size;
+    m.type_size = type_size(&die, 0);
     m.inline_only = !scope.expand && scope.depth > 0;
     m.is_indirect = !direct_virtual_base(aggregate, &die, &entry);
     if (!m.is_indirect && !udata(&entry, DW_AT_accessibility, &access))
@@ -74,9 +75,12 @@ static bool add_virtual_base(struct layout_type *t, Dwarf_Die *aggregate, size_t
     m.access = (uint8_t)access;
     m.type = probe_type_decl(&die, &m.name_at);
     m.name = m.type ? member_name(scope.prefix, m.type) : NULL;
-    if (m.name == NULL || !add_member(&block, m)) {
+    const char *source = defined_in(&die);
+    m.defined_in = source ? strdup(source) : NULL;
+    if (m.name == NULL || (source && !m.defined_in) || !add_member(&block, m)) {
         free(m.name);
         free(m.type);
+        free(m.defined_in);
         return false;
     }
     bool ok = true;
@@ -99,6 +103,7 @@ static bool add_virtual_base(struct layout_type *t, Dwarf_Die *aggregate, size_t
     for (size_t i = 0; i < block.member_count; i++) {
         free(block.members[i].name);
         free(block.members[i].type);
+        free(block.members[i].defined_in);
     }
     free(block.members);
     return false;
@@ -111,8 +116,8 @@ bool add_virtual_bases(struct layout_type *t, Dwarf_Die *aggregate, size_t first
     struct cxx_cache *cxx = cxx_of(scope.aligns);
     if (cxx == NULL)
         return false;
-    if (!cxx_has_virtual_bases(cxx, aggregate))
-        return true;
+    if (!cxx_has_virtual_bases(cxx, aggregate) || cxx_is_unknown(cxx, aggregate))
+        return true; /* (unknown: placed nowhere rather than misplaced; padding_unknown) */
     struct cxx_vbase *v;
     int n = cxx_virtual_bases(cxx, aggregate, &v);
     bool ok = n >= 0;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,15 +16,28 @@
 
 char dir[128];
 
+/* A failing test jumps past its cleanup_dir(): the next setup_dir(), or the exit, removes its
+ * directory. */
+static void remove_left_dir(void)
+{
+    if (dir[0] != '\0')
+        sh("rm -rf %s", dir);
+    dir[0] = '\0';
+}
+
 void setup_dir(const char *what)
 {
+    static bool at_exit;
+    if (!at_exit)
+        at_exit = atexit(remove_left_dir) == 0;
+    remove_left_dir();
     snprintf(dir, sizeof dir, "/tmp/qaudit-%s-XXXXXX", what);
     assert_non_null(mkdtemp(dir));
 }
 
 void cleanup_dir(void)
 {
-    sh("rm -rf %s", dir);
+    remove_left_dir();
 }
 
 int sh(const char *fmt, ...)

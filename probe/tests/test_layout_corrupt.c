@@ -6,6 +6,8 @@
  *   - exit 0 and a different output that is still a layout a compiler can produce (the byte was a
  *     value that stays valid DWARF: a name's string offset, a reference to another type that
  *     fits), checked by plausible() below, which is written apart from the reader's own checks.
+ * A flip that breaks the structure of the DWARF (an abbreviation's children flag made neither 0
+ * nor 1, its tag made unknown: abbrev_bytes.c finds those bytes by hand) must end in exit 2.
  * Flips are drawn by a fixed xorshift generator from a fixed list of seeds. */
 #include <errno.h>
 #include <jansson.h>
@@ -22,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include "abbrev_bytes.h"
 #include "probe_fixture.h"
 
 struct run {
@@ -191,6 +194,7 @@ static uint64_t xorshift(uint64_t *state)
 
 struct tally {
     int errors, identical, plausible, wrong; /* wrong: anything else (the test fails) */
+    int broken; /* flips that broke the structure (each must be among the errors) */
     char first_wrong[600];
 };
 
@@ -219,6 +223,8 @@ static void flip(const char *binary, uint64_t seed, int count, struct tally *tal
     assert_int_equal(clean.status, 0);
     json_t *doc = json_loads(clean.out, 0, NULL);
     assert_non_null(doc);
+    static struct abbrev_bytes abbrevs[4096];
+    size_t abbrev_count = abbrev_bytes(binary, abbrevs, sizeof abbrevs / sizeof abbrevs[0]);
     uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
     for (int i = 0; i < count; i++) {
         uint64_t at = xorshift(&state) % (uint64_t)(info_size + abbrev_size);
@@ -232,7 +238,15 @@ static void flip(const char *binary, uint64_t seed, int count, struct tally *tal
         snprintf(what, sizeof what, "%s, seed %llu, flip %d: byte 0x%lx ^ 0x%02x", binary,
                  (unsigned long long)seed, i, offset, mask);
         const char *amiss;
-        if (r.status == 2 && (amiss = one_line_error(&r, victim)) != NULL)
+        bool broken = false;
+        for (size_t a = 0; a < abbrev_count; a++)
+            broken |=
+                abbrevs[a].children_at == offset && (unsigned char)(original[offset] ^ mask) > 1;
+        tally->broken += broken;
+        if (broken && r.status != 2)
+            wrong(tally, "%s: the children flag made 0x%02x, yet exit %d", what,
+                  (unsigned char)(original[offset] ^ mask), r.status);
+        else if (r.status == 2 && (amiss = one_line_error(&r, victim)) != NULL)
             wrong(tally, "%s: %s: %s", what, amiss, r.err);
         else if (r.status == 2)
             tally->errors++;
@@ -266,8 +280,9 @@ static void test_forty_flips(void **state)
     snprintf(binary, sizeof binary, "%s/gcc5", dir);
     struct tally tally = {0};
     flip(binary, 1, 40, &tally);
-    print_message("40 flips: %d exit 2, %d identical, %d changed but plausible, %d wrong\n",
-                  tally.errors, tally.identical, tally.plausible, tally.wrong);
+    print_message("40 flips: %d exit 2 (%d of them breaking the structure), %d identical, %d "
+                  "changed but plausible, %d wrong\n",
+                  tally.errors, tally.broken, tally.identical, tally.plausible, tally.wrong);
     cleanup_dir();
     if (tally.wrong > 0)
         fail_msg("%d of 40 flips wrong; the first: %s", tally.wrong, tally.first_wrong);
@@ -289,14 +304,61 @@ static void test_flips_of_three_producers(void **state)
         struct tally tally = {0};
         for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++)
             flip(binary, seeds[s], 20, &tally);
-        print_message("%s: %d exit 2, %d identical, %d changed but plausible, %d wrong\n",
-                      binaries[b].name, tally.errors, tally.identical, tally.plausible,
-                      tally.wrong);
+        print_message("%s: %d exit 2 (%d of them breaking the structure), %d identical, %d "
+                      "changed but plausible, %d wrong\n",
+                      binaries[b].name, tally.errors, tally.broken, tally.identical,
+                      tally.plausible, tally.wrong);
         if (tally.wrong > 0) {
             cleanup_dir();
             fail_msg("%s: %d of 120 flips wrong; the first: %s", binaries[b].name, tally.wrong,
                      tally.first_wrong);
         }
+    }
+    cleanup_dir();
+}
+
+/* Every abbreviation's children flag made neither 0 nor 1, and its tag made unknown (0x7f), in
+ * three producers' binaries: each such file fails closed. libdw reads a flag of 2 as "no
+ * children" and an unknown tag as any other, and reads on. */
+static void test_structural_flips_fail_closed(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *compiler, *flags, *name;
+    } binaries[] = {{"gcc", "-g", "gcc5"}, {"clang", "-g", "clang5"}, {"gcc", "-gdwarf-4", "gcc4"}};
+    setup_dir("corrupt");
+    char binary[200], victim[200], what[300];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    for (size_t b = 0; b < sizeof binaries / sizeof binaries[0]; b++) {
+        build(binaries[b].compiler, binaries[b].flags, binaries[b].name);
+        snprintf(binary, sizeof binary, "%s/%s", dir, binaries[b].name);
+        struct abbrev_bytes abbrevs[512];
+        size_t n = abbrev_bytes(binary, abbrevs, sizeof abbrevs / sizeof abbrevs[0]), tags = 0;
+        if (n < 10)
+            fail_msg("%s: %zu abbreviations, fewer than the 10 expected", binary, n);
+        size_t size;
+        char *bytes = slurp(binary, &size);
+        for (size_t a = 0; a < n; a++) {
+            for (int kind = 0; kind < 2; kind++) {
+                long at = kind == 0 ? abbrevs[a].children_at : abbrevs[a].tag_at;
+                if (at < 0)
+                    continue;
+                char was = bytes[at];
+                bytes[at] = (char)(kind == 0 ? 2 + (a * 37) % 254 : 0x7f);
+                spill(victim, bytes, size);
+                snprintf(what, sizeof what, "%s: abbreviation %zu's %s at 0x%lx made 0x%02x",
+                         binary, a, kind == 0 ? "children flag" : "tag", at,
+                         (unsigned char)bytes[at]);
+                bytes[at] = was;
+                tags += kind;
+                struct run r = qaudit("layout --format json %s", victim);
+                expect_one_line_error(&r, victim, what);
+                run_free(&r);
+            }
+        }
+        print_message("%s: %zu children flags and %zu tags broken, each exit 2\n", binaries[b].name,
+                      n, tags);
+        free(bytes);
     }
     cleanup_dir();
 }
@@ -398,23 +460,37 @@ static void test_gate_on_damaged_dwarf(void **state)
 }
 
 /* The checks raise no false alarm on real programs nobody here wrote: libstdc++'s debug build
- * (C++, -O0 -g3, 181 units; scripts/deps.sh installs libstdc++6-12-dbg), and every detached debug
- * file installed under /usr/lib/debug/.build-id (libc6-dbg, python3.11-dbg, valgrind-dbg... when
- * present). */
+ * (C++, -O0 -g3, 181 units; scripts/deps.sh installs libstdc++6-12-dbg; the build of the
+ * libstdc++ g++ links), and every detached debug file installed under /usr/lib/debug/.build-id:
+ * at least libc6-dbg's (273 on Debian 12; scripts/deps.sh installs it), python3.11-dbg's,
+ * valgrind-dbg's... when present. */
 static void test_debian_debug_files_read(void **state)
 {
     (void)state;
     setup_dir("corrupt");
-    const char *libstdcxx = "/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30";
+    char libstdcxx[512];
+    assert_int_equal(sh("l=$(realpath \"$(g++ -print-file-name=libstdc++.so)\") && "
+                        "echo \"$(dirname \"$l\")/debug/$(basename \"$l\")\" >%s/libstdcxx",
+                        dir),
+                     0);
+    snprintf(libstdcxx, sizeof libstdcxx, "%s/libstdcxx", dir);
+    char *debug = slurp(libstdcxx, NULL);
+    snprintf(libstdcxx, sizeof libstdcxx, "%.*s", (int)strcspn(debug, "\n"), debug);
+    free(debug);
     if (access(libstdcxx, R_OK) != 0)
         fail_msg("%s missing: run scripts/deps.sh", libstdcxx);
     struct run r = qaudit("layout --format json %s", libstdcxx);
     if (r.status != 0)
         fail_msg("%s: exit %d: %s", libstdcxx, r.status, r.err);
     run_free(&r);
-    int status = sh("for f in /usr/lib/debug/.build-id/*/*.debug; do [ -e \"$f\" ] || continue; "
-                    "%s layout \"$f\" >/dev/null 2>%s/err || { cat %s/err; exit 1; }; done",
-                    QAUDIT, dir, dir);
+    int status =
+        sh("n=0; for f in /usr/lib/debug/.build-id/*/*.debug; do [ -e \"$f\" ] || "
+           "continue; %s layout \"$f\" >/dev/null 2>%s/err || { cat %s/err; exit 1; }; "
+           "n=$((n + 1)); done; echo \"$n debug files read\"; [ \"$n\" -ge 200 ] || exit 3",
+           QAUDIT, dir, dir);
+    if (status == 3)
+        fail_msg("fewer than 200 debug files under /usr/lib/debug/.build-id: is libc6-dbg "
+                 "installed (scripts/deps.sh)?");
     assert_int_equal(status, 0);
     cleanup_dir();
 }
@@ -424,6 +500,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forty_flips),
         cmocka_unit_test(test_flips_of_three_producers),
+        cmocka_unit_test(test_structural_flips_fail_closed),
         cmocka_unit_test(test_truncated_elf),
         cmocka_unit_test(test_fuzzer_finds_fail_closed),
         cmocka_unit_test(test_missing_dwo),

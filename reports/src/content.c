@@ -1,5 +1,7 @@
-/* What a report says, in order: the dumps, the checks, totals, the queue, the violations, the top
- * sites, sizes against classes, injected failures, bytes never written, layouts, precision. */
+/* What a report says, in order: the dumps, what to look at first, the checks, totals, the queue
+ * and its violations (queue audits only), the top sites, what is live at exit, temporary
+ * allocations, sizes against classes, injected failures, bytes never written, layouts,
+ * precision. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +70,42 @@ static void row_bytes(struct document *d, const char *what, uint64_t n)
     doc_row(d, (const char *const[]){what, fmt_bytes(v, sizeof v, n)});
 }
 
+/* Each forked child's inheritance, apart from its own calls (the totals count those); at most
+ * FORKS_SAID of them, the JSON has every one. */
+#define FORKS_SAID 10
+
+static void forked_processes(struct document *d, const struct report *r)
+{
+    size_t forked = 0;
+    for (size_t i = 0; i < r->process_count; i++)
+        forked += r->processes[i].forked;
+    if (forked == 0)
+        return;
+    doc_paragraph(d, "Forked processes: what each inherited at its fork, apart from what it "
+                     "allocated itself (the figures above count its own calls; live bytes "
+                     "include what it still holds of its inheritance):");
+    doc_lines(d);
+    size_t said = 0;
+    for (size_t i = 0; i < r->process_count && said < FORKS_SAID; i++) {
+        const struct report_process *p = &r->processes[i];
+        if (!p->forked)
+            continue;
+        said++;
+        const struct report_inherited *in = &p->inherited;
+        uint64_t freed = in->freed_blocks < in->blocks ? in->freed_blocks : in->blocks;
+        char a[CELL], b[CELL], c[CELL], e[CELL], f[CELL];
+        doc_line(d,
+                 "pid %" PRIu64 " (forked from pid %" PRIu64 "): inherited %s in %s blocks; freed "
+                 "%s of them (%s, %s by realloc); %s still held",
+                 p->pid, p->forked_from_pid, fmt_bytes(a, sizeof a, in->bytes),
+                 count_cell(b, in->blocks), count_cell(c, freed),
+                 fmt_bytes(e, sizeof e, in->freed_bytes), count_cell(f, in->reallocated),
+                 fmt_count((char[CELL]){0}, CELL, in->blocks - freed));
+    }
+    if (forked > said)
+        doc_line(d, "and %zu more forked processes (the JSON report lists each)", forked - said);
+}
+
 static void section_totals(struct document *d, const struct report *r)
 {
     const struct report_totals *t = &r->totals;
@@ -100,6 +138,17 @@ static void section_totals(struct document *d, const struct report *r)
                  count_cell(a, t->temporary));
         doc_row(d, (const char *const[]){"temporary allocations", v});
     }
+    const struct report_inherited *in = &t->inherited;
+    if (in->processes > 0) {
+        snprintf(v, sizeof v, "%s in %s blocks, by %s forked process%s",
+                 fmt_bytes(a, sizeof a, in->bytes), count_cell(b, in->blocks),
+                 count_cell(c, in->processes), in->processes == 1 ? "" : "es");
+        doc_row(d, (const char *const[]){"inherited at fork", v});
+        snprintf(v, sizeof v, "%s in %s blocks (%s taken over by realloc)",
+                 fmt_bytes(a, sizeof a, in->freed_bytes), count_cell(b, in->freed_blocks),
+                 count_cell(c, in->reallocated));
+        doc_row(d, (const char *const[]){"inherited, freed by them", v});
+    }
     char calls[512] = "";
     size_t used = 0;
     for (int i = 0; i < CALL_COUNT && used < sizeof calls; i++)
@@ -109,6 +158,7 @@ static void section_totals(struct document *d, const struct report *r)
             used += n > 0 ? (size_t)n : 0;
         }
     doc_paragraph(d, "Calls: %s.", used ? calls : "none");
+    forked_processes(d, r);
 }
 
 static int by_peak(const void *a, const void *b)
@@ -384,6 +434,13 @@ static void section_precision(struct document *d, const struct report *r)
                       r->precision.peak_live_bytes_within ? "" : ", peak included");
     for (size_t i = 0; i < r->trust.note_count; i++)
         doc_paragraph(d, "%s", r->trust.notes[i]);
+    struct debug_hint hints[16];
+    size_t n = debug_hints(r, hints, 16);
+    for (size_t i = 0; i < n; i++) {
+        char sentence[1024];
+        debug_hint_sentence(r, &hints[i], sentence, sizeof sentence);
+        doc_paragraph(d, "%s", sentence);
+    }
     for (size_t i = 0; i < r->module_count; i++)
         if (r->modules[i].mismatched)
             doc_paragraph(d,
@@ -400,16 +457,21 @@ void report_build_document(struct document *d, const struct report *r,
     d->report = r;
     d->top = top;
     report_check_tally(r, d->checks);
+    d->queue_audit = report_queue_audit(r);
     bool *shown = calloc(r->site_count + 1, sizeof *shown);
     section_dumps(d, r);
+    section_summary(d, r);
     section_coverage(d, r);
-    section_checks(d, r);
+    if (d->queue_audit || d->checks[CHECK_FAIL] > 0) /* a failure is never left out */
+        section_checks(d, r);
     section_totals(d, r);
     section_timeline(d, r);
-    section_queue_depths(d, &r->queues);
-    section_per_connection(d, &r->queues);
-    section_attribution(d, &r->queues);
-    section_violations(d, r);
+    if (d->queue_audit) {
+        section_queue_depths(d, &r->queues);
+        section_per_connection(d, &r->queues);
+        section_attribution(d, &r->queues);
+        section_violations(d, r);
+    }
     if (shown != NULL) {
         section_sites(d, r, top, shown);
         section_live(d, r, top, shown);

@@ -11,10 +11,22 @@
 #define CELL 64
 
 const char *count_cell(char *buf, uint64_t n);
+/* A figure into buf (CELL bytes): 1234.4 -> "1,234", bytes as fmt_bytes; "~" before an estimate. */
+const char *fig_count(char *buf, double v, bool estimated);
+const char *fig_bytes(char *buf, double v, bool estimated);
 /* A site's stack as lines of the current BLOCK_LINES, innermost first. */
 void stack_lines(struct document *d, const struct report *r, const struct report_stack *s);
 /* The frame worth naming for a site: the first outside the runtime and the wrappers. */
 void site_where(const struct report *r, const struct report_site *s, char *out, size_t size);
+
+/* content_summary.c: what to look at first (the HTML page's banner): the checks of a queue
+ * audit, the largest leak, the costliest site, the most temporary allocations. */
+void section_summary(struct document *d, const struct report *r);
+/* The sentence on live blocks without a site and why (with the command that gives each its site
+ * where the stacks mode is why); false when every live block has its site. */
+bool unsited_sentence(const struct report *r, char *out, size_t size);
+/* "#3, big_leak (prog.c:4)": a site as the summary and the live section name it. */
+void site_name(const struct report *r, const struct report_site *s, char *out, size_t size);
 
 /* content_sites.c */
 void section_coverage(struct document *d, const struct report *r);

@@ -7,8 +7,7 @@
 
 #include "content.h"
 
-/* 1234.4 -> "1,234", or "~1,234" for an estimate. */
-static const char *fig_count(char *buf, double v, bool estimated)
+const char *fig_count(char *buf, double v, bool estimated)
 {
     char n[CELL - 2];
     fmt_count(n, sizeof n, (unsigned long long)(v + 0.5));
@@ -16,7 +15,7 @@ static const char *fig_count(char *buf, double v, bool estimated)
     return buf;
 }
 
-static const char *fig_bytes(char *buf, double v, bool estimated)
+const char *fig_bytes(char *buf, double v, bool estimated)
 {
     char n[CELL - 2];
     fmt_bytes(n, sizeof n, (unsigned long long)(v + 0.5));
@@ -77,62 +76,99 @@ static bool any_estimated(const struct report_site *const *sites, size_t n)
     return false;
 }
 
+/* "1,000 allocation calls" or, with reallocs, "1,013 allocation calls (1,000 allocations and 13
+ * reallocs; a realloc counts at its site)": the one place reallocs are said. */
+static const char *calls_phrase(char *out, size_t size, const struct report *r, bool explain)
+{
+    char a[CELL], b[CELL], c[CELL];
+    uint64_t calls = r->totals.allocs + r->totals.reallocs;
+    if (r->totals.reallocs == 0 || !explain)
+        snprintf(out, size, "%s allocation calls", count_cell(a, calls));
+    else
+        snprintf(out, size,
+                 "%s allocation calls (%s allocations and %s reallocs; a realloc counts at its "
+                 "site)",
+                 count_cell(a, calls), count_cell(b, r->totals.allocs),
+                 count_cell(c, r->totals.reallocs));
+    return out;
+}
+
+/* "about 100.4 % (99 % range 95.0-105.9 %)" for an estimate, "100.0 %" for an exact share. */
+static const char *share_phrase(char *out, size_t size, double part, double low, double high,
+                                double whole, bool estimated)
+{
+    if (!estimated)
+        snprintf(out, size, "%.1f %%", share(part, whole));
+    else
+        snprintf(out, size, "about %.1f %% (99 %% range %.1f-%.1f %%)", share(part, whole),
+                 share(low, whole), share(high, whole));
+    return out;
+}
+
 /* "Coverage": the share of allocations and bytes the sites account for, and what limited it. */
 static void coverage_line(struct document *d, const struct report *r)
 {
-    double allocs, bytes;
-    report_coverage(r, &allocs, &bytes);
+    struct coverage c;
+    coverage_of(r, &c);
     double calls = (double)(r->totals.allocs + r->totals.reallocs);
     double requested = (double)r->totals.bytes_requested;
     if (calls <= 0)
         return;
-    char mode[128], a[CELL], b[CELL], c[CELL], e[CELL];
+    char mode[128], phrase[256], allocs[160], bytes[160], b[CELL];
     stacks_mode(r, mode, sizeof mode);
-    bool estimated = any_site_estimated(r);
-    if (!estimated && allocs >= calls && bytes >= requested) {
-        doc_paragraph(d, "Coverage: the sites account for every allocation and every byte "
-                         "requested.");
+    calls_phrase(phrase, sizeof phrase, r, true);
+    if (!c.estimated && c.allocs >= calls && c.bytes >= requested) {
+        doc_paragraph(d, "Coverage: the sites account for all %s and every byte requested.",
+                      phrase);
         return;
     }
-    const char *why = "";
-    if (strcmp(mode, "queue") == 0)
-        why = " With stacks 'queue' only allocations inside queue operations (or matching "
-              "--sites) get a stack: run with --stacks always, or sampled:N (by count) or "
-              "sampled:Nb (by bytes), to see the whole heap.";
-    else if (strcmp(mode, "off") == 0)
-        why = " Stacks were off: run with --stacks always or sampled:N to see where "
-              "allocations come from.";
-    doc_paragraph(d,
-                  "Coverage: the sites account for %s%.1f %% of the allocations (%s of %s) and "
-                  "%s%.1f %% of the bytes requested (%s of %s).%s",
-                  estimated ? "about " : "", share(allocs, calls), fig_count(a, allocs, estimated),
-                  count_cell(b, (uint64_t)calls), estimated ? "about " : "",
-                  share(bytes, requested), fig_bytes(c, bytes, estimated),
-                  fmt_bytes(e, sizeof e, (unsigned long long)requested), why);
+    if (strcmp(mode, "queue") == 0 || strcmp(mode, "off") == 0) {
+        char sited[CELL];
+        doc_paragraph(d,
+                      "Coverage: with stacks '%s' %s of the %s have a site. Run with qaudit "
+                      "run's default stacks (always) for sites covering the whole heap.",
+                      mode,
+                      strcmp(mode, "off") == 0 ? "none" : fig_count(sited, c.allocs, c.estimated),
+                      phrase);
+        return;
+    }
+    doc_paragraph(d, "Coverage: the sites account for %s of the %s and %s of the %s requested.",
+                  share_phrase(allocs, sizeof allocs, c.allocs, c.allocs_low, c.allocs_high, calls,
+                               c.estimated),
+                  phrase,
+                  share_phrase(bytes, sizeof bytes, c.bytes, c.bytes_low, c.bytes_high, requested,
+                               c.estimated),
+                  fmt_bytes(b, sizeof b, (unsigned long long)requested));
 }
 
+/* The wrappers folded, named by the functions they were (at most 8), only where one was. */
 static void skip_line(struct document *d, const struct report *r)
 {
-    if (r->skip_count == 0) {
-        doc_paragraph(d, "Wrappers: none folded (--skip none).");
-        return;
+    const char *names[8];
+    size_t distinct = 0, folded = 0;
+    for (size_t i = 0; i < r->site_count; i++) {
+        const char *w = r->sites[i].wrapper;
+        if (r->sites[i].folded == 0)
+            continue;
+        folded++;
+        bool seen = w == NULL;
+        for (size_t k = 0; k < distinct && !seen; k++)
+            seen = strcmp(names[k], w) == 0;
+        if (!seen && distinct < 8)
+            names[distinct++] = w;
     }
-    if (!r->symbolized) {
-        doc_paragraph(d, "Wrappers: not folded (--no-symbols: folding needs function names).");
-        return;
-    }
-    char globs[1024] = "";
-    size_t used = 0, folded = 0;
-    for (size_t i = 0; i < r->skip_count && used < sizeof globs; i++) {
-        int n = snprintf(globs + used, sizeof globs - used, "%s%s", i ? ", " : "", r->skip[i]);
+    if (folded == 0)
+        return; /* the globs matter only where they changed a site */
+    char list[1024] = "";
+    size_t used = 0;
+    for (size_t k = 0; k < distinct && used < sizeof list; k++) {
+        int n = snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "", names[k]);
         used += n > 0 ? (size_t)n : 0;
     }
-    for (size_t i = 0; i < r->site_count; i++)
-        folded += r->sites[i].folded > 0;
     doc_paragraph(d,
-                  "Wrappers folded into their callers at %zu sites (--skip GLOB adds one, --skip "
-                  "none keeps them): %s.",
-                  folded, globs);
+                  "Wrappers folded into their callers at %zu site%s: %s%s (--skip GLOB adds "
+                  "one, --skip none keeps them).",
+                  folded, folded == 1 ? "" : "s", list, distinct == 8 ? ", ..." : "");
 }
 
 void section_coverage(struct document *d, const struct report *r)
@@ -174,18 +210,27 @@ static void range_cells(const struct report_site *s, enum site_rank k, char *sam
         count_range(range, s->est.allocs_low, s->est.allocs_high);
 }
 
+/* A table's columns picked as the report needs them: header and cells kept side by side. */
+struct columns {
+    const char *header[10], *cell[10];
+    size_t count;
+};
+
+static void column(struct columns *c, bool wanted, const char *header, const char *cell)
+{
+    if (!wanted)
+        return;
+    c->header[c->count] = header;
+    c->cell[c->count++] = cell;
+    c->header[c->count] = NULL;
+}
+
 static void ranking_table(struct document *d, const struct report *r,
                           const struct report_site **ranked, size_t n, enum site_rank k,
                           bool *shown)
 {
     bool estimates = any_estimated(ranked, n);
     const char *range_title = k == RANK_BYTES ? "bytes, 99 % range" : "allocations, 99 % range";
-    if (estimates)
-        doc_table(d, (const char *const[]){"site", "allocations", "bytes", "peak live",
-                                           "queue allocs", "samples", range_title, "where", NULL});
-    else
-        doc_table(d, (const char *const[]){"site", "allocations", "bytes", "peak live",
-                                           "queue allocs", "where", NULL});
     for (size_t i = 0; i < n; i++) {
         const struct report_site *s = ranked[i];
         size_t id = (size_t)(s - r->sites);
@@ -199,35 +244,41 @@ static void ranking_table(struct document *d, const struct report *r,
         fig_bytes(peak, s->est.peak_live_bytes, s->estimated);
         count_cell(queue, s->queue_allocs);
         range_cells(s, k, samples, range);
-        if (estimates)
-            doc_row(d,
-                    (const char *const[]){site, allocs, bytes, peak, queue, samples, range, where});
-        else
-            doc_row(d, (const char *const[]){site, allocs, bytes, peak, queue, where});
+        struct columns c = {0};
+        column(&c, true, "site", site);
+        column(&c, true, "allocations", allocs);
+        column(&c, true, "bytes", bytes);
+        column(&c, true, "peak live", peak);
+        column(&c, d->queue_audit, "queue allocs", queue);
+        column(&c, estimates, "samples", samples);
+        column(&c, estimates, range_title, range);
+        column(&c, true, "where", where);
+        if (i == 0)
+            doc_table(d, c.header);
+        doc_row(d, c.cell);
     }
 }
 
-/* The line over a site's stack: its figures, estimates with their range and samples. */
+/* The line over a site's stack: its figures, estimates with their range and samples; the queue's
+ * share only in a queue audit. */
 static void site_heading(struct document *d, const struct report_site *s, size_t id)
 {
-    char via[160] = "";
+    char via[160] = "", queue[96] = "", a[CELL], b[CELL], range[2 * CELL], samples[CELL];
     if (s->wrapper != NULL)
         snprintf(via, sizeof via, ", through %s (folded)", s->wrapper);
+    if (d->queue_audit)
+        snprintf(queue, sizeof queue, ", %s%s inside queue operations",
+                 count_cell(samples, s->queue_allocs), s->estimated ? " of the samples" : "");
     if (!s->estimated) {
-        doc_line(d,
-                 "site #%zu: %" PRIu64 " allocations, %" PRIu64 " bytes, %" PRIu64
-                 " inside queue operations%s",
-                 id + 1, s->allocs, s->bytes, s->queue_allocs, via);
+        doc_line(d, "site #%zu: %s allocation%s, %s%s%s", id + 1, count_cell(a, s->allocs),
+                 s->allocs == 1 ? "" : "s", fmt_bytes(b, sizeof b, s->bytes), queue, via);
         return;
     }
-    char a[CELL], range[2 * CELL], b[CELL], samples[CELL];
-    doc_line(d,
-             "site #%zu: %s allocations (99 %% range %s, from %s sample%s), %s, %" PRIu64
-             " of the samples inside queue operations%s",
-             id + 1, fig_count(a, s->est.allocs, true),
+    doc_line(d, "site #%zu: %s allocations (99 %% range %s, from %s sample%s), %s%s%s", id + 1,
+             fig_count(a, s->est.allocs, true),
              count_range(range, s->est.allocs_low, s->est.allocs_high),
              count_cell(samples, s->allocs), s->allocs == 1 ? "" : "s",
-             fig_bytes(b, s->est.bytes, true), s->queue_allocs, via);
+             fig_bytes(b, s->est.bytes, true), queue, via);
 }
 
 static void stacks_of(struct document *d, const struct report *r, const bool *wanted)
@@ -244,8 +295,8 @@ static void stacks_of(struct document *d, const struct report *r, const bool *wa
 static void no_sites(struct document *d, const struct report *r)
 {
     doc_paragraph(d,
-                  "No sites: with stacks '%s' %s. Run with --stacks always or sampled:N "
-                  "to see where every allocation comes from.",
+                  "No sites: with stacks '%s' %s. Run with qaudit run's default stacks "
+                  "(always) to see where every allocation comes from.",
                   r->process_count ? r->processes[0].stacks_mode : "?",
                   r->process_count && strcmp(r->processes[0].stacks_mode, "queue") == 0
                       ? "only allocations inside queue operations get a stack, and there "
@@ -322,6 +373,36 @@ static void live_table(struct document *d, const struct report *r,
     }
 }
 
+/* Live blocks without a site, or, where the stacks were sampled, that some may have none. */
+static void unsited_paragraph(struct document *d, const struct report *r)
+{
+    char sentence[5000], command[4096];
+    struct unsited u;
+    live_without_site(r, &u);
+    if (unsited_sentence(r, sentence, sizeof sentence)) {
+        doc_paragraph(d, "%s", sentence);
+    } else if (!u.every_site && r->totals.live_blocks > 0) {
+        attribute_command(r, command, sizeof command);
+        doc_paragraph(d,
+                      "The sites' estimates account for every live block, but sampled stacks "
+                      "cannot promise that each site holding few small blocks is among them: "
+                      "`%s` gives every block its site.",
+                      command);
+    }
+}
+
+/* The live sites listed: the top N, and any holding >= 1 % of the live bytes or >= 100 blocks,
+ * so that no leak of size is left out; their number. */
+static size_t listed_live(const struct report *r, unsigned top, const struct report_site **ranked,
+                          size_t n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i < top || live_worth_listing(r, ranked[i]))
+            ranked[kept++] = ranked[i];
+    return kept;
+}
+
 void section_live(struct document *d, const struct report *r, unsigned top, bool *shown)
 {
     enum live_scope scope = live_scope(r);
@@ -333,21 +414,32 @@ void section_live(struct document *d, const struct report *r, unsigned top, bool
                   scope == LIVE_AT_EXIT ? "were still allocated at exit"
                   : scope == LIVE_NOW   ? "were allocated at the snapshot"
                                         : "were allocated at exit or at the last snapshot");
+    const struct report_inherited *in = &r->totals.inherited;
+    uint64_t freed = in->freed_blocks < in->blocks ? in->freed_blocks : in->blocks;
+    if (in->processes > 0 && in->blocks > freed)
+        doc_paragraph(
+            d,
+            "Of them, %s blocks (%s) are what forked processes inherited at their fork "
+            "and still held: their parents allocated them, the sites below are each "
+            "process's own.",
+            count_cell(a, in->blocks - freed),
+            fmt_bytes(b, sizeof b, in->bytes > in->freed_bytes ? in->bytes - in->freed_bytes : 0));
+    const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
+    bool *wanted = calloc(r->site_count + 1, sizeof *wanted);
+    size_t n = ranked && wanted ? rank_sites(r, RANK_LIVE, ranked) : 0;
     if (r->site_count == 0) {
         no_sites(d, r);
-        return;
-    }
-    const struct report_site **ranked = calloc(r->site_count, sizeof *ranked);
-    bool *wanted = calloc(r->site_count, sizeof *wanted);
-    size_t n = ranked && wanted ? rank_sites(r, RANK_LIVE, ranked) : 0;
-    if (n == 0) {
+    } else if (n == 0) {
         doc_paragraph(d, "No site holds live bytes: every block with a stack was freed.");
     } else {
-        doc_paragraph(d, "Sites by bytes still allocated (%zu of %zu sites with live bytes):",
-                      n < top ? n : top, n);
-        live_table(d, r, ranked, n < top ? n : top);
+        size_t listed = listed_live(r, top, ranked, n);
+        doc_paragraph(d,
+                      "Sites by bytes still allocated: %zu of the %zu holding any (the top %u, "
+                      "and every site with >= 1 %% of the live bytes or >= 100 blocks):",
+                      listed, n, top);
+        live_table(d, r, ranked, listed);
         bool more = false;
-        for (size_t i = 0; i < n && i < top; i++) {
+        for (size_t i = 0; i < listed; i++) {
             size_t id = (size_t)(ranked[i] - r->sites);
             wanted[id] = !shown[id];
             more = more || wanted[id];
@@ -360,6 +452,7 @@ void section_live(struct document *d, const struct report *r, unsigned top, bool
             doc_paragraph(d, "Their stacks are shown above.");
         }
     }
+    unsited_paragraph(d, r);
     free(ranked);
     free(wanted);
 }
@@ -372,12 +465,12 @@ void section_temporary(struct document *d, const struct report *r, unsigned top)
                          "before the same thread's next allocation, as heaptrack counts them).");
         return;
     }
-    char a[CELL], b[CELL];
+    char a[CELL], phrase[256];
     uint64_t calls = r->totals.allocs + r->totals.reallocs;
     doc_paragraph(d,
-                  "%s of %s allocations (%.1f %%) were temporary: freed before the same thread's "
-                  "next allocation.",
-                  count_cell(a, r->totals.temporary), count_cell(b, calls),
+                  "%s of the %s (%.1f %%) were temporary: freed before the same thread's next "
+                  "allocation.",
+                  count_cell(a, r->totals.temporary), calls_phrase(phrase, sizeof phrase, r, false),
                   share((double)r->totals.temporary, (double)calls));
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
     size_t n = ranked ? rank_sites(r, RANK_TEMPORARY, ranked) : 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "reports/render.h"
 
 static struct block *add_block(struct document *d, enum block_kind kind)
 {
@@ -131,15 +132,37 @@ void doc_lines(struct document *d)
     add_block(d, BLOCK_LINES);
 }
 
+/* A line into the last block of kind (lines or list items). */
+static void add_line(struct document *d, enum block_kind kind, const char *fmt, va_list ap)
+{
+    struct block *b = last_block(d, kind);
+    char **slot = b ? push_item(&b->lines, &b->line_count, sizeof *slot) : NULL;
+    if (slot != NULL)
+        *slot = vformat(fmt, ap);
+}
+
 void doc_line(struct document *d, const char *fmt, ...)
 {
-    struct block *b = last_block(d, BLOCK_LINES);
-    char **slot = b ? push_item(&b->lines, &b->line_count, sizeof *slot) : NULL;
-    if (slot == NULL)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    *slot = vformat(fmt, ap);
+    add_line(d, BLOCK_LINES, fmt, ap);
+    va_end(ap);
+}
+
+void doc_list(struct document *d, enum tone tone, const char *title)
+{
+    struct block *b = add_block(d, BLOCK_LIST);
+    if (b == NULL)
+        return;
+    b->tone = tone;
+    b->text = strdup(title);
+}
+
+void doc_item(struct document *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    add_line(d, BLOCK_LIST, fmt, ap);
     va_end(ap);
 }
 
@@ -178,6 +201,8 @@ bool table_numeric_column(const struct table *t, size_t column)
         const char *cell = t->cells[r * t->columns + column];
         if (cell[0] == '~') /* an estimate */
             cell++;
+        if ((cell[0] == '+' || cell[0] == '-') && cell[1] >= '0' && cell[1] <= '9')
+            cell++; /* a change */
         if (cell[0] != '\0' && (cell[0] < '0' || cell[0] > '9'))
             return false;
     }
@@ -214,4 +239,25 @@ const char *fmt_bytes(char *buf, size_t size, unsigned long long n)
     }
     snprintf(buf, size, "%.2f %s", v, units[u]);
     return buf;
+}
+
+const char *report_count_text(char *buf, size_t size, unsigned long long n)
+{
+    return fmt_count(buf, size, n);
+}
+
+const char *report_bytes_text(char *buf, size_t size, unsigned long long n)
+{
+    return fmt_bytes(buf, size, n);
+}
+
+void render_document(FILE *out, struct document *d, enum report_format format)
+{
+    if (format == REPORT_TEXT)
+        render_text(out, d);
+    else if (format == REPORT_MARKDOWN)
+        render_markdown(out, d);
+    else
+        render_html(out, d);
+    doc_free(d);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "probe/layout.h"
+#include "reports/render.h"
 
 enum block_kind {
     BLOCK_HEADING,
@@ -14,8 +15,13 @@ enum block_kind {
     BLOCK_TABLE,
     BLOCK_CHART,
     BLOCK_LINES,
-    BLOCK_LAYOUT
+    BLOCK_LAYOUT,
+    BLOCK_LIST /* items (lines) under a title (text): the summary on top */
 };
+
+/* How HTML colours a list it shows as the banner on top: the checks' verdict of a queue audit,
+ * or neutral for what to look at first in any program. */
+enum tone { TONE_NONE, TONE_INFO, TONE_PASS, TONE_FAIL };
 
 /* What only the HTML page draws, from the report itself (render_html.c). */
 enum html_view {
@@ -47,10 +53,11 @@ struct block {
     char **lines; /* BLOCK_LINES: preformatted (stacks) */
     size_t line_count;
     const struct layout_type *layout;
-    bool illustrates; /* a chart drawing a table already shown: only HTML draws it */
+    bool illustrates;    /* a chart drawing a table already shown: only HTML draws it */
     bool html_replaced;  /* HTML shows this block's content in a view of its own instead */
     enum html_view view; /* HTML draws this view after the block (text and Markdown: nothing) */
     size_t view_arg;     /* which one: a process's index for VIEW_TIMELINE */
+    enum tone tone;      /* BLOCK_LIST: the banner's colour in HTML (TONE_NONE: a plain list) */
 };
 
 struct document {
@@ -61,6 +68,7 @@ struct document {
     const struct report *report; /* what the HTML views draw from */
     unsigned top;                /* sites per ranking */
     bool html_replacing; /* blocks added now are html_replaced (content_sites.c's rankings) */
+    bool queue_audit;    /* report_queue_audit: queue sections, columns and checks shown */
 };
 
 void doc_heading(struct document *d, int level, const char *fmt, ...)
@@ -78,10 +86,13 @@ void doc_html_view(struct document *d, enum html_view view, size_t arg);
 void doc_lines(struct document *d);
 void doc_line(struct document *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void doc_layout(struct document *d, const struct layout_type *layout);
+/* A list under title; doc_item adds its items. */
+void doc_list(struct document *d, enum tone tone, const char *title);
+void doc_item(struct document *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void doc_free(struct document *d);
 
-/* A column whose body cells all start with a digit (or "~" and a digit, an estimate): renderers
- * align it right. */
+/* A column whose body cells all start with a digit (after "~", an estimate, and "+" or "-", a
+ * change): renderers align it right. */
 bool table_numeric_column(const struct table *t, size_t column);
 
 /* 1234567 -> "1,234,567" */
@@ -98,5 +109,7 @@ void report_build_document(struct document *d, const struct report *r,
 void render_text(FILE *out, const struct document *d);
 void render_markdown(FILE *out, const struct document *d);
 void render_html(FILE *out, const struct document *d);
+/* One of the three above by format (REPORT_TEXT, REPORT_MARKDOWN, else HTML); frees d. */
+void render_document(FILE *out, struct document *d, enum report_format format);
 
 #endif

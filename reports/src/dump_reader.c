@@ -210,6 +210,8 @@ static void read_config(struct reader *r, json_t *doc, struct report_process *pr
     const char *stacks = string_or(json_object_get(config, "stacks"), "?");
     proc->stacks_mode = copy_string(stacks);
     proc->stack_depth = optional_number(r, config, "config", "stack_depth", NULL);
+    const char *sites = optional_text(r, config, "config", "queue_sites");
+    proc->queue_sites = sites != NULL && sites[0] != '\0';
     if (strncmp(stacks, "sampled", 7) != 0)
         return;
     proc->sample_every = optional_number(r, config, "config", "sample_every", NULL);
@@ -233,6 +235,39 @@ static void read_config(struct reader *r, json_t *doc, struct report_process *pr
     proc->geometric = intervals != NULL && strcmp(intervals, "geometric") == 0;
 }
 
+/* argv joined by spaces; quoted: each argument a shell would read back as it is ('...' where it
+ * holds anything but letters, digits and -_./=:,+@%). */
+static char *joined_argv(json_t *argv, bool quoted)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    if (out == NULL)
+        return NULL;
+    size_t i;
+    json_t *item;
+    json_array_foreach(argv, i, item)
+    {
+        const char *arg = string_or(item, "");
+        fputs(i > 0 ? " " : "", out);
+        bool plain = arg[0] != '\0' && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+                                                   "VWXYZ0123456789-_./=:,+@%") == strlen(arg);
+        if (!quoted || plain) {
+            fputs(arg, out);
+            continue;
+        }
+        fputc('\'', out);
+        for (const char *c = arg; *c; c++)
+            if (*c == '\'')
+                fputs("'\\''", out);
+            else
+                fputc(*c, out);
+        fputc('\'', out);
+    }
+    fclose(out);
+    return text;
+}
+
 static void read_process(struct reader *r, json_t *doc, struct report *out)
 {
     json_t *p = field(r, doc, "", "process", JSON_OBJECT);
@@ -253,20 +288,19 @@ static void read_process(struct reader *r, json_t *doc, struct report *out)
     optional_number(r, p, "process", "end_time_ns", &ended);
     proc->final = ended || is_final_reason(proc->reason);
     proc->end_signal = copy_string(optional_text(r, p, "process", "end_signal"));
+    proc->run_id = copy_string(optional_text(r, p, "process", "run_id"));
+    proc->fallback_dir =
+        copy_string(optional_text(r, json_object_get(doc, "config"), "config", "fallback_dir"));
+    json_t *parent = json_object_get(p, "forked_from");
+    if (parent != NULL) {
+        proc->forked = true;
+        proc->forked_from_pid = number(r, parent, "process.forked_from", "pid");
+        proc->forked_from_start_ns = number(r, parent, "process.forked_from", "start_time_ns");
+    }
     read_config(r, doc, proc);
     json_t *argv = field(r, p, "process", "argv", JSON_ARRAY);
-    size_t length = 1, i;
-    json_t *arg;
-    json_array_foreach(argv, i, arg) length += strlen(string_or(arg, "")) + 1;
-    proc->argv = calloc(length, 1);
-    json_array_foreach(argv, i, arg)
-    {
-        if (proc->argv == NULL)
-            break;
-        if (i > 0)
-            strcat(proc->argv, " ");
-        strcat(proc->argv, string_or(arg, ""));
-    }
+    proc->argv = joined_argv(argv, false);
+    proc->command = joined_argv(argv, true);
 }
 
 /* Memory over time (`timeline`, `timeline_period_ns`): absent in older dumps and with
@@ -300,6 +334,23 @@ static void read_timeline(struct reader *r, json_t *doc, struct report_process *
     }
 }
 
+/* totals.inherited of a forked child's dump: what it can have freed of it is bounded by it. */
+static void read_inherited(struct reader *r, json_t *o, struct report_inherited *in)
+{
+    if (o == NULL)
+        return;
+    in->processes = 1;
+    in->blocks = number(r, o, "totals.inherited", "blocks");
+    in->bytes = number(r, o, "totals.inherited", "bytes");
+    json_t *freed = field(r, o, "totals.inherited", "freed", JSON_OBJECT);
+    in->freed_blocks = number(r, freed, "totals.inherited.freed", "blocks");
+    in->freed_bytes = number(r, freed, "totals.inherited.freed", "bytes");
+    in->reallocated = number(r, o, "totals.inherited", "reallocated");
+    if (!r->failed && (in->freed_blocks > in->blocks || in->freed_bytes > in->bytes ||
+                       in->reallocated > in->freed_blocks))
+        reader_fail(r, "totals.inherited: more freed than inherited");
+}
+
 static void read_totals(struct reader *r, json_t *doc, struct report_totals *t)
 {
     json_t *o = field(r, doc, "", "totals", JSON_OBJECT);
@@ -322,6 +373,7 @@ static void read_totals(struct reader *r, json_t *doc, struct report_totals *t)
     json_t *calls = field(r, o, "totals", "calls", JSON_OBJECT);
     for (int c = 0; c < CALL_COUNT && calls; c++)
         t->calls[c] = number(r, calls, "totals.calls", report_call_names[c]);
+    read_inherited(r, json_object_get(o, "inherited"), &t->inherited);
 }
 
 /* A list of {key_name, count_name} objects into counts. */
@@ -381,6 +433,46 @@ static void read_sites(struct reader *r, json_t *doc, struct report *out,
         site->temporary = optional_number(r, s, "sites[]", "temporary", NULL);
         site->allocs_estimate = (double)optional_number(r, s, "sites[]", "allocs_estimate", NULL);
         site->bytes_estimate = (double)optional_number(r, s, "sites[]", "bytes_estimate", NULL);
+        site->id = optional_number(r, s, "sites[]", "id", NULL);
+        json_t *in = json_object_get(s, "inherited");
+        if (in != NULL) {
+            site->inherited_blocks = number(r, in, "sites[].inherited", "blocks");
+            site->inherited_bytes = number(r, in, "sites[].inherited", "bytes");
+            site->inherited_freed = number(r, in, "sites[].inherited", "freed_blocks");
+            site->inherited_freed_bytes = number(r, in, "sites[].inherited", "freed_bytes");
+        }
+    }
+}
+
+/* inherited_sites: [id, blocks, bytes] triples of a forked child's dump. */
+static void read_inherited_sites(struct reader *r, json_t *doc, struct report *out)
+{
+    json_t *list = json_object_get(doc, "inherited_sites");
+    if (list == NULL)
+        return;
+    if (!json_is_array(list)) {
+        reader_fail(r, "inherited_sites is not an array");
+        return;
+    }
+    size_t i;
+    json_t *item;
+    json_array_foreach(list, i, item)
+    {
+        json_t *v[3] = {json_array_get(item, 0), json_array_get(item, 1), json_array_get(item, 2)};
+        bool ok = json_is_array(item) && json_array_size(item) == 3;
+        for (int k = 0; k < 3 && ok; k++)
+            ok = json_is_integer(v[k]) && json_integer_value(v[k]) >= 0;
+        if (!ok) {
+            reader_fail(r, "inherited_sites[%zu] is not [id, blocks, bytes]", i);
+            return;
+        }
+        struct report_inherited_site *site =
+            push_item(&out->inherited_sites, &out->inherited_site_count, sizeof *site);
+        if (site == NULL)
+            return;
+        *site = (struct report_inherited_site){(uint64_t)json_integer_value(v[0]),
+                                               (uint64_t)json_integer_value(v[1]),
+                                               (uint64_t)json_integer_value(v[2])};
     }
 }
 
@@ -545,8 +637,14 @@ static void read_document(struct reader *r, json_t *doc, struct report *out)
     read_modules(r, doc, out, &extents);
     read_totals(r, doc, &out->totals);
     read_sizes(r, doc, out);
+    for (size_t i = 0; i < out->requested_count && out->process_count > 0; i++)
+        if (out->requested_sizes[i].to <= 512) /* pymalloc's limit: interpreters.c */
+            out->processes[0].small_allocs += out->requested_sizes[i].count;
+    if (out->process_count > 0)
+        out->processes[0].alloc_calls = out->totals.allocs + out->totals.reallocs;
     if (extents != NULL)
         read_sites(r, doc, out, extents);
+    read_inherited_sites(r, doc, out);
     read_queues(r, doc, &out->queues);
     read_checks(r, doc, out);
     uint64_t pid = out->process_count ? out->processes[0].pid : 0;

@@ -1,5 +1,6 @@
 /* Figures every rendering derives the same way: sites ranked by one of their (estimated) figures,
  * whether the live bytes are at exit or at a snapshot, and how shallow the stacks are. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,4 +114,83 @@ void process_stacks(const struct report_process *p, char *out, size_t size)
     else
         snprintf(out, size, "sampled:%llu%s%s", (unsigned long long)p->sample_every,
                  p->sampling == SAMPLING_BYTES ? "b" : "", p->sampling_inferred ? "?" : "");
+}
+
+void coverage_of(const struct report *r, struct coverage *c)
+{
+    *c = (struct coverage){0};
+    double samples = 0, sampled_allocs = 0, sampled_bytes = 0;
+    for (size_t i = 0; i < r->site_count; i++) {
+        const struct report_site *s = &r->sites[i];
+        if (!s->estimated) {
+            c->allocs += s->est.allocs;
+            c->bytes += s->est.bytes;
+            continue;
+        }
+        samples += (double)s->allocs;
+        sampled_allocs += s->est.allocs;
+        sampled_bytes += s->est.bytes;
+    }
+    double low = 1, high = 1;
+    if (samples > 0) { /* the sampled part scales with its number of samples, a Poisson count */
+        poisson_interval(samples, &low, &high);
+        low /= samples;
+        high /= samples;
+        c->estimated = true;
+    }
+    c->allocs_low = c->allocs + low * sampled_allocs;
+    c->allocs_high = c->allocs + high * sampled_allocs;
+    c->bytes_low = c->bytes + low * sampled_bytes;
+    c->bytes_high = c->bytes + high * sampled_bytes;
+    c->allocs += sampled_allocs;
+    c->bytes += sampled_bytes;
+}
+
+/* Stacks modes that give every allocation a site. */
+static bool every_allocation_sited(const struct report *r)
+{
+    for (size_t i = 0; i < r->process_count; i++) {
+        const char *mode = r->processes[i].stacks_mode;
+        if (strcmp(mode, "always") != 0 && strcmp(mode, "fp") != 0)
+            return false;
+    }
+    return r->process_count > 0;
+}
+
+void live_without_site(const struct report *r, struct unsited *u)
+{
+    *u = (struct unsited){0};
+    u->every_site = every_allocation_sited(r);
+    double blocks = 0, bytes = 0;
+    for (size_t i = 0; i < r->site_count; i++) {
+        blocks += r->sites[i].est.live_blocks;
+        bytes += r->sites[i].est.live_bytes;
+        u->estimated = u->estimated || r->sites[i].estimated;
+    }
+    /* Forked children's live blocks include what they still hold of their inheritance, whose
+     * sites are the parents': not a block without a site. */
+    const struct report_inherited *in = &r->totals.inherited;
+    blocks +=
+        (double)(in->blocks - (in->freed_blocks < in->blocks ? in->freed_blocks : in->blocks));
+    bytes += (double)(in->bytes - (in->freed_bytes < in->bytes ? in->freed_bytes : in->bytes));
+    double left = (double)r->totals.live_blocks - blocks;
+    u->blocks = left >= 0.5 ? left : 0;
+    u->bytes = u->blocks > 0 && (double)r->totals.live_bytes > bytes
+                   ? (double)r->totals.live_bytes - bytes
+                   : 0;
+}
+
+bool live_worth_listing(const struct report *r, const struct report_site *s)
+{
+    return s->est.live_blocks >= 99.5 ||
+           (r->totals.live_bytes > 0 && s->est.live_bytes >= 0.01 * (double)r->totals.live_bytes);
+}
+
+void attribute_command(const struct report *r, char *out, size_t size)
+{
+    const struct report_process *p = r->process_count ? &r->processes[0] : NULL;
+    snprintf(out, size, "qaudit run --stacks always -- %s",
+             p == NULL                     ? "PROGRAM"
+             : p->command && p->command[0] ? p->command
+                                           : p->exe);
 }

@@ -125,13 +125,43 @@ static size_t merge_same(struct report *r)
     return merged;
 }
 
+/* Most allocations first, then most bytes, then the order read: site numbers read in the order
+ * of the first ranking every report shows. */
+static int by_allocations(const void *a, const void *b)
+{
+    const struct report_site *x = *(const struct report_site *const *)a;
+    const struct report_site *y = *(const struct report_site *const *)b;
+    if (x->est.allocs != y->est.allocs)
+        return x->est.allocs > y->est.allocs ? -1 : 1;
+    if (x->est.bytes != y->est.bytes)
+        return x->est.bytes > y->est.bytes ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static void order_sites(struct report *r)
+{
+    const struct report_site **order = malloc((r->site_count + 1) * sizeof *order);
+    struct report_site *sorted = malloc((r->site_count + 1) * sizeof *sorted);
+    for (size_t i = 0; order && sorted && i < r->site_count; i++)
+        order[i] = &r->sites[i];
+    if (order != NULL && sorted != NULL) {
+        qsort(order, r->site_count, sizeof *order, by_allocations);
+        for (size_t i = 0; i < r->site_count; i++)
+            sorted[i] = *order[i];
+        memcpy(r->sites, sorted, r->site_count * sizeof *sorted); /* in place: its room stays */
+    }
+    free(order);
+    free(sorted);
+}
+
 void report_fold(struct report *r, const char *const *globs, size_t count)
 {
     for (size_t i = 0; i < count; i++)
         push_string(&r->skip, &r->skip_count, "%s", globs[i]);
-    if (count == 0 || !r->symbolized)
-        return;
-    for (size_t i = 0; i < r->site_count; i++)
-        fold_site(r, &r->sites[i]);
-    r->folded_sites = merge_same(r);
+    if (count > 0 && r->symbolized) {
+        for (size_t i = 0; i < r->site_count; i++)
+            fold_site(r, &r->sites[i]);
+        r->folded_sites = merge_same(r);
+    }
+    order_sites(r);
 }

@@ -15,11 +15,12 @@ enum column { COL_ALLOCS, COL_BYTES, COL_PEAK, COL_LIVE, COL_TEMPORARY, COL_QUEU
 static const char *const headers[COL_COUNT] = {"allocations", "bytes",     "peak live",
                                                "live",        "temporary", "queue allocs"};
 
-static void cell(FILE *out, double v, bool bytes, bool estimated, const char *title)
+static void cell(FILE *out, enum column c, double v, bool estimated, const char *title)
 {
     char text[CELL];
+    bool bytes = c == COL_BYTES || c == COL_PEAK || c == COL_LIVE;
     unsigned long long n = (unsigned long long)(v + 0.5);
-    fprintf(out, "<td class=\"num\" data-v=\"%llu\"", n);
+    fprintf(out, "<td class=\"num\" data-label=\"%s\" data-v=\"%llu\"", headers[c], n);
     if (title != NULL) {
         fputs(" title=\"", out);
         xml_escape(out, title);
@@ -44,35 +45,42 @@ static const char *range_title(char *out, size_t size, const struct report_site 
     return out;
 }
 
-static void site_row(FILE *out, const struct report *r, const struct report_site *s, bool temporary)
+/* Which optional columns the table has: temporary allocations, queue allocations. */
+struct shown_columns {
+    bool temporary, queue;
+};
+
+static void site_row(FILE *out, const struct report *r, const struct report_site *s,
+                     struct shown_columns shown)
 {
     char where[1024], title[3 * CELL];
     const struct report_estimate *e = &s->est;
-    fprintf(out, "<tr><td data-v=\"%zu\">#%zu</td>", (size_t)(s - r->sites) + 1,
+    fprintf(out, "<tr><td class=\"site\" data-v=\"%zu\">#%zu</td>", (size_t)(s - r->sites) + 1,
             (size_t)(s - r->sites) + 1);
-    cell(out, e->allocs, false, s->estimated,
+    cell(out, COL_ALLOCS, e->allocs, s->estimated,
          range_title(title, sizeof title, s, e->allocs_low, e->allocs_high, false));
-    cell(out, e->bytes, true, s->estimated,
+    cell(out, COL_BYTES, e->bytes, s->estimated,
          range_title(title, sizeof title, s, e->bytes_low, e->bytes_high, true));
-    cell(out, e->peak_live_bytes, true, s->estimated, NULL);
-    cell(out, e->live_bytes, true, s->estimated,
+    cell(out, COL_PEAK, e->peak_live_bytes, s->estimated, NULL);
+    cell(out, COL_LIVE, e->live_bytes, s->estimated,
          range_title(title, sizeof title, s, e->live_low, e->live_high, true));
-    if (temporary)
-        cell(out, e->temporary, false, s->estimated, NULL);
-    cell(out, (double)s->queue_allocs, false, false, NULL);
+    if (shown.temporary)
+        cell(out, COL_TEMPORARY, e->temporary, s->estimated, NULL);
+    if (shown.queue)
+        cell(out, COL_QUEUE, (double)s->queue_allocs, false, NULL);
     site_where(r, s, where, sizeof where);
     fputs("<td class=\"where\">", out);
     xml_escape(out, where);
     fputs("</td></tr>\n", out);
 }
 
-static void header_row(FILE *out, bool temporary)
+static void header_row(FILE *out, struct shown_columns shown)
 {
     fputs("<thead><tr><th data-sort=\"num\" title=\"the site's number in the stacks below\">"
           "site</th>",
           out);
     for (int c = 0; c < COL_COUNT; c++) {
-        if (c == COL_TEMPORARY && !temporary)
+        if ((c == COL_TEMPORARY && !shown.temporary) || (c == COL_QUEUE && !shown.queue))
             continue;
         fprintf(out, "<th data-sort=\"num\"%s>%s</th>",
                 c == COL_ALLOCS ? " aria-sort=\"descending\"" : "", headers[c]);
@@ -111,18 +119,18 @@ void html_site_table(FILE *out, const struct report *r, unsigned top)
             "%zu). Click a column's header to sort by it: its top %u come first. '~': "
             "estimated from sampled stacks (hover for the range).</p>\n",
             shown, shown == 1 ? "" : "s", top, r->site_count, top);
-    bool temporary = !r->temporary_missing;
-    fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"sites\">\n", out);
-    header_row(out, temporary);
+    struct shown_columns columns = {!r->temporary_missing, report_queue_audit(r)};
+    fputs("<div class=\"scroll\"><table class=\"sortable cards\" id=\"sites\">\n", out);
+    header_row(out, columns);
     fputs("<tbody>\n", out);
     for (size_t i = 0; i < n; i++) /* by allocations first, then the rest in site order */
         if (wanted[ranked[i] - r->sites]) {
-            site_row(out, r, ranked[i], temporary);
+            site_row(out, r, ranked[i], columns);
             wanted[ranked[i] - r->sites] = false;
         }
     for (size_t i = 0; i < r->site_count; i++)
         if (wanted[i])
-            site_row(out, r, &r->sites[i], temporary);
+            site_row(out, r, &r->sites[i], columns);
     fputs("</tbody></table></div>\n", out);
     free(ranked);
     free(wanted);

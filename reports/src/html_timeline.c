@@ -9,10 +9,10 @@
 #include "svg.h"
 #include "timeline.h"
 
-#define WIDTH 560
+#define WIDTH 400 /* as the bar charts: legible at a 400 px window (svg.c) */
 #define LEFT 64
 #define RIGHT (WIDTH - 16)
-#define FIRST_TOP 36     /* under the legend */
+#define FIRST_TOP 54     /* under the legend's two lines */
 #define PANEL_GAP 20     /* between the two panels */
 #define PANELS 220       /* their height together, gap included */
 #define X_AXIS 48        /* under the last panel: ticks and the axis' title */
@@ -98,25 +98,23 @@ static void value_axis(FILE *out, const struct panel *p)
             (p->top + p->bottom) / 2, p->rss ? "RSS" : "live heap", p->unit);
 }
 
+/* The lines on the first row, the dumps and the peak on the second: one row would not fit. */
 static void legend(FILE *out, bool rss)
 {
     fprintf(out,
             "<g class=\"legend\"><line class=\"live\" x1=\"%d\" y1=\"14\" x2=\"%d\" y2=\"14\"/>"
             "<text x=\"%d\" y=\"18\">live heap bytes</text>",
             LEFT, LEFT + 24, LEFT + 30);
-    int x = LEFT + 130;
-    if (rss) {
+    if (rss)
         fprintf(out,
                 "<line class=\"rss\" x1=\"%d\" y1=\"14\" x2=\"%d\" y2=\"14\"/><text x=\"%d\" "
                 "y=\"18\">resident set (RSS)</text>",
-                x, x + 24, x + 30);
-        x += 150;
-    }
+                LEFT + 150, LEFT + 174, LEFT + 180);
     fprintf(out,
-            "<line class=\"dump\" x1=\"%d\" y1=\"6\" x2=\"%d\" y2=\"22\"/><text x=\"%d\" "
-            "y=\"18\">dump</text><circle class=\"peak\" cx=\"%d\" cy=\"14\" r=\"4\"/><text "
-            "x=\"%d\" y=\"18\">highest point</text></g>\n",
-            x + 4, x + 4, x + 12, x + 72, x + 80);
+            "<line class=\"dump\" x1=\"%d\" y1=\"26\" x2=\"%d\" y2=\"40\"/><text x=\"%d\" "
+            "y=\"37\">dump</text><circle class=\"peak\" cx=\"%d\" cy=\"33\" r=\"4\"/><text "
+            "x=\"%d\" y=\"37\">highest point</text></g>\n",
+            LEFT + 12, LEFT + 12, LEFT + 30, LEFT + 162, LEFT + 180);
 }
 
 static void vertex(FILE *out, const struct report_process *p, const struct time_scale *t,

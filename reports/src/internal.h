@@ -21,6 +21,14 @@ struct report_stack stack_copy(const struct report_stack *stack, const uint32_t 
 
 /* Adds a single dump (already read) into the merged report; module indices are remapped. */
 void report_merge_one(struct report *into, const struct report *dump);
+/* inherited.c: each forked child's inherited_sites given the stacks its parents' dumps hold
+ * for the same ids (as sites with only inherited figures), or counted unattributed. */
+void inherited_resolve(struct report *dumps, size_t count);
+
+/* run_files.c: dumps of the same runs left in their fallback directories but not given (a
+ * process that dropped its privileges wrote there), named in the report's input notes. */
+void run_files_note(struct report *report, const char *const *paths, size_t count);
+
 /* Reads one dump into a fresh report; REPORT_INPUT_ERROR with error set on a bad dump. */
 enum report_status dump_read(const char *path, struct report *out, char *error, size_t size);
 
@@ -67,6 +75,44 @@ bool any_site_estimated(const struct report *r);
 /* "always", "sampled:64", "sampled:4096b" ('?' after it when inferred), or "mixed". */
 void stacks_mode(const struct report *r, char *out, size_t size);
 void process_stacks(const struct report_process *p, char *out, size_t size);
+
+/* The sites' share of the totals: allocations (calls, reallocs included) and bytes, with a 99 %
+ * range when some sites are estimates (from their total number of samples). */
+struct coverage {
+    double allocs, allocs_low, allocs_high, bytes, bytes_low, bytes_high;
+    bool estimated;
+};
+void coverage_of(const struct report *r, struct coverage *c);
+/* Live blocks (and at most how many usable bytes) that no site accounts for: blocks whose
+ * allocation had no stack (sampled, queue or off), or the sites' estimates falling short. */
+struct unsited {
+    double blocks, bytes;
+    bool estimated;  /* the sites' figures are estimates: so is this */
+    bool every_site; /* the stacks mode gives every allocation a site (always, fp) */
+};
+void live_without_site(const struct report *r, struct unsited *u);
+/* A site "Live at exit" always lists: >= 1 % of the live bytes, or >= 100 live blocks. */
+bool live_worth_listing(const struct report *r, const struct report_site *s);
+/* The command that gives every live block its site: qaudit run (always, its default) on the
+ * first process's command line. */
+void attribute_command(const struct report *r, char *out, size_t size);
+
+/* interpreters.c: Python processes (by their executable), whether their objects reached malloc
+ * (PYTHONMALLOC=malloc: nearly every call small), and the Debian packages with the symbols of
+ * modules whose frames have none. */
+bool process_is_python(const struct report_process *p);
+bool python_objects_counted(const struct report_process *p);
+struct debug_hint {
+    size_t module;     /* index in report.modules */
+    uint64_t frames;   /* its frames without a function name, over every site */
+    char package[128]; /* the Debian package that ships it, "" when none does */
+    char debug[160];   /* the package with its debug symbols, "" when unknown */
+};
+size_t debug_hints(const struct report *r, struct debug_hint *out, size_t max);
+/* "Frames in /usr/bin/python3.11 have no function names (...): Debian ships its symbols in
+ * python3.11-dbg (apt-get install python3.11-dbg, then report again)." */
+void debug_hint_sentence(const struct report *r, const struct debug_hint *h, char *out,
+                         size_t size);
 
 /* Appends a formatted string to a list of strings. */
 void push_string(char ***list, size_t *count, const char *fmt, ...)

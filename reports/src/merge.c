@@ -98,6 +98,7 @@ static void merge_sites(struct report *into, const struct report *dump, const ui
             stack_free(&stack);
         }
         site_add(to, from);
+        to->id = 0; /* ids are per dump */
     }
     free(index);
 }
@@ -159,6 +160,16 @@ static void merge_totals(struct report_totals *t, const struct report_totals *d)
     t->temporary += d->temporary;
     for (int c = 0; c < CALL_COUNT; c++)
         t->calls[c] += d->calls[c];
+    struct report_inherited *in = &t->inherited;
+    const struct report_inherited *from = &d->inherited;
+    in->processes += from->processes;
+    in->blocks += from->blocks;
+    in->bytes += from->bytes;
+    in->freed_blocks += from->freed_blocks;
+    in->freed_bytes += from->freed_bytes;
+    in->reallocated += from->reallocated;
+    in->unattributed_blocks += from->unattributed_blocks;
+    in->unattributed_bytes += from->unattributed_bytes;
 }
 
 static void merge_queues(struct report_queues *q, const struct report_queues *d)
@@ -253,12 +264,16 @@ void report_merge_one(struct report *into, const struct report *dump)
             return;
         const struct report_process *d = &dump->processes[i];
         *p = *d;
+        p->inherited = dump->totals.inherited; /* resolved by now: its own, kept apart */
         p->exe = copy_string(d->exe);
         p->argv = copy_string(d->argv);
+        p->command = copy_string(d->command);
         p->reason = copy_string(d->reason);
         p->source = copy_string(d->source);
         p->stacks_mode = copy_string(d->stacks_mode);
         p->end_signal = copy_string(d->end_signal);
+        p->run_id = copy_string(d->run_id);
+        p->fallback_dir = copy_string(d->fallback_dir);
         timeline_copy(p, d);
     }
     into->has_sequences = first ? dump->has_sequences : into->has_sequences && dump->has_sequences;
@@ -346,6 +361,8 @@ enum report_status report_load(const char *const *paths, size_t count, struct re
         snprintf(error, error_size, "out of memory");
     for (size_t i = 0; i < count && status == REPORT_OK; i++)
         status = dump_read(paths[i], &dumps[i], error, error_size);
+    if (status == REPORT_OK)
+        inherited_resolve(dumps, count);
     for (size_t i = 0; i < count && status == REPORT_OK; i++) {
         size_t original = 0;
         switch (fate_of(dumps, count, i, &original)) {
@@ -367,6 +384,8 @@ enum report_status report_load(const char *const *paths, size_t count, struct re
     for (size_t i = 0; dumps && i < count; i++)
         report_free(&dumps[i]);
     free(dumps);
+    if (status == REPORT_OK)
+        run_files_note(report, paths, count);
     if (status == REPORT_OK)
         report_assess(report);
     return status;

@@ -71,6 +71,10 @@ void site_add(struct report_site *to, const struct report_site *from)
     to->never_written_bytes += from->never_written_bytes;
     to->queue_allocs += from->queue_allocs;
     to->temporary += from->temporary;
+    to->inherited_blocks += from->inherited_blocks;
+    to->inherited_bytes += from->inherited_bytes;
+    to->inherited_freed += from->inherited_freed;
+    to->inherited_freed_bytes += from->inherited_freed_bytes;
     to->allocs_estimate += from->allocs_estimate;
     to->bytes_estimate += from->bytes_estimate;
     to->estimated = to->estimated || from->estimated;
@@ -125,16 +129,32 @@ double report_per_connection(const struct report_peak *p, uint64_t value)
     return p->connections ? (double)value / (double)p->connections : 0.0;
 }
 
+bool report_queue_audit(const struct report *r)
+{
+    const struct report_queues *q = &r->queues;
+    if (q->pushes || q->pops || q->opened || q->grows || q->by_hooks || q->by_stack_patterns ||
+        q->refused_events || q->events_without_connection || q->depth_histogram_count ||
+        q->by_peak_depth_count || r->violation_count)
+        return true;
+    for (size_t i = 0; i < r->process_count; i++)
+        if (r->processes[i].queue_sites)
+            return true;
+    return false;
+}
+
 void report_free(struct report *r)
 {
     for (size_t i = 0; i < r->process_count; i++) {
         struct report_process *p = &r->processes[i];
         free(p->exe);
         free(p->argv);
+        free(p->command);
         free(p->reason);
         free(p->source);
         free(p->stacks_mode);
         free(p->end_signal);
+        free(p->run_id);
+        free(p->fallback_dir);
         timeline_free(p);
     }
     for (size_t i = 0; i < r->module_count; i++) {
@@ -146,6 +166,7 @@ void report_free(struct report *r)
         stack_free(&r->sites[i].stack);
         free(r->sites[i].wrapper);
     }
+    free(r->inherited_sites);
     for (size_t i = 0; i < r->check_count; i++) {
         free(r->checks[i].name);
         free(r->checks[i].detail);

@@ -37,6 +37,9 @@ __attribute__((format(printf, 2, 3))) static void note(struct report *r, const c
     va_end(ap);
 }
 
+/* A count as the rest of the report writes it: "10,298". */
+#define N(n) fmt_count((char[32]){0}, 32, (n))
+
 static void assess_processes(struct report *r)
 {
     for (size_t i = 0; i < r->process_count; i++) {
@@ -68,17 +71,17 @@ static void assess_sampling(struct report *r)
     }
     if (r->mean_size_estimates > 0)
         note(r,
-             "%" PRIu64 " byte-sampled sites have their allocations estimated from their mean "
+             "%s byte-sampled sites have their allocations estimated from their mean "
              "sampled size (the dumps carry no sites[].allocs_estimate): larger blocks are "
              "sampled more often, so where a site's sizes vary its allocations are "
              "underestimated; its bytes are not.",
-             r->mean_size_estimates);
+             N(r->mean_size_estimates));
     if (r->sampled_large_sites > 0)
         note(r,
-             "%" PRIu64 " sampled sites allocate blocks of the sampling period or more: under "
+             "%s sampled sites allocate blocks of the sampling period or more: under "
              "a fixed byte countdown each such block also makes the allocations right after it "
              "sampled, so the estimates of other sites may be high.",
-             r->sampled_large_sites);
+             N(r->sampled_large_sites));
 }
 
 static void assess_unseen(struct report *r)
@@ -110,25 +113,25 @@ static void assess_tables(struct report *r)
     const struct report_precision *p = &r->precision;
     if (p->blocks_untracked)
         partial(r,
-                "%" PRIu64 " blocks did not fit the live-block table: their frees are not "
+                "%s blocks did not fit the live-block table: their frees are not "
                 "credited to their sites, whose live bytes are then too high.",
-                p->blocks_untracked);
+                N(p->blocks_untracked));
     if (p->sites_dropped)
         partial(r,
-                "%" PRIu64 " allocations went to the overflow site (more than 65,536 "
+                "%s allocations went to the overflow site (more than 65,536 "
                 "distinct stacks).",
-                p->sites_dropped);
+                N(p->sites_dropped));
     if (p->stacks_truncated)
         note(r,
-             "%" PRIu64 " stacks were cut at the stack depth: sites that differ only deeper "
+             "%s stacks were cut at the stack depth: sites that differ only deeper "
              "are one.",
-             p->stacks_truncated);
+             N(p->stacks_truncated));
     if (p->usable_sizes_dropped)
-        note(r, "%" PRIu64 " usable sizes did not fit the usable-size histogram.",
-             p->usable_sizes_dropped);
+        note(r, "%s usable sizes did not fit the usable-size histogram.",
+             N(p->usable_sizes_dropped));
     if (p->modules_dropped)
-        note(r, "%" PRIu64 " modules beyond 128 were dropped: frames in them stay addresses.",
-             p->modules_dropped);
+        note(r, "%s modules beyond 128 were dropped: frames in them stay addresses.",
+             N(p->modules_dropped));
     if (p->modules_unknown)
         note(r,
              "%" PRIu64 " dump(s) were written before any module map was gathered: their "
@@ -142,6 +145,33 @@ static void assess_tables(struct report *r)
     }
 }
 
+/* Python: whether its objects reached malloc, read from the sizes (interpreters.c). */
+static void assess_interpreters(struct report *r)
+{
+    for (size_t i = 0; i < r->process_count; i++) {
+        const struct report_process *p = &r->processes[i];
+        if (!process_is_python(p))
+            continue;
+        char small[32], calls[32];
+        fmt_count(small, sizeof small, p->small_allocs);
+        fmt_count(calls, sizeof calls, p->alloc_calls);
+        if (python_objects_counted(p))
+            note(r,
+                 "pid %" PRIu64 " is Python: its objects are counted (%s of its %s allocation "
+                 "calls are of 512 bytes or less, as when PYTHONMALLOC=malloc sends every object "
+                 "to malloc; qaudit run sets it).",
+                 p->pid, small, calls);
+        else
+            partial(r,
+                    "pid %" PRIu64 " is Python and its objects of 512 bytes or less are likely "
+                    "missing: only %s of its %s allocation calls are that small, as when Python's "
+                    "own allocator (pymalloc, its default) serves them from arenas no interposed "
+                    "call sees. Run it with PYTHONMALLOC=malloc (qaudit run sets it where "
+                    "PYTHONMALLOC is not set).",
+                    p->pid, small, calls);
+    }
+}
+
 void report_assess(struct report *r)
 {
     for (size_t i = 0; i < r->trust.note_count; i++)
@@ -152,6 +182,7 @@ void report_assess(struct report *r)
     assess_unseen(r);
     assess_tables(r);
     assess_sampling(r);
+    assess_interpreters(r);
     bool explained = r->trust.partial || r->precision.modules_unknown ||
                      r->precision.usable_sizes_dropped || r->precision.modules_dropped;
     if (!r->precision.exact && r->process_count > 0 && !explained)

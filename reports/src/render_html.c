@@ -10,17 +10,32 @@
 #include "probe/render.h"
 #include "svg.h"
 
-/* Tables scroll inside their box on a narrow page. */
+/* Tables scroll inside their box on a narrow page; one with a where column turns into cards
+ * there (html_assets.c), each cell labelled with its header, where on top. */
 static void print_table(FILE *out, const struct table *t)
 {
-    fputs("<div class=\"scroll\"><table>\n", out);
+    bool cards = false;
+    for (size_t c = 0; c < t->columns; c++)
+        cards = cards || strcmp(t->cells[c], "where") == 0;
+    fprintf(out, "<div class=\"scroll\"><table%s>\n", cards ? " class=\"cards\"" : "");
     for (size_t r = 0; r < t->rows; r++) {
         fputs(r == 0 ? "<thead><tr>" : r == 1 ? "<tbody><tr>" : "<tr>", out);
         for (size_t c = 0; c < t->columns; c++) {
             const char *cell = t->cells[r * t->columns + c];
             const char *tag = r == 0 ? "th" : "td";
-            fprintf(out, "<%s%s>", tag,
-                    r > 0 && table_numeric_column(t, c) ? " class=\"num\"" : "");
+            bool where = strcmp(t->cells[c], "where") == 0;
+            const char *cls = r == 0                       ? ""
+                              : where                      ? " class=\"where\""
+                              : cards && c == 0            ? " class=\"site\""
+                              : table_numeric_column(t, c) ? " class=\"num\""
+                                                           : "";
+            fprintf(out, "<%s%s", tag, cls);
+            if (r > 0 && cards && !where && c > 0) {
+                fputs(" data-label=\"", out);
+                xml_escape(out, t->cells[c]);
+                fputc('"', out);
+            }
+            fputc('>', out);
             if (r > 0 && (strcmp(cell, "PASS") == 0 || strcmp(cell, "FAIL") == 0 ||
                           strcmp(cell, "N/A") == 0))
                 fprintf(out, "<span class=\"verdict %s\">%s</span>",
@@ -66,25 +81,32 @@ static void print_layout(FILE *out, const struct layout_type *t, unsigned cachel
     free(text);
 }
 
-/* Green only when every check passed; n/a checks are counted, never called passed. */
-static void print_verdict(FILE *out, const struct document *d)
+static void print_list(FILE *out, const struct block *b)
 {
-    unsigned pass = d->checks[0], fail = d->checks[1], na = d->checks[2];
-    if (fail > 0)
-        fprintf(out, "<p class=\"verdict fail\">%u of %u checks failed: see Checks.", fail,
-                pass + fail + na);
-    else if (na == 0 && pass > 0)
-        fprintf(out, "<p class=\"verdict pass\">Every check passed (%u).", pass);
-    else if (pass == 0 && na > 0)
-        fprintf(out, "<p class=\"verdict na\">No check could apply (%u n/a): see Checks.", na);
-    else if (pass == 0)
-        fprintf(out, "<p class=\"verdict na\">The dumps hold no checks.");
+    static const char *const tones[] = {"", "info", "pass", "fail"};
+    if (b->tone != TONE_NONE)
+        fprintf(out, "<div class=\"verdict %s\" id=\"summary\"><p>", tones[b->tone]);
     else
-        fprintf(out,
-                "<p class=\"verdict na\">%u checks passed, %u could not apply (n/a): see "
-                "Checks.",
-                pass, na);
-    fputs("</p>\n", out);
+        fputs("<p>", out);
+    xml_escape(out, b->text);
+    fputs(b->tone != TONE_NONE ? ":</p><ul>" : ":</p>\n<ul>", out);
+    for (size_t l = 0; l < b->line_count; l++) {
+        fputs("<li>", out);
+        xml_escape(out, b->lines[l]);
+        fputs("</li>", out);
+    }
+    fputs(b->tone != TONE_NONE ? "</ul></div>\n" : "</ul>\n", out);
+}
+
+/* The banner under the title: the document's summary (what to look at first), in the colour of
+ * its verdict: green only when every check of a queue audit passed, red when one failed. */
+static void print_banner(FILE *out, const struct document *d)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (d->blocks[i].kind == BLOCK_LIST && d->blocks[i].tone != TONE_NONE) {
+            print_list(out, &d->blocks[i]);
+            return;
+        }
 }
 
 /* Memory over time of the first TIMELINES_DRAWN processes with a timeline (a fork-heavy program
@@ -132,7 +154,7 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         xml_escape(out, b->text);
         fprintf(out, "</h%d>\n", b->level);
         if (b->level == 1) {
-            print_verdict(out, d);
+            print_banner(out, d);
             html_metadata(out, d->report);
         }
         break;
@@ -162,6 +184,10 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         break;
     case BLOCK_LAYOUT:
         print_layout(out, b->layout, d->cacheline);
+        break;
+    case BLOCK_LIST:
+        if (b->tone == TONE_NONE) /* the banner was drawn under the title */
+            print_list(out, b);
         break;
     }
     print_view(out, d, b);

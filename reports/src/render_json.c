@@ -91,6 +91,27 @@ static json_t *dumps_json(const struct report *r)
         json_object_set_new(dump, "final", json_boolean(p->final));
         json_object_set_new(dump, "end_signal", string_or_null(p->end_signal));
         json_object_set_new(dump, "sampling", sampling_json(p));
+        const struct report_inherited *in = &p->inherited;
+        json_object_set_new(dump, "forked_from",
+                            p->forked
+                                ? json_pack("{s:I, s:I}", "pid", (json_int_t)p->forked_from_pid,
+                                            "start_time_ns", (json_int_t)p->forked_from_start_ns)
+                                : json_null());
+        json_object_set_new(dump, "inherited",
+                            p->forked
+                                ? json_pack("{s:I, s:I, s:{s:I, s:I}, s:I}", "blocks",
+                                            (json_int_t)in->blocks, "bytes", (json_int_t)in->bytes,
+                                            "freed", "blocks", (json_int_t)in->freed_blocks,
+                                            "bytes", (json_int_t)in->freed_bytes, "reallocated",
+                                            (json_int_t)in->reallocated)
+                                : json_null());
+        json_object_set_new(dump, "python",
+                            !process_is_python(p)
+                                ? json_null()
+                                : json_pack("{s:b, s:I, s:I}", "objects_counted",
+                                            python_objects_counted(p), "small_allocations",
+                                            (json_int_t)p->small_allocs, "allocation_calls",
+                                            (json_int_t)p->alloc_calls));
         json_array_append_new(dumps, dump);
     }
     return dumps;
@@ -120,6 +141,17 @@ static json_t *totals_json(const struct report_totals *t)
     json_object_set_new(o, "threads", u64(t->threads));
     json_object_set_new(o, "temporary", t->has_temporary ? u64(t->temporary) : json_null());
     json_object_set_new(o, "calls", calls);
+    const struct report_inherited *in = &t->inherited;
+    if (in->processes > 0) /* forked children: what they inherited at their forks */
+        json_object_set_new(o, "inherited",
+                            json_pack("{s:I, s:I, s:I, s:{s:I, s:I}, s:I, s:{s:I, s:I}}",
+                                      "processes", (json_int_t)in->processes, "blocks",
+                                      (json_int_t)in->blocks, "bytes", (json_int_t)in->bytes,
+                                      "freed", "blocks", (json_int_t)in->freed_blocks, "bytes",
+                                      (json_int_t)in->freed_bytes, "reallocated",
+                                      (json_int_t)in->reallocated, "unattributed", "blocks",
+                                      (json_int_t)in->unattributed_blocks, "bytes",
+                                      (json_int_t)in->unattributed_bytes));
     return o;
 }
 
@@ -254,9 +286,16 @@ static json_t *live_json(const struct report *r)
                                                "precision", s->estimated ? "estimated" : "exact"));
     }
     free(ranked);
-    return json_pack("{s:s, s:I, s:I, s:o}", "at", live_scope_names[live_scope(r)], "bytes",
+    struct unsited u;
+    live_without_site(r, &u);
+    char command[4096];
+    attribute_command(r, command, sizeof command);
+    json_t *without = json_pack("{s:o, s:o, s:b, s:o}", "blocks", rounded(u.blocks),
+                                "bytes_at_most", rounded(u.bytes), "estimated", u.estimated,
+                                "command", u.every_site ? json_null() : json_string(command));
+    return json_pack("{s:s, s:I, s:I, s:o, s:o}", "at", live_scope_names[live_scope(r)], "bytes",
                      (json_int_t)r->totals.live_bytes, "blocks", (json_int_t)r->totals.live_blocks,
-                     "sites", sites);
+                     "sites", sites, "without_site", without);
 }
 
 static json_t *temporary_json(const struct report *r)
@@ -314,15 +353,36 @@ static json_t *sizes_json(const struct report *r)
 
 static json_t *modules_json(const struct report *r)
 {
+    struct debug_hint hints[64];
+    size_t n = debug_hints(r, hints, 64);
     json_t *list = json_array();
     for (size_t i = 0; i < r->module_count; i++) {
         const struct report_module *m = &r->modules[i];
-        json_array_append_new(list,
-                              json_pack("{s:s, s:s, s:o, s:b, s:b}", "path", m->path, "build_id",
-                                        m->build_id, "file", string_or_null(m->file), "missing",
-                                        m->missing, "build_id_matches", !m->mismatched));
+        const struct debug_hint *hint = NULL;
+        for (size_t h = 0; h < n; h++)
+            hint = hints[h].module == i ? &hints[h] : hint;
+        json_array_append_new(
+            list, json_pack("{s:s, s:s, s:o, s:b, s:b, s:I, s:o}", "path", m->path, "build_id",
+                            m->build_id, "file", string_or_null(m->file), "missing", m->missing,
+                            "build_id_matches", !m->mismatched, "frames_without_symbols",
+                            (json_int_t)(hint ? hint->frames : 0), "debug_package",
+                            hint && hint->debug[0] ? json_string(hint->debug) : json_null()));
     }
     return list;
+}
+
+/* What the other formats put on top (content_summary.c), one sentence an item. */
+static json_t *summary_json(const struct report *r, const struct report_options *o)
+{
+    struct document d = {0};
+    report_build_document(&d, r, o);
+    json_t *items = json_array();
+    for (size_t i = 0; i < d.count; i++)
+        if (d.blocks[i].kind == BLOCK_LIST && d.blocks[i].tone != TONE_NONE)
+            for (size_t l = 0; l < d.blocks[i].line_count; l++)
+                json_array_append_new(items, json_string(d.blocks[i].lines[l]));
+    doc_free(&d);
+    return items;
 }
 
 static json_t *strings_json(char *const *list, size_t n)
@@ -372,6 +432,8 @@ json_t *report_json(const struct report *r, const struct report_options *o)
     json_object_set_new(doc, "input_notes", strings_json(r->input_notes, r->input_note_count));
     unsigned tally[3];
     report_check_tally(r, tally);
+    json_object_set_new(doc, "summary", summary_json(r, o));
+    json_object_set_new(doc, "queue_audit", json_boolean(report_queue_audit(r)));
     json_object_set_new(doc, "passed", json_boolean(report_passed(r)));
     json_object_set_new(doc, "checks_summary",
                         json_pack("{s:i, s:i, s:i}", "pass", (int)tally[CHECK_PASS], "fail",
@@ -426,11 +488,5 @@ void report_render(FILE *out, const struct report *r, enum report_format format,
     }
     struct document d = {0};
     report_build_document(&d, r, options);
-    if (format == REPORT_TEXT)
-        render_text(out, &d);
-    else if (format == REPORT_MARKDOWN)
-        render_markdown(out, &d);
-    else
-        render_html(out, &d);
-    doc_free(&d);
+    render_document(out, &d, format);
 }

@@ -65,6 +65,12 @@ void render_markdown(FILE *out, const struct document *d)
                 fprintf(out, "%s\n", b->lines[l]);
             fputs("```\n\n", out);
             break;
+        case BLOCK_LIST:
+            fprintf(out, "**%s:**\n\n", b->text);
+            for (size_t l = 0; l < b->line_count; l++)
+                fprintf(out, "- %s\n", b->lines[l]);
+            fputc('\n', out);
+            break;
         case BLOCK_LAYOUT:
             layout_print_markdown(out, b->layout);
             fputc('\n', out);

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHART_WIDTH 560
+/* 400 user units: at a 400 px window (368 px of page) text of 11 px still shows at 10 px */
+#define CHART_WIDTH 400
 #define BAR_HEIGHT 18
 #define BARS_SHOWN 15 /* beyond 16 bars, the 15 highest and the rest as one */
 #define BYTE_WIDTH 12
@@ -106,7 +107,7 @@ static void bar(FILE *out, const char *label, double value, double max, int y, i
 }
 
 static void value_axis(FILE *out, const struct chart *c, double end, double step, int label_width,
-                       int y)
+                       int top, int y)
 {
     int space = CHART_WIDTH - label_width - 70;
     char text[32];
@@ -116,39 +117,44 @@ static void value_axis(FILE *out, const struct chart *c, double end, double step
         fprintf(out,
                 "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text "
                 "class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-                x, 28, x, y + 4, x, y + 17, text);
+                x, top - 4, x, y + 4, x, y + 17, text);
     }
     fprintf(out,
             "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/><line "
-            "class=\"axis\" x1=\"%d\" y1=\"28\" x2=\"%d\" y2=\"%d\"/><text "
+            "class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/><text "
             "class=\"axis-title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
-            label_width, y, label_width + space, y, label_width, label_width, y,
+            label_width, y, label_width + space, y, label_width, top - 4, label_width, y,
             label_width + space / 2, y + 34);
     xml_escape(out, c->unit);
     fputs("</text>\n", out);
 }
 
 /* The top line: the categories' axis named on the left (over the labels), the legend on the
- * right: what a bar counts, and the grey bar of the rest when there is one. */
-static void chart_header(FILE *out, const struct chart *c, bool rest)
+ * right: what a bar counts, and the grey bar of the rest when there is one. When both do not fit
+ * on one line the legend takes a second; returns the height used. */
+static int chart_header(FILE *out, const struct chart *c, bool rest)
 {
+    int title = c->axis != NULL ? 7 * ((int)strlen(c->axis) + 2) + 8 : 0;
+    int legend = 7 * (int)strlen(c->unit) + 18 + (rest ? 130 : 0) + 8;
+    int y = title + legend > CHART_WIDTH ? 34 : 16;
     if (c->axis != NULL) {
         fputs("<text class=\"axis-title\" x=\"4\" y=\"16\">", out);
         xml_escape(out, c->axis);
         fputs(" \xe2\x86\x93</text>\n", out); /* a down arrow: the labels below */
     }
-    int x = CHART_WIDTH - 8 - 7 * (int)strlen(c->unit) - 18 - (rest ? 130 : 0);
+    int x = CHART_WIDTH - legend;
     fprintf(out,
-            "<g class=\"legend\"><rect class=\"bar\" x=\"%d\" y=\"6\" width=\"12\" "
-            "height=\"12\"/><text x=\"%d\" y=\"16\">",
-            x, x + 18);
+            "<g class=\"legend\"><rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"12\" "
+            "height=\"12\"/><text x=\"%d\" y=\"%d\">",
+            x, y - 10, x + 18, y);
     xml_escape(out, c->unit);
     if (rest)
         fprintf(out,
-                "</text><rect class=\"bar other\" x=\"%d\" y=\"6\" width=\"12\" "
-                "height=\"12\"/><text x=\"%d\" y=\"16\">the rest, summed",
-                CHART_WIDTH - 130, CHART_WIDTH - 112);
+                "</text><rect class=\"bar other\" x=\"%d\" y=\"%d\" width=\"12\" "
+                "height=\"12\"/><text x=\"%d\" y=\"%d\">the rest, summed",
+                CHART_WIDTH - 130, y - 10, CHART_WIDTH - 112, y);
     fputs("</text></g>\n", out);
+    return y + 16;
 }
 
 /* A horizontal bar chart: the categories down the left with their axis named, the values along
@@ -170,16 +176,24 @@ void svg_bar_chart(FILE *out, const struct chart *c)
         label_chars = n > label_chars ? n : label_chars;
     }
     int label_width = (int)(label_chars > 24 ? 24 : label_chars) * 7 + 12;
-    int axis_y = 32 + (int)bars * BAR_HEIGHT;
+    /* the header's height is known once drawn: the drawing goes in a group moved down by it */
+    char *header = NULL;
+    size_t header_size = 0;
+    FILE *top = open_memstream(&header, &header_size);
+    int first = top ? chart_header(top, c, rest > 0) : 32;
+    if (top != NULL)
+        fclose(top);
+    int axis_y = first + (int)bars * BAR_HEIGHT;
     int height = axis_y + 44;
     double step = svg_nice_step(max, 5), end = svg_axis_end(max, step);
     fprintf(out,
             "<div class=\"chart-box\"><svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
             "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
             CHART_WIDTH, height, CHART_WIDTH, height);
-    chart_header(out, c, rest > 0);
-    value_axis(out, c, end, step, label_width, axis_y);
-    int y = 32;
+    fputs(header ? header : "", out);
+    free(header);
+    value_axis(out, c, end, step, label_width, first, axis_y);
+    int y = first;
     for (size_t i = 0; i < c->count; i++)
         if (shown[i]) {
             bar(out, c->labels[i], c->values[i], end, y, label_width, c->unit, false);
@@ -279,10 +293,13 @@ void svg_layout(FILE *out, const struct layout_type *t, unsigned cacheline)
         rows = 64; /* a 4 KiB struct is already a tall page; the text layout has the rest */
     int width = LEFT + (int)cacheline * BYTE_WIDTH + 8;
     int height = (int)rows * (ROW_HEIGHT + ROW_GAP) + 4;
+    /* Drawn at its own size, never narrower (its 12 px text would shrink to 5 px at 400 px):
+     * a narrow window scrolls it inside its box. */
     fprintf(out,
-            "<svg class=\"layout\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-            "height=\"%d\" viewBox=\"0 0 %d %d\" style=\"max-width:%dpx\" role=\"img\">\n",
-            width, height, width, height, width);
+            "<div class=\"scroll\"><svg class=\"layout\" xmlns=\"http://www.w3.org/2000/svg\" "
+            "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+            "style=\"max-width:%dpx;min-width:%dpx\" role=\"img\">\n",
+            width, height, width, height, width, width);
     for (uint64_t r = 0; r < rows; r++) {
         int y = (int)r * (ROW_HEIGHT + ROW_GAP) + 4;
         uint64_t bytes = t->size - r * cacheline < cacheline ? t->size - r * cacheline : cacheline;
@@ -300,5 +317,5 @@ void svg_layout(FILE *out, const struct layout_type *t, unsigned cacheline)
         fprintf(out, "<line class=\"boundary\" x1=\"0\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", y,
                 width, y);
     }
-    fputs("</svg>\n", out);
+    fputs("</svg></div>\n", out);
 }

@@ -1,8 +1,12 @@
 #!/usr/bin/python3
 """Reads qaudit's pprof export back with `go tool pprof` and holds it against qaudit's own text
 report (and the JSON report where the text rounds bytes): -top and -traces must give the same
-total and the same top sites; the folded export must hold the same stacks as the traces.
-usage: check_pprof.py QAUDIT DUMP WORK_DIR NAME   (prints ok:/FAIL: lines, exits 1 on a failure)"""
+total and the same top sites; the folded export must hold the same stacks as the traces. With
+TRUTH (the figures fixture_known_sites writes of itself), the export is held to the program's own
+counts too: every allocation counted, each site is a leaf with exactly its allocations, bytes and
+live bytes; sampled, each site that must have been sampled (20 samples expected or more) is one.
+usage: check_pprof.py QAUDIT DUMP WORK_DIR NAME [TRUTH]   (prints ok:/FAIL: lines, exits 1 on a
+failure)"""
 import json
 import os
 import re
@@ -10,6 +14,7 @@ import subprocess
 import sys
 
 qaudit, dump, work, name = sys.argv[1:5]
+truth_path = sys.argv[5] if len(sys.argv) > 5 else None
 failures = 0
 TOP = 5
 
@@ -24,8 +29,10 @@ def check(what, condition, detail=""):
 
 
 def run(*args):
+    """The output of a command that must exit 0 (qaudit report: none of these dumps has a check
+    that can fail; go tool pprof)."""
     done = subprocess.run(args, capture_output=True, text=True)
-    if done.returncode not in (0, 1):
+    if done.returncode != 0:
         sys.exit(f"FAIL: {name}: {' '.join(args)} exited {done.returncode}: {done.stderr}")
     return done.stdout
 
@@ -108,6 +115,7 @@ def top(sample_index, unit=None):
 
 sites = text_sites(text)
 text_total = sum(a for a, _ in sites.values())
+check("the text report shows sites to compare", len(sites) >= 1, f"({len(sites)})")
 
 # --- totals: -top's, the sum of -traces, the sum of the text report's sites.
 total, rows = top("alloc_objects")
@@ -153,6 +161,27 @@ check("inuse_space is the default sample type", "inuse_space/bytes[dflt]" in raw
 mappings = raw.split("Mappings\n")[1].splitlines()
 check("the first mapping has a build id", re.search(r" [0-9a-f]{40} ", mappings[0] + " ") is not None,
       mappings[0])
+
+# --- the program's own counts, where it wrote them (fixture_known_sites).
+if truth_path:
+    truth = json.load(open(truth_path))
+    objects = dict((f, v) for v, f in top("alloc_objects")[1])
+    space = dict((f, v) for v, f in top("alloc_space", "B")[1])
+    inuse = dict((f, v) for v, f in top("inuse_space", "B")[1])
+    config = json.load(open(dump))["config"]
+    if config["stacks"] == "always":
+        for site, t in truth.items():
+            got = (objects.get(site), space.get(site), inuse.get(site, 0))
+            want = (t["allocs"], t["bytes"], t["live_bytes"])
+            check(f"{site}: allocations, bytes and live bytes are the program's own {want}",
+                  got == want, f"(pprof {got})")
+    else:
+        every, by_bytes = config["sample_every"], config["sample_by_bytes"]
+        sure = [site for site, t in truth.items()
+                if (t["bytes"] if by_bytes else t["allocs"]) / every >= 20]
+        check(f"sampled: the sites sure to be sampled ({', '.join(sure)}) are leaves",
+              len(sure) >= 3 and all(objects.get(site, 0) > 0 for site in sure),
+              f"(leaves {sorted(objects)})")
 
 # --- folded: the same stacks as the traces, root first, summed per stack; the counts add up.
 folded = run(qaudit, "report", dump, "--format", "folded")

@@ -3,10 +3,14 @@
 # under qaudit run with a snapshot half-way, and the report of both dumps is loaded in headless
 # Chromium at 400 and 1400 px. Fails on a script error, a script that did not run to its end, a
 # missing flame graph, a page wider than the window, or a sort, search or zoom that did nothing;
-# and when the flame graph's frames and figures differ from the folded stacks'.
+# and when the flame graph's frames and figures differ from the folded stacks'. Issue 21: on that
+# page, on the first-hour program's and on a qaudit diff page, measured as a reader sees them:
+# every site's where (function and file:line) whole and inside the window, no SVG text under
+# 10 px, no site row taller than a card needs.
 # usage: html_chromium.sh QAUDIT SOURCE_DIR
 set -uo pipefail
 qaudit=$(realpath "$1") src=$(realpath "$2")
+bin=$(dirname "$qaudit")
 # shellcheck source=harness.sh
 . "$(dirname "$0")/harness.sh"
 command -v chromium >/dev/null || { echo "FAIL: chromium is not installed (scripts/deps.sh)"; exit 1; }
@@ -21,9 +25,7 @@ for i in range(40):
     time.sleep(0.004)
     if i == 19:
         open(half, "w").close()
-        for _ in range(1000):
-            if os.path.exists(go):
-                break
+        while not os.path.exists(go):  # until the snapshot is taken, however long
             time.sleep(0.01)
 del keep[:30]
 time.sleep(0.05)
@@ -31,9 +33,10 @@ time.sleep(0.05)
 "$qaudit" run --stacks always --timeline 20 --out "$work/py-%p-%n.json" -- \
   /usr/bin/python3 -c "$program" "$work/half" "$work/go" 2>"$work/run.log" &
 runner=$!
-for _ in $(seq 500); do [ -e "$work/half" ] && break; sleep 0.01; done
+for _ in $(seq 6000); do [ -e "$work/half" ] && break; sleep 0.01; done
 child=$(pgrep -P "$runner" || true)
-[ -n "$child" ] && "$qaudit" snapshot "$child" --timeout 10 >/dev/null || fail "snapshot of python3"
+[ -e "$work/half" ] && [ -n "$child" ] && "$qaudit" snapshot "$child" --timeout 60 >/dev/null ||
+  fail "snapshot of python3"
 touch "$work/go"
 wait "$runner"
 runner=
@@ -47,6 +50,22 @@ size=$(stat -c %s "$work/report.html")
 
 # attribute NAME: its value in the <body> line $body, empty when absent.
 attribute() { sed -n "s/.* $1=\"\([^\"]*\)\".*/\1/p" <<<"$body"; }
+# measured WHAT WIDTH: what $body says a reader sees: each where whole and in the window, SVG text
+# of 10 px or more, rows no taller than a card of the site table needs (a row of empty space is
+# what issue 21 saw of python's sites).
+measured() {
+  local rows hidden font tallest limit
+  rows=$(attribute data-where-rows) hidden=$(attribute data-where-hidden)
+  font=$(attribute data-min-font) tallest=$(attribute data-row-max)
+  limit=$([ "$2" -lt 640 ] && echo 200 || echo 60)
+  [ "${rows:-0}" -gt 0 ] && [ "$hidden" = 0 ] &&
+    pass "$1: every site's where visible without scrolling sideways ($rows rows)" ||
+    fail "$1: $hidden of $rows where cells cut or off the window: $body"
+  [ "$font" = none ] || awk -v f="$font" 'BEGIN { exit !(f >= 10) }' &&
+    pass "$1: chart text at least 10 px (smallest $font px)" || fail "$1: chart text of $font px"
+  [ "${tallest:-0}" -le "$limit" ] && pass "$1: rows at most $limit px (tallest $tallest)" ||
+    fail "$1: a row of $tallest px"
+}
 for width in 400 1400; do
   body=$(timeout 120 "$src/scripts/chromium_page.sh" check "$width" "$work/report.html")
   [ -n "$body" ] || { fail "$width px: Chromium gave no page"; continue; }
@@ -63,6 +82,7 @@ for width in 400 1400; do
   for what in sorted searched zoomed; do
     [ "$(attribute "data-$what")" = 1 ] && pass "$width px: $what" || fail "$width px: not $what: $body"
   done
+  measured "$width px" "$width"
 done
 
 # The flame graph's frames are the folded stacks' frames, with the same allocations, and the
@@ -85,12 +105,27 @@ for i in range(1, len(nodes) // 7):
     path[depth - 1:] = [name]
     key = ";".join(path)
     assert under.get(key) == nodes[7 * i + 4], (key, under.get(key), nodes[7 * i + 4])
-assert len(nodes) // 7 - 1 == len(under), (len(nodes) // 7 - 1, len(under))
+assert len(nodes) // 7 - 1 + data["left_out"] == len(under), (len(nodes) // 7 - 1, data["left_out"], len(under))
 assert nodes[4] == sum(int(c) for _, c in lines)
 assert html.count('<line class="dump"') >= 3, "two dumps and the legend's"
 EOF
   pass "flame graph: the folded stacks' frames and allocations; the timeline marks both dumps" ||
   fail "flame graph and folded stacks differ"
+
+# The first-hour program's report and a diff of two runs of it, measured the same way.
+"$qaudit" run --out "$work/first.json" -- "$bin/fixture_first_hour" "$work/t.json" 2>/dev/null
+"$qaudit" run --out "$work/fixed.json" -- "$bin/fixture_first_hour" "$work/t.json" --fixed 2>/dev/null
+"$qaudit" report "$work/first.json" --format html -o "$work/first.html"
+"$qaudit" diff "$work/first.json" "$work/fixed.json" --format html -o "$work/diff.html"
+for page in first diff; do
+  for width in 400 1400; do
+    body=$(timeout 120 "$src/scripts/chromium_page.sh" check "$width" "$work/$page.html")
+    [ -n "$body" ] || { fail "$page, $width px: Chromium gave no page"; continue; }
+    [ -z "$(attribute data-error)" ] && [ "$(attribute data-overflow)" = 0 ] &&
+      pass "$page, $width px: no script error, no page wider than the window" || fail "$page, $width px: $body"
+    measured "$page, $width px" "$width"
+  done
+done
 
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -15,10 +15,11 @@ check() { # check WHAT PYTHON-EXPRESSION JSON-FILE: d is the report
 program=$bin/fixture_known_sites
 cd "$work" || exit 2
 
-# run MODE SEED [PROGRAM]: the program under qaudit run, its dump and truth named after both.
+# run MODE SEED [PROGRAM]: the program under qaudit run, its dump and truth named after both;
+# SEED is also the sampler's (QAUDIT_SEED), so that every run can be reproduced.
 run() {
   local name=${1//:/_}
-  "$qaudit" run --stacks "$1" --out "$work/dump-$name-$2.json" -- "${3:-$program}" "$2" \
+  QAUDIT_SEED=$2 "$qaudit" run --stacks "$1" --out "$work/dump-$name-$2.json" -- "${3:-$program}" "$2" \
     "$work/truth-$name-$2.json" 2>/dev/null || fail "run $1 seed $2"
 }
 
@@ -52,8 +53,8 @@ check "no hooks: every check n/a, none passed (JSON)" \
 "$qaudit" report "$work/dump-always-1.json" >"$work/always.txt"
 leak_first_in_text "$work/always.txt" && pass "always: the leak ranks first in live at exit (text)" ||
   fail "always: live at exit in text: $(sed -n '/Live at exit/,+6p' "$work/always.txt")"
-grep -q "3 checks: 0 passed, 0 failed, 3 n/a" "$work/always.txt" && ! grep -q PASS "$work/always.txt" &&
-  pass "no hooks: the text counts 3 n/a and says PASS nowhere" || fail "no hooks: text checks"
+! grep -q "== Checks" "$work/always.txt" && ! grep -q "PASS\|N/A" "$work/always.txt" &&
+  pass "no hooks: the text shows no checks (none could apply) and says PASS nowhere" || fail "no hooks: text checks"
 "$qaudit" report "$work/dump-always-1.json" --format html -o "$work/always.html"
 grep -q "Every check passed" "$work/always.html" && fail "no hooks: green HTML banner" ||
   pass "no hooks: no green 'Every check passed' banner"
@@ -63,8 +64,9 @@ run off 1
 "$qaudit" report "$work/dump-off-1.json" --format json -o "$work/off.json" && pass "off: exit 0" || fail "off: exit"
 check "off: coverage 0 of every allocation" \
   "d['sites'] == [] and d['coverage']['site_allocs'] == 0 and d['coverage']['allocs_total'] > 60000" "$work/off.json"
-"$qaudit" report "$work/dump-off-1.json" | grep -q "^Coverage: the sites account for 0.0 % of the allocations" &&
-  pass "off: the text says the sites cover 0 %" || fail "off: coverage line"
+"$qaudit" report "$work/dump-off-1.json" | tr '\n' ' ' |
+  grep -q "Coverage: with stacks 'off' none of the [0-9,]* allocation calls have a site" &&
+  pass "off: the text says no allocation has a site" || fail "off: coverage line"
 
 echo "--- sampled by count (sampled:16) and by bytes (sampled:8192b), 40 seeds each"
 for mode in sampled:16 sampled:8192b; do
@@ -104,7 +106,7 @@ grep -qE "sampled:16([? ]|$)" "$work/sampled.txt" && grep -q "~" "$work/sampled.
 echo "--- fp without frame pointers: shallow stacks said"
 "$qaudit" run --stacks fp --out "$work/nofp.json" -- "$bin/fixture_known_sites_nofp" 1 "$work/nofp-truth.json" 2>/dev/null
 "$qaudit" report "$work/nofp.json" >"$work/nofp.txt"
-grep -q "Stacks are shallow.*run with --stacks always" "$work/nofp.txt" &&
+tr '\n' ' ' <"$work/nofp.txt" | grep -q "Stacks are shallow.*run with --stacks always" &&
   pass "fp: the report says stacks are shallow and suggests --stacks always" || fail "fp: no shallow-stack warning"
 
 echo "--- a dump given twice, or a copy, counts once"
@@ -139,7 +141,7 @@ if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; 
   "$qaudit" run --stacks always --out "$work/redis.json" -- redis-server --port 0 --unixsocket "$sock" \
     --save "" --appendonly no >"$work/redis.log" 2>&1 &
   runner=$!
-  for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+  for _ in $(seq 1200); do [ -S "$sock" ] && break; sleep 0.05; done # 60 s at most
   timeout 60 redis-benchmark -s "$sock" -t set,get,lpush -n 5000 -c 4 -q >/dev/null 2>&1
   redis-cli -s "$sock" shutdown nosave >/dev/null 2>&1
   wait "$runner"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_pprof: `qaudit report --format pprof` read back by Debian's `go tool pprof` (golang-go,
-# scripts/deps.sh), and `--format folded`, against qaudit's own text and JSON reports
-# (check_pprof.py): an exact dump and dumps sampled by count and by bytes of the tests' own
-# program, a program with an inlined call, and python3 (a program this repo did not write). Then
+# scripts/deps.sh), and `--format folded`, against qaudit's own text and JSON reports and, for the
+# tests' own program, against the counts it writes of itself (check_pprof.py): an exact dump and
+# dumps sampled by count and by bytes of that program, a program with an inlined call, and python3 (a program this repo did not write). Then
 # the build ids: read from the module files when a dump has none, and said when a file is gone.
 # usage: pprof.sh QAUDIT BIN_DIR SOURCE_DIR
 set -uo pipefail
@@ -15,8 +15,8 @@ export HOME=$work/home GOCACHE=$work/gocache GOPATH=$work/gopath GOPROXY=off GOF
 mkdir -p "$HOME"
 cd "$work" || exit 2
 
-checked() { # checked NAME DUMP
-  /usr/bin/python3 "$src/reports/tests/check_pprof.py" "$qaudit" "$2" "$work" "$1" ||
+checked() { # checked NAME DUMP [TRUTH]
+  /usr/bin/python3 "$src/reports/tests/check_pprof.py" "$qaudit" "$2" "$work" "$1" ${3:+"$3"} ||
     failures=$((failures + 1))
 }
 
@@ -24,7 +24,7 @@ for mode in always sampled:16 sampled:8192b; do
   name=known-${mode//:/_}
   "$qaudit" run --stacks "$mode" --out "$work/$name.json" -- "$bin/fixture_known_sites" 7 \
     "$work/truth-$name.json" 20000 2>/dev/null || fail "run $mode"
-  checked "$name" "$work/$name.json"
+  checked "$name" "$work/$name.json" "$work/truth-$name.json"
 done
 
 "$qaudit" run --stacks always --out "$work/symbols.json" -- "$bin/fixture_symbols" 2>/dev/null ||

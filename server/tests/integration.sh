@@ -10,7 +10,7 @@ bin=$1 io=$2
 fail() { echo "FAIL ($io $(basename "$bin")): $*" >&2; exit 1; }
 
 ulimit -n 4096 2>/dev/null || true
-start_server 50 "$bin" --port 0 --threads 2 --io "$io" || fail "server did not start: $(cat "$work/log")"
+start_server 600 "$bin" --port 0 --threads 2 --io "$io" || fail "server did not start: $(cat "$work/log")"
 grep -q "io=$io" "$work/log" || fail "asked for --io $io, got: $(cat "$work/log")"
 
 rc() { timeout 20 redis-cli -p "$port" "$@"; }

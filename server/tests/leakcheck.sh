@@ -12,7 +12,7 @@ fail() { echo "FAIL (leakcheck $io): $*" >&2; exit 1; }
 # it (without valgrind the eventfd read queued on the ring does, as the integration test checks).
 threads=2
 [ "$io" = uring ] && threads=1
-start_server 300 valgrind --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
+start_server 1200 valgrind --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
   --error-exitcode=3 --log-file="$work/valgrind" "$bin" --port 0 --threads "$threads" --io "$io" ||
   fail "server did not start: $(cat "$work/log" "$work/valgrind")"
 

@@ -1,8 +1,12 @@
-/* What a running libqaudit-preload.so tells `qaudit snapshot` about itself: an exported,
- * fixed-layout record (symbol QAUDIT_CONTROL_SYMBOL) that the tool reads out of the process's
- * memory with process_vm_readv, never from /proc/PID/environ (programs rewrite their environment).
- * Written only by the preload; a reader checks magic and version and retries a torn read (the
- * generation is odd while the preload updates the record). */
+/* What a running libqaudit-preload.so tells `qaudit snapshot` about itself, and how the tool asks
+ * it for a dump: an exported, fixed-layout record (symbol QAUDIT_CONTROL_SYMBOL) that the tool
+ * reads out of the process's memory with process_vm_readv, never from /proc/PID/environ
+ * (programs rewrite their environment). The preload writes every field but `request`, which the
+ * tool writes with process_vm_writev: the preload's writer thread looks at it every poll_ms
+ * milliseconds and, when it differs from `served`, writes a dump and sets `served` to it. No
+ * signal is involved, so it works on programs that own every signal or block them all.
+ * A reader checks magic and version and retries a torn read (the generation is odd while the
+ * preload updates the record). */
 #ifndef QAUDIT_CONTROL_H
 #define QAUDIT_CONTROL_H
 
@@ -10,28 +14,41 @@
 
 #define QAUDIT_CONTROL_SYMBOL "qaudit_control"
 #define QAUDIT_CONTROL_MAGIC "qaudit-control"
-#define QAUDIT_CONTROL_VERSION 1
+#define QAUDIT_CONTROL_VERSION 2
 #define QAUDIT_CONTROL_PATH_MAX 1024
+#define QAUDIT_CONTROL_ERROR_MAX 256
 
 enum qaudit_control_signal_state {
-    QAUDIT_SIGNAL_ON = 0,      /* signal_number asks for a dump */
-    QAUDIT_SIGNAL_OFF = 1,     /* QAUDIT_SIGNAL=off */
-    QAUDIT_SIGNAL_CLAIMED = 2, /* the program installed its own handler: dumps on demand are off */
+    QAUDIT_SIGNAL_ON = 0,       /* signal_number asks for a dump */
+    QAUDIT_SIGNAL_OFF = 1,      /* QAUDIT_SIGNAL=off */
+    QAUDIT_SIGNAL_CLAIMED = 2,  /* the program installed its own handler: dumps on it are off */
     QAUDIT_SIGNAL_NO_WRITER = 3 /* the dump thread could not start */
 };
 
+enum qaudit_control_writer_state {
+    QAUDIT_WRITER_STARTING = 0, /* not running yet: requests wait */
+    QAUDIT_WRITER_RUNNING = 1,  /* serves requests every poll_ms */
+    QAUDIT_WRITER_FAILED = 2    /* could not start: only exit dumps */
+};
+
 struct qaudit_control {
-    char magic[16];       /* QAUDIT_CONTROL_MAGIC, NUL-padded */
-    uint32_t version;     /* QAUDIT_CONTROL_VERSION */
-    uint32_t generation;  /* odd while being updated */
-    int32_t pid;          /* the process this record speaks for (updated in a forked child) */
+    char magic[16];      /* QAUDIT_CONTROL_MAGIC, NUL-padded */
+    uint32_t version;    /* QAUDIT_CONTROL_VERSION */
+    uint32_t generation; /* odd while being updated */
+    int32_t pid;         /* the process this record speaks for (updated in a forked child) */
     int32_t signal_number;
-    uint32_t signal_state; /* enum qaudit_control_signal_state */
-    uint32_t reserved;
-    uint64_t start_time_ns; /* this image's start, CLOCK_REALTIME */
-    uint64_t dumps_written; /* finished dump files of this process image */
+    uint32_t signal_state;                   /* enum qaudit_control_signal_state */
+    uint32_t writer_state;                   /* enum qaudit_control_writer_state */
+    uint64_t start_time_ns;                  /* this image's start, CLOCK_REALTIME */
+    uint64_t dumps_written;                  /* finished dump files of this process image */
     char pattern[QAUDIT_CONTROL_PATH_MAX];   /* QAUDIT_OUT, made absolute at start-up */
     char last_dump[QAUDIT_CONTROL_PATH_MAX]; /* the path of the last finished dump, or "" */
+    /* Version 2: dumps on request, and why the last one failed. */
+    uint64_t request;  /* written by qaudit snapshot: a token that differs from served */
+    uint64_t served;   /* the last request token the writer thread acted on */
+    uint32_t poll_ms;  /* how often the writer thread reads request */
+    uint32_t failures; /* dumps that could not be written so far */
+    char last_error[QAUDIT_CONTROL_ERROR_MAX]; /* the preload's reason for the last failure */
 };
 
 #endif

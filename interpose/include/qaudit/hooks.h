@@ -1,10 +1,20 @@
 /* qaudit hook ABI: how a server reports connection and queue events to the interposer.
- * Without libqaudit-preload the weak symbol stays NULL and every hook is one predictable branch. */
+ * Without libqaudit-preload the weak symbol stays NULL and every hook is one predictable branch.
+ * The same header serves C (C99 and later) and C++ (C++11 and later): its one symbol has C
+ * linkage, so a C++ server calls the preload's qaudit_hook, not a mangled weak name nothing
+ * defines. */
 #ifndef QAUDIT_HOOKS_H
 #define QAUDIT_HOOKS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#define QAUDIT_NULL_ nullptr /* (quiet under -Wzero-as-null-pointer-constant) */
+#else
+#define QAUDIT_NULL_ NULL
+#endif
 
 /* Bumped whenever struct qaudit_event or the meaning of an event changes. The interposer
  * refuses events whose abi field it does not know, and says so in its dump. */
@@ -51,17 +61,12 @@ static inline void qaudit_emit(enum qaudit_event_kind kind, const void *owner, c
                                const void *other, uint64_t depth, uint64_t capacity,
                                uint64_t discarded)
 {
-    if (__builtin_expect(qaudit_hook == NULL, 1))
+    if (__builtin_expect(qaudit_hook == QAUDIT_NULL_, 1))
         return;
+    /* In field order (C++ has designated initializers only from C++20; no cast, which C++'s
+     * -Wold-style-cast would flag: the kinds fit in 32 bits). */
     struct qaudit_event event = {
-        .abi = QAUDIT_HOOKS_ABI,
-        .kind = (uint32_t)kind,
-        .owner = owner,
-        .queue = queue,
-        .other = other,
-        .depth = depth,
-        .capacity = capacity,
-        .discarded = discarded,
+        QAUDIT_HOOKS_ABI, kind, owner, queue, other, depth, capacity, discarded,
     };
     qaudit_hook(&event);
 }
@@ -76,12 +81,18 @@ static inline void qaudit_emit(enum qaudit_event_kind kind, const void *owner, c
 
 static inline void qaudit_conn_open(const void *conn, const void *queue)
 {
-    qaudit_emit(QAUDIT_CONN_OPEN, conn, queue, NULL, 0, 0, 0);
+    qaudit_emit(QAUDIT_CONN_OPEN, conn, queue, QAUDIT_NULL_, 0, 0, 0);
 }
 
 static inline void qaudit_conn_close(const void *conn, const void *queue)
 {
-    qaudit_emit(QAUDIT_CONN_CLOSE, conn, queue, NULL, 0, 0, 0);
+    qaudit_emit(QAUDIT_CONN_CLOSE, conn, queue, QAUDIT_NULL_, 0, 0, 0);
 }
+
+#undef QAUDIT_NULL_
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,7 +14,16 @@ struct layout_member {
     char *name;         /* "" for an anonymous struct or union member */
     char *type;         /* C or C++ spelling, qualifiers included */
     uint64_t offset;    /* bytes from the start of the enclosing type */
-    uint64_t size;      /* bytes (for a bit-field: its storage unit) */
+    uint64_t size;      /* bytes it takes here (for a bit-field: its storage unit); less than
+                           type_size where it shares its storage: an empty base, or a base or
+                           [[no_unique_address]] member overlapped by later members (docs/
+                           layout-format.md) */
+    uint64_t type_size; /* sizeof its type, as gdb's ptype /o prints it; 0 when unknown */
+    bool size_derived;  /* its type is only declared, its definition found nowhere: size is the
+                           room the layout leaves it (to the next member or the end), at most */
+    bool artificial;    /* made by the compiler, not declared: the vtable pointer */
+    char *defined_in;   /* the file whose DWARF defines its type when the binary only declares
+                           it (a library's debug file), else NULL */
     int64_t bit_offset; /* bits from the start of the type, or -1 when not a bit-field */
     uint32_t bit_size;  /* bits, 0 when not a bit-field */
     bool is_base;       /* a C++ base class subobject */
@@ -45,6 +54,9 @@ struct layout_type {
     const char *kind; /* "struct", "class" or "union" */
     uint64_t size, align;
     bool align_from_dwarf; /* DW_AT_alignment was present */
+    bool align_unknown;    /* a member's class is only declared, defined nowhere found, and its
+                              alignment may be more than the others': align is the least the
+                              alignment can be */
     bool packed;           /* some member is less aligned than its type requires, or the size
                               is not a multiple of the members' alignment (align is then what
                               the offsets and the size allow: 4 under #pragma pack(4)) */
@@ -52,12 +64,14 @@ struct layout_type {
     size_t member_count;
     struct layout_hole *holes;
     size_t hole_count;
-    size_t byte_holes;   /* holes that start and end on byte boundaries */
-    uint64_t hole_bytes; /* their sum in bytes */
-    uint64_t padding;    /* tail padding in bytes */
-    bool odr_conflict;   /* another, different definition with the same name exists */
-    bool unit_local;     /* in an anonymous namespace or a function of internal linkage: each
-                            unit's is its own type, so two that differ are no ODR conflict */
+    size_t byte_holes;    /* holes that start and end on byte boundaries */
+    uint64_t hole_bytes;  /* their sum in bytes */
+    uint64_t padding;     /* tail padding in bytes */
+    bool padding_unknown; /* a base's class is only declared, defined nowhere found: the tail
+                             may hold its virtual bases, so padding is at most this */
+    bool odr_conflict;    /* another, different definition with the same name exists */
+    bool unit_local;      /* in an anonymous namespace or a function of internal linkage: each
+                             unit's is its own type, so two that differ are no ODR conflict */
     char *decl_file;    /* DW_AT_decl_file of the definition (a path, as DWARF names it), or NULL */
     unsigned decl_line; /* DW_AT_decl_line, 0 when unknown */
 };

@@ -14,6 +14,7 @@
 #include "report.h"
 
 void report_other_unit();
+void report_sharing();
 
 struct VBase {
     long vb;
@@ -517,6 +518,7 @@ int main()
     names();
     plain();
     report_other_unit();
+    report_sharing();
     std::printf("note|ans|%d\n", ans.a); // used: clang leaves unused internal types out of DWARF
     return 0;
 }

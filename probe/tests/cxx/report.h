@@ -4,6 +4,13 @@
 //   base|TYPE|BASE|offset            virtual|TYPE|BASE|offset (listed once, marked virtual)
 //   padding|TYPE|tail padding        holes|TYPE|bytes in holes        absent|TYPE|MEMBER
 //   types|TYPE|how many distinct types of that name (each its unit's own: no ODR conflict)
+//   takes|TYPE|MEMBER|bytes the member takes in the object (qaudit's size: 0 for an empty
+//         member sharing its address, a [[no_unique_address]] member's data size when later
+//         members use its tail padding)
+//   sizeof|TYPE|MEMBER|sizeof the member's type (qaudit's type_size, else its size; gdb's)
+//   from|TYPE|MEMBER|where its only-declared class is defined: the end of a library's path,
+//         or "derived" (defined nowhere: its size is the room the layout leaves it)
+//   align_unknown|TYPE|0 or 1        padding_unknown|TYPE|0 or 1
 //   note|...: anything else, not checked
 // TYPE is spelled as qaudit and gdb name it (check.py ignores blanks when comparing).
 #ifndef CORPUS_REPORT_H
@@ -19,6 +26,15 @@
 #define HOLES(name, n) std::printf("holes|%s|%zu\n", name, (size_t)(n))
 #define ABSENT(name, m) std::printf("absent|%s|%s\n", name, m)
 #define TYPES(name, n) std::printf("types|%s|%d\n", name, n)
+#define TAKES(name, m, n) std::printf("takes|%s|%s|%zu\n", name, #m, (size_t)(n))
+#define SIZEOF(name, T, m) std::printf("sizeof|%s|%s|%zu\n", name, #m, sizeof(((T *)0)->m))
+// A member that takes all of its sizeof: both facts.
+#define WHOLE(name, T, m)                                                                          \
+    do {                                                                                           \
+        SIZEOF(name, T, m);                                                                        \
+        TAKES(name, m, sizeof(((T *)0)->m));                                                       \
+    } while (0)
+#define FROM(name, m, where) std::printf("from|%s|%s|%s\n", name, #m, where)
 
 // Where the base subobject B of a complete T lies: the vtable knows, for a virtual base.
 template <class T, class B> long base_offset()

@@ -35,6 +35,11 @@ struct report_options {
     FILE *warn; /* pprof: a line for each module whose build id could not be read (NULL: none) */
 };
 
+/* Numbers as every report writes them: 1234567 -> "1,234,567"; bytes -> "1.18 MiB", below
+ * 10 KiB exact ("1,234 B"). */
+const char *report_count_text(char *buf, size_t size, unsigned long long n);
+const char *report_bytes_text(char *buf, size_t size, unsigned long long n);
+
 /* Parses "text", "md", "json", "html", "pprof" or "folded"; false for anything else. */
 bool report_format_parse(const char *name, enum report_format *out);
 

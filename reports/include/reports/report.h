@@ -53,6 +53,7 @@ struct report_estimate {
 
 struct report_site {
     struct report_stack stack;
+    uint64_t id; /* the dump's site id (sites[].id) while one dump is read; 0 once merged */
     uint64_t allocs, frees, bytes, live_bytes, peak_live_bytes, never_written_bytes, queue_allocs;
     uint64_t temporary;     /* allocations freed before the thread's next allocation (if counted) */
     double allocs_estimate; /* sampled: the dump's sum of each sample's weight, 0 when absent */
@@ -61,6 +62,24 @@ struct report_site {
     struct report_estimate est;
     size_t folded; /* leading wrapper frames folded away by report_fold */
     char *wrapper; /* the innermost function folded away, or NULL */
+    /* Forked children's part (sites[].inherited, and inherited_sites resolved through their
+     * parents' dumps): blocks and bytes the site held at their forks, and what they freed. */
+    uint64_t inherited_blocks, inherited_bytes, inherited_freed, inherited_freed_bytes;
+};
+
+/* A forked child's inheritance at a site it never counted at (inherited_sites): its stack is
+ * the one its parent's dumps give the same id (resolved by report_load). */
+struct report_inherited_site {
+    uint64_t id, blocks, bytes;
+};
+
+/* What forked children inherited at their forks (totals.inherited), summed over the processes. */
+struct report_inherited {
+    uint64_t processes; /* forked children among the dumps */
+    uint64_t blocks, bytes, freed_blocks, freed_bytes, reallocated;
+    /* Of blocks and bytes: those at sites whose stack no given dump holds (the parent's dump was
+     * not given), and those of children that kept no site (stacks off). */
+    uint64_t unattributed_blocks, unattributed_bytes;
 };
 
 /* A stack kept by a check or by fault injection, with what it was about. */
@@ -109,8 +128,15 @@ struct report_process {
     bool has_sequence; /* an older dump has none: dump_time_ns orders its dumps */
     bool final;        /* the image's last dump (exit, _exit, fatal_signal, exec) */
     char *exe, *argv, *reason, *source; /* argv joined by spaces; source: the dump's path */
+    char *command;                      /* argv as a shell would take it back, quoted */
     char *stacks_mode;                  /* config.stacks */
     char *end_signal;                   /* with reason fatal_signal, or NULL */
+    char *run_id;                       /* process.run_id (set by qaudit run), or NULL */
+    char *fallback_dir; /* config.fallback_dir: where its run's refused dumps went, or NULL */
+    bool forked;        /* a forked child: process.forked_from names the image it was forked from */
+    uint64_t forked_from_pid, forked_from_start_ns;
+    struct report_inherited
+        inherited; /* a forked child's own totals.inherited (processes 0: none) */
     enum report_sampling sampling;
     uint64_t sample_every;  /* N of sampled:N or sampled:Nb */
     bool sampling_inferred; /* the dump does not say count or bytes: inferred (estimate.c) */
@@ -118,6 +144,9 @@ struct report_process {
     bool geometric;         /* count sampling draws geometric intervals (each call 1 in N) */
     uint64_t stack_depth;   /* config.stack_depth, 0 when absent */
     bool modules_known;     /* precision.modules_known (true when absent) */
+    bool queue_sites;       /* config.queue_sites names queue code (qaudit run --sites) */
+    uint64_t small_allocs;  /* its allocations of 512 bytes or less (requested_sizes) */
+    uint64_t alloc_calls;   /* its allocs + reallocs (totals), kept apart from the merged ones */
     /* Memory over time (timeline.c): the points of every dump of this image, merged by time;
      * dump_times: when each of its dumps was written (snapshots and the last), sorted. */
     struct report_point *timeline;
@@ -150,6 +179,9 @@ struct report_totals {
     uint64_t temporary; /* allocations freed before the thread's next allocation */
     bool has_temporary; /* every dump counted them (totals.temporary) */
     uint64_t calls[CALL_COUNT];
+    /* Forked children: allocs and frees above are their own calls; live_bytes and live_blocks
+     * include what they still held of their inheritance. */
+    struct report_inherited inherited;
 };
 
 struct report_queues {
@@ -199,6 +231,8 @@ struct report {
     size_t usable_count;
     struct report_site *sites;
     size_t site_count;
+    struct report_inherited_site *inherited_sites; /* one dump's, until report_load resolves them */
+    size_t inherited_site_count;
     struct report_queues queues;
     struct report_check *checks;
     size_t check_count;
@@ -251,7 +285,8 @@ void report_check_tally(const struct report *report, unsigned tally[3]);
 
 /* Wrappers: folds every site's leading frames whose function matches one of globs (fnmatch), so
  * the site is the first frame outside them, and merges sites that become the same. Needs
- * symbols; count 0 folds nothing. The globs are kept in report->skip. */
+ * symbols; count 0 folds nothing. The globs are kept in report->skip. Then numbers the sites
+ * in the order reports rank them first: most allocations (then bytes) first. */
 void report_fold(struct report *report, const char *const *globs, size_t count);
 /* The default wrapper globs (zmalloc*, xmalloc, g_malloc*, operator new*, ...), NULL-ended. */
 extern const char *const report_default_skip[];
@@ -264,6 +299,10 @@ void report_assess(struct report *report);
 
 /* Sums over sites of estimated allocations and bytes: the sites' coverage of the totals. */
 void report_coverage(const struct report *report, double *allocs, double *bytes);
+
+/* A queue audit: queue hooks were seen (events, connections, attribution, violations) or queue
+ * code was named (--sites). Only then do reports speak of queues, checks and connections. */
+bool report_queue_audit(const struct report *report);
 
 /* The by_peak_depth row of connections whose queue peaked at depth, or NULL. */
 const struct report_peak *report_peak_at(const struct report_queues *queues, uint64_t depth);

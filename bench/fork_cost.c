@@ -1,0 +1,55 @@
+/* Fork cost (issue 19, point 6): FORKS times, fork a child that makes ten allocations and exits,
+ * and wait for it; prints the mean wall time per fork in microseconds. bench/fork_bench.sh runs
+ * it natively and under `qaudit run` in its default mode.
+ * usage: fork_cost [FORKS] [LIVE]   (defaults 2000 and 2000: blocks the parent holds live, as a
+ * server's master holds its configuration, which every child inherits) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+/* The child's work: ten allocations, as a small request would make; exit() (not _exit), as a
+ * worker or backend ends. */
+static void child(void)
+{
+    void *volatile blocks[10];
+    for (int i = 0; i < 10; i++)
+        blocks[i] = malloc(16u << (i % 6));
+    for (int i = 0; i < 10; i += 2)
+        free(blocks[i]);
+    exit(0);
+}
+
+int main(int argc, char **argv)
+{
+    long forks = argc > 1 ? atol(argv[1]) : 2000;
+    long live = argc > 2 ? atol(argv[2]) : 2000;
+    void *volatile *held = calloc((size_t)live + 1, sizeof *held);
+    for (long i = 0; i < live; i++)
+        held[i] = malloc(32 + (size_t)(i % 8) * 48);
+    double start = now_us();
+    for (long i = 0; i < forks; i++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("fork");
+            return 1;
+        }
+        if (pid == 0)
+            child();
+        int status;
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "fork_cost: child %d failed\n", (int)pid);
+            return 1;
+        }
+    }
+    printf("%.1f\n", (now_us() - start) / (double)forks);
+    return 0;
+}

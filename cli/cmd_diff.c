@@ -1,0 +1,211 @@
+/* qaudit diff BASE NEW: two runs (each a dump, a directory of dumps or a glob) compared site by
+ * site, in text, Markdown, JSON or HTML; or the two as pprof profiles for go tool pprof
+ * -diff_base. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "reports/diff.h"
+#include "reports/render.h"
+#include "reports/report.h"
+
+static const char diff_usage[] =
+    "usage: qaudit diff BASE NEW [--binary BINARY] [--base-binary BINARY] [--sort WHAT]\n"
+    "                   [--format text|md|json|html|pprof] [-o FILE] [--top N] [--skip GLOB]...\n"
+    "                   [--no-symbols]\n"
+    "  BASE, NEW          each a qaudit-alloc/1 dump, a directory of dumps (its *.json), or a\n"
+    "                     quoted glob ('old/qaudit-*.json'); the dumps of a side are merged\n"
+    "  --binary BINARY    the main program's file for symbols (both sides)\n"
+    "  --base-binary BIN  BASE's own (another build), when NEW's is --binary\n"
+    "  --sort WHAT        rank sites by the change in allocs, bytes (default), live or temporary\n"
+    "  --format FORMAT    text (default), md, json (qaudit-diff/1), html; pprof: BASE and NEW as\n"
+    "                     two profiles in the directory -o names, for go tool pprof -diff_base\n"
+    "  -o FILE            write there instead of standard output (pprof: a directory)\n"
+    "  --top N            sites shown (default 20; json has every site)\n"
+    "  --skip GLOB        fold allocation wrappers, as qaudit report does (--skip none: none)\n"
+    "  --no-symbols       leave frames as module+offset (sites then match within one build)\n"
+    "Sites match by the functions of their frames, so two builds compare. Exit 0, or 2 on bad\n"
+    "usage or input.\n";
+
+struct diff_request {
+    const char *binary, *base_binary, *output;
+    enum report_format format;
+    enum diff_figure sort;
+    long top;
+    struct load_settings load;
+    const char **skip;
+};
+
+static bool parse_diff_options(int argc, char **argv, struct diff_request *q)
+{
+    static const struct option options[] = {{"binary", required_argument, NULL, 'b'},
+                                            {"base-binary", required_argument, NULL, 'B'},
+                                            {"format", required_argument, NULL, 'f'},
+                                            {"sort", required_argument, NULL, 's'},
+                                            {"top", required_argument, NULL, 'n'},
+                                            {"skip", required_argument, NULL, 'k'},
+                                            {"no-symbols", no_argument, NULL, 'S'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    int opt;
+    opterr = 0; /* a mistake is said in one line, by option_error */
+    while ((opt = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
+        switch (opt) {
+        case 'b':
+            q->binary = optarg;
+            break;
+        case 'B':
+            q->base_binary = optarg;
+            break;
+        case 'f':
+            if (!report_format_parse(optarg, &q->format) || q->format == REPORT_FOLDED) {
+                fprintf(stderr,
+                        "qaudit diff: --format wants text, md, json, html or pprof, got '%s'\n",
+                        optarg);
+                return false;
+            }
+            break;
+        case 's':
+            if (!diff_figure_parse(optarg, &q->sort)) {
+                fprintf(stderr,
+                        "qaudit diff: --sort wants allocs, bytes, live or temporary, got '%s'\n",
+                        optarg);
+                return false;
+            }
+            break;
+        case 'n':
+            if (!parse_option_number("diff", "top", optarg, 1, &q->top))
+                return false;
+            break;
+        case 'k':
+            if (strcmp(optarg, "none") == 0)
+                q->load.skip_defaults = false;
+            else
+                q->skip[q->load.skip_count++] = optarg;
+            break;
+        case 'S':
+            q->load.symbols = false;
+            break;
+        case 'o':
+            q->output = optarg;
+            break;
+        case 'h':
+            fputs(diff_usage, stdout);
+            exit(0);
+        default:
+            option_error("diff", opt, argv, options);
+            return false;
+        }
+    }
+    if (argc - optind != 2) {
+        usage_error("diff", "expected BASE and NEW");
+        return false;
+    }
+    if (q->format == REPORT_PPROF && q->output == NULL) {
+        usage_error("diff", "--format pprof writes two files: give -o DIRECTORY");
+        return false;
+    }
+    return true;
+}
+
+/* One side: its dumps expanded, loaded, symbolized with its binary, wrappers folded. */
+static bool load_side(const char *arg, const struct diff_request *q, const char *binary,
+                      struct report *r)
+{
+    struct dump_list list;
+    char error[1024];
+    struct load_settings load = q->load;
+    load.binary = binary;
+    bool ok = expand_dumps(arg, &list, error, sizeof error) &&
+              load_run((const char *const *)list.paths, list.count, &load, r, error, sizeof error);
+    if (!ok)
+        fprintf(stderr, "qaudit diff: %s\n", error);
+    dump_list_free(&list);
+    return ok;
+}
+
+/* pprof's -diff_base merges the two profiles, which it refuses unless their period types agree:
+ * sampled by count ("objects") against anything else does not. */
+static bool same_period(const struct report *a, const struct report *b)
+{
+    bool count_a = a->process_count && a->processes[0].sampling == SAMPLING_COUNT;
+    bool count_b = b->process_count && b->processes[0].sampling == SAMPLING_COUNT;
+    return count_a == count_b;
+}
+
+/* BASE and NEW as DIR/base.pb.gz and DIR/new.pb.gz, and the command that compares them. */
+static int write_pprof_pair(const char *dir, const struct report *runs[2])
+{
+    if (!same_period(runs[0], runs[1])) {
+        fprintf(stderr, "qaudit diff: one side was sampled by count and the other not: go tool "
+                        "pprof cannot diff their profiles (use --format text, md, json or html)\n");
+        return 2;
+    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "qaudit diff: cannot make %s: %s\n", dir, strerror(errno));
+        return 2;
+    }
+    static const char *const names[2] = {"base.pb.gz", "new.pb.gz"};
+    char paths[2][4096];
+    for (int side = 0; side < 2; side++) {
+        snprintf(paths[side], sizeof paths[side], "%s/%s", dir, names[side]);
+        FILE *out = fopen(paths[side], "w");
+        if (out == NULL) {
+            fprintf(stderr, "qaudit diff: cannot write %s: %s\n", paths[side], strerror(errno));
+            return 2;
+        }
+        struct report_options options = {.top = 10, .warn = stderr};
+        report_render(out, runs[side], REPORT_PPROF, &options);
+        if (!write_finished("diff", out, paths[side]))
+            return 2;
+    }
+    printf("go tool pprof -diff_base %s %s\n", paths[0], paths[1]);
+    return 0;
+}
+
+static int render(const struct diff_request *q, const struct report *runs[2])
+{
+    if (q->format == REPORT_PPROF)
+        return write_pprof_pair(q->output, runs);
+    struct report_diff diff;
+    if (!report_diff(runs[0], runs[1], q->sort, &diff)) {
+        fprintf(stderr, "qaudit diff: out of memory matching the sites\n");
+        return 2;
+    }
+    FILE *out = q->output ? fopen(q->output, "w") : stdout;
+    int status = 0;
+    if (out == NULL) {
+        fprintf(stderr, "qaudit diff: cannot write %s: %s\n", q->output, strerror(errno));
+        status = 2;
+    } else {
+        report_diff_render(out, &diff, q->format, (unsigned)q->top);
+        if (!write_finished("diff", out, q->output ? q->output : "standard output"))
+            status = 2;
+    }
+    report_diff_free(&diff);
+    return status;
+}
+
+int command_diff(int argc, char **argv)
+{
+    struct diff_request q = {.format = REPORT_TEXT, .sort = DIFF_BYTES, .top = 20};
+    q.load = (struct load_settings){.symbols = true, .skip_defaults = true};
+    q.skip = calloc((size_t)argc + 1, sizeof *q.skip);
+    q.load.skip = q.skip;
+    struct report base = {0}, new_run = {0};
+    int status = 2;
+    if (q.skip != NULL && parse_diff_options(argc, argv, &q) &&
+        load_side(argv[optind], &q, q.base_binary ? q.base_binary : q.binary, &base) &&
+        load_side(argv[optind + 1], &q, q.binary, &new_run)) {
+        const struct report *runs[2] = {&base, &new_run};
+        status = render(&q, runs);
+    }
+    report_free(&base);
+    report_free(&new_run);
+    free(q.skip);
+    return status;
+}

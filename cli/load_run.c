@@ -1,0 +1,123 @@
+/* A run's dumps made ready for a report: read and merged, symbolized (unless --no-symbols), the
+ * allocation wrappers folded (the defaults unless --skip none, and --skip's own): what qaudit
+ * report and qaudit diff both do. A diff's side may also be a directory of dumps or a glob. */
+#include <dirent.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "reports/report.h"
+
+/* The globs to fold: the defaults (unless --skip none) followed by --skip's own. */
+static const char **skip_globs(const struct load_settings *s, size_t *count)
+{
+    size_t defaults = 0;
+    while (s->skip_defaults && report_default_skip[defaults] != NULL)
+        defaults++;
+    const char **globs = calloc(defaults + s->skip_count + 1, sizeof *globs);
+    *count = 0;
+    for (size_t i = 0; globs && i < defaults; i++)
+        globs[(*count)++] = report_default_skip[i];
+    for (size_t i = 0; globs && i < s->skip_count; i++)
+        globs[(*count)++] = s->skip[i];
+    return globs;
+}
+
+bool load_run(const char *const *paths, size_t count, const struct load_settings *s,
+              struct report *r, char *error, size_t size)
+{
+    struct stat st;
+    if (s->binary != NULL &&
+        (access(s->binary, R_OK) != 0 || stat(s->binary, &st) != 0 || !S_ISREG(st.st_mode))) {
+        snprintf(error, size, "--binary %s: cannot read it as a file", s->binary);
+        return false;
+    }
+    if (report_load(paths, count, r, error, size) != REPORT_OK)
+        return false;
+    if (s->symbols &&
+        report_symbolize(r, s->binary, s->debug_file, stderr, error, size) != REPORT_OK)
+        return false;
+    size_t glob_count;
+    const char **globs = skip_globs(s, &glob_count);
+    report_fold(r, globs, glob_count);
+    free(globs);
+    return true;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The dumps a directory holds: its *.json files, not the preload's unfinished .tmp. ones. */
+static bool directory_dumps(const char *dir, struct dump_list *list)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return false;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 5, ".json") != 0 || strstr(e->d_name, ".tmp."))
+            continue;
+        char **grown = realloc(list->paths, (list->count + 1) * sizeof *grown);
+        if (grown == NULL || asprintf(&grown[list->count], "%s/%s", dir, e->d_name) < 0) {
+            list->paths = grown ? grown : list->paths;
+            break;
+        }
+        list->paths = grown;
+        list->count++;
+    }
+    closedir(d);
+    qsort(list->paths, list->count, sizeof *list->paths, by_name);
+    return true;
+}
+
+bool expand_dumps(const char *arg, struct dump_list *list, char *error, size_t size)
+{
+    struct stat st;
+    *list = (struct dump_list){0};
+    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (directory_dumps(arg, list) && list->count > 0)
+            return true;
+        snprintf(error, size, "%s: a directory without dumps (*.json)", arg);
+        return false;
+    }
+    glob_t g;
+    if (stat(arg, &st) != 0 && strpbrk(arg, "*?[") != NULL && glob(arg, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            char **grown = realloc(list->paths, (list->count + 1) * sizeof *grown);
+            if (grown == NULL || (grown[list->count] = strdup(g.gl_pathv[i])) == NULL)
+                break;
+            list->paths = grown;
+            list->count++;
+        }
+        globfree(&g);
+        if (list->count == 0)
+            snprintf(error, size, "%s: out of memory listing its dumps", arg);
+        return list->count > 0;
+    }
+    if (stat(arg, &st) != 0 && strpbrk(arg, "*?[") != NULL) {
+        snprintf(error, size, "%s: no dump matches", arg);
+        return false;
+    }
+    list->paths = calloc(1, sizeof *list->paths);
+    if (list->paths == NULL || (list->paths[0] = strdup(arg)) == NULL) {
+        snprintf(error, size, "%s: out of memory", arg);
+        return false;
+    }
+    list->count = 1;
+    return true;
+}
+
+void dump_list_free(struct dump_list *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        free(list->paths[i]);
+    free(list->paths);
+    *list = (struct dump_list){0};
+}

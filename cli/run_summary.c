@@ -1,0 +1,68 @@
+/* What qaudit run says after the program ended: where its dump is, what it holds, the queue
+ * verdict when the program reported queue operations, and the command that shows it all. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "reports/render.h"
+#include "reports/report.h"
+
+static const char *check_word(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->check_count; i++)
+        if (strcmp(r->checks[i].name, name) == 0) {
+            static const char *const words[] = {"PASS", "FAIL", "N/A"};
+            return words[report_check_status(&r->checks[i])];
+        }
+    return "-";
+}
+
+/* The queue checks, for a queue audit only. */
+static void queue_line(const struct report *r)
+{
+    char connections[64];
+    fprintf(stderr,
+            "qaudit run: depth_one_no_alloc %s, conservation %s, connections_closed %s; %s "
+            "connections\n",
+            check_word(r, "depth_one_no_alloc"), check_word(r, "conservation"),
+            check_word(r, "connections_closed"),
+            report_count_text(connections, sizeof connections, r->queues.opened));
+}
+
+bool run_summary(const char *pattern, pid_t pid, int status)
+{
+    char path[4096], error[512];
+    if (!dump_path_newest(pattern, pid, path, sizeof path)) {
+        dump_path_expand(pattern, pid, -1, path, sizeof path);
+        fprintf(stderr, "qaudit run: no dump at %s (%s)\n", path,
+                status == 128 + SIGKILL
+                    ? "the program was killed by SIGKILL, which no handler can catch"
+                    : "the preload says why on stderr, in a line starting with qaudit:");
+        return false;
+    }
+    struct report r = {0};
+    const char *one = path;
+    if (report_load(&one, 1, &r, error, sizeof error) != REPORT_OK) {
+        fprintf(stderr, "qaudit run: dump %s\nqaudit run: %s\n", path, error);
+        return true;
+    }
+    const struct report_totals *t = &r.totals;
+    char allocs[64], frees[64], requested[64], peak[64], live[64], blocks[64], sites[64];
+    fprintf(stderr, "qaudit run: dump %s (%s)\n", path, r.processes[0].reason);
+    fprintf(stderr, "qaudit run: %s allocations, %s frees, %s requested, peak live %s\n",
+            report_count_text(allocs, sizeof allocs, t->allocs),
+            report_count_text(frees, sizeof frees, t->frees),
+            report_bytes_text(requested, sizeof requested, t->bytes_requested),
+            report_bytes_text(peak, sizeof peak, t->peak_live_bytes));
+    fprintf(stderr, "qaudit run: %s in %s blocks %s; %s sites\n",
+            report_bytes_text(live, sizeof live, t->live_bytes),
+            report_count_text(blocks, sizeof blocks, t->live_blocks),
+            r.processes[0].final ? "live at exit" : "live at the dump",
+            report_count_text(sites, sizeof sites, r.site_count));
+    if (report_queue_audit(&r))
+        queue_line(&r);
+    fprintf(stderr, "qaudit run: next: qaudit report %s\n", path);
+    report_free(&r);
+    return true;
+}

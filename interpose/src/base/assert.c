@@ -1,0 +1,41 @@
+/* A failed check of the interposer's own invariants, in a -DQA_DEBUG build: one line written with
+ * write(2) from a stack buffer (no malloc, no stdio: the check may fail inside malloc or a signal
+ * handler), then abort(). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "assert.h"
+
+#ifdef QA_DEBUG
+static void append(char *line, size_t *len, size_t size, const char *text)
+{
+    size_t n = strlen(text);
+    if (*len + n >= size)
+        n = size - 1 - *len;
+    memcpy(line + *len, text, n);
+    *len += n;
+}
+
+void qa_assert_fail(const char *file, int line, const char *what)
+{
+    char text[512], number[24];
+    size_t len = 0, digits = 0;
+    char reversed[24];
+    for (unsigned v = (unsigned)line; v > 0 || digits == 0; v /= 10)
+        reversed[digits++] = (char)('0' + v % 10);
+    for (size_t i = 0; i < digits; i++)
+        number[i] = reversed[digits - 1 - i];
+    number[digits] = '\0';
+    append(text, &len, sizeof text, "qaudit: internal check failed at ");
+    append(text, &len, sizeof text, file);
+    append(text, &len, sizeof text, ":");
+    append(text, &len, sizeof text, number);
+    append(text, &len, sizeof text, ": ");
+    append(text, &len, sizeof text, what);
+    append(text, &len, sizeof text, "\n");
+    ssize_t unused = write(STDERR_FILENO, text, len);
+    (void)unused;
+    abort();
+}
+#endif

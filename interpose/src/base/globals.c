@@ -1,0 +1,10 @@
+/* The base layer's data read by its inline functions (globals.h): here, in a file that needs no
+ * function of anyone's, so that reading them ties no file to another. */
+#include "globals.h"
+
+atomic_int qa_ready;
+bool qa_fast_path;
+__thread struct qa_thread *qa_tls_self __attribute__((tls_model("initial-exec")));
+_Alignas(64) char qa_bootstrap_arena[256 * 1024];
+struct qa_real_allocator qa_real;
+bool qa_usable_from_header;

@@ -1,0 +1,82 @@
+/* The data the base layer's inline functions read on every call: how far start-up has come, the
+ * settings' verdict on the fast path, the calling thread's record, the bootstrap arena, the next
+ * allocator and how usable sizes are read. Defined in globals.c, which needs nothing else, so
+ * that no file these functions are used in is also one they depend on. */
+#ifndef QAUDIT_GLOBALS_H
+#define QAUDIT_GLOBALS_H
+
+#include "../types.h"
+
+/* ---- start-up (lifecycle.c sets them) ---- */
+enum qa_readiness {
+    QA_NOT_STARTED = 0, /* nothing resolved yet: allocations come from the bootstrap arena */
+    QA_STARTING = 1,    /* initialise() is running (or failed): the bootstrap arena still */
+    QA_READY = 2        /* the next allocator and every part are set up: counting */
+};
+extern atomic_int qa_ready;
+static inline bool qa_is_ready(void)
+{
+    return atomic_load_explicit(&qa_ready, memory_order_acquire) == QA_READY;
+}
+/* True when no setting needs more than counting and sampling (stacks off, sampled, or only
+ * inside queue operations; no site patterns, poison or fault injection) and block sizes come
+ * from chunk headers. Threads start with QA_GATE_FULL otherwise. Set before any thread
+ * registers. */
+extern bool qa_fast_path;
+
+/* ---- the calling thread's record (threads.c maps and reuses it); found through
+ * initial-exec TLS, so reading it never allocates ---- */
+extern __thread struct qa_thread *qa_tls_self __attribute__((tls_model("initial-exec")));
+
+/* ---- the bootstrap arena (bootstrap.c): dlsym's allocations before the next allocator is
+ * known, recognised by address at free ---- */
+extern char qa_bootstrap_arena[256 * 1024];
+static inline bool qa_in_bootstrap(const void *p)
+{
+    /* One unsigned comparison: addresses below the arena wrap around to huge offsets. */
+    return (uintptr_t)p - (uintptr_t)qa_bootstrap_arena < sizeof qa_bootstrap_arena;
+}
+
+/* ---- the next allocator in link order (real.c resolves it at start-up) ---- */
+struct qa_real_allocator {
+    void *(*malloc_fn)(size_t);
+    void (*free_fn)(void *);
+    void *(*calloc_fn)(size_t, size_t);
+    void *(*realloc_fn)(void *, size_t);
+    void *(*reallocarray_fn)(void *, size_t, size_t);
+    int (*posix_memalign_fn)(void **, size_t, size_t);
+    void *(*aligned_alloc_fn)(size_t, size_t);
+    void *(*memalign_fn)(size_t, size_t);
+    void *(*valloc_fn)(size_t);
+    void *(*pvalloc_fn)(size_t);
+    size_t (*usable_size_fn)(void *);
+    /* The C library's own, for the interposer's calls: its exported read and syscall are
+     * libunwind's wrappers (host/unwinder_fds.c), never meant for the lower layers. */
+    ssize_t (*read_fn)(int, void *, size_t);
+    long (*syscall_fn)(long, ...);
+};
+extern struct qa_real_allocator qa_real;
+
+/* ---- a block's usable size (usable.c decides at start-up whether glibc's chunk header can be
+ * read instead of asking). Context: the malloc fast path. ---- */
+extern bool qa_usable_from_header;
+
+/* glibc's in-use chunk: a size word before the block, its low three bits flags (2: mmap'd). An
+ * mmap'd chunk keeps both header words to itself; a heap chunk also lends the block the next
+ * chunk's first word. This is glibc's own musable(), for a block known to be in use. */
+static inline size_t qa_glibc_chunk_usable(const void *p)
+{
+    size_t header;
+    __builtin_memcpy(&header, (const char *)p - sizeof header, sizeof header);
+    size_t mmapped = (header & 2) ? sizeof header : 0;
+    return (header & ~(size_t)7) - sizeof header - mmapped;
+}
+
+static inline size_t qa_usable_size(void *p)
+{
+    if (__builtin_expect(qa_usable_from_header, 1))
+        return qa_glibc_chunk_usable(p);
+    return qa_real.usable_size_fn ? qa_real.usable_size_fn(p) : 0;
+}
+
+#endif

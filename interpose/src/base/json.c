@@ -1,0 +1,198 @@
+/* A JSON writer that needs no heap: it renders into mmap'd memory of its own, grown with mremap.
+ * The dump is written with it while the audited process runs, even from a fatal signal handler,
+ * so it never calls malloc or stdio. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "base.h"
+
+/* The dump is rendered into private memory first and written in one go afterwards: the file's
+ * descriptor then lives for a few system calls, not for the whole rendering, which leaves a
+ * program that closes descriptors it does not know (fd closers) little room to take it. */
+static bool grow_buffer(struct qa_json *j, size_t need)
+{
+    size_t capacity = j->capacity ? j->capacity : 1 << 16;
+    while (capacity < need)
+        capacity *= 2;
+    void *p =
+        j->buf ? mremap(j->buf, j->capacity, capacity, MREMAP_MAYMOVE)
+               : mmap(NULL, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        j->failed = true;
+        return false;
+    }
+    j->buf = p;
+    j->capacity = capacity;
+    return true;
+}
+
+void qa_json_raw(struct qa_json *j, const char *s, size_t n)
+{
+    if (j->failed || (j->len + n > j->capacity && !grow_buffer(j, j->len + n)))
+        return;
+    memcpy(j->buf + j->len, s, n);
+    j->len += n;
+}
+
+/* Gives the rendering's memory back. */
+void qa_json_release(struct qa_json *j)
+{
+    if (j->buf)
+        munmap(j->buf, j->capacity);
+    j->buf = NULL;
+    j->capacity = j->len = 0;
+}
+
+static void comma(struct qa_json *j)
+{
+    if (j->need_comma)
+        qa_json_raw(j, ",", 1);
+    j->need_comma = true;
+}
+
+static void string_body(struct qa_json *j, const char *s, size_t n);
+
+void qa_json_key(struct qa_json *j, const char *key)
+{
+    comma(j);
+    string_body(j, key, strlen(key));
+    qa_json_raw(j, ":", 1);
+    j->need_comma = false;
+}
+
+void qa_json_begin_object(struct qa_json *j)
+{
+    comma(j);
+    qa_json_raw(j, "{", 1);
+    j->need_comma = false;
+}
+
+void qa_json_end_object(struct qa_json *j)
+{
+    qa_json_raw(j, "}", 1);
+    j->need_comma = true;
+}
+
+void qa_json_begin_array(struct qa_json *j)
+{
+    comma(j);
+    qa_json_raw(j, "[", 1);
+    j->need_comma = false;
+}
+
+void qa_json_end_array(struct qa_json *j)
+{
+    qa_json_raw(j, "]", 1);
+    j->need_comma = true;
+}
+
+/* Decimal digits of v at the end of a 20-byte buffer; returns where they start. Integers are
+ * formatted by hand: a dump may be written from a fatal signal handler, where printf is not
+ * async-signal-safe. */
+static char *digits(char *end, uint64_t v)
+{
+    do
+        *--end = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    return end;
+}
+
+size_t qa_u64_text(char *out, uint64_t v)
+{
+    char buf[20];
+    char *first = digits(buf + sizeof buf, v);
+    size_t n = (size_t)(buf + sizeof buf - first);
+    memcpy(out, first, n);
+    out[n] = '\0';
+    return n;
+}
+
+void qa_json_u64(struct qa_json *j, uint64_t v)
+{
+    char buf[20];
+    char *first = digits(buf + sizeof buf, v);
+    comma(j);
+    qa_json_raw(j, first, (size_t)(buf + sizeof buf - first));
+}
+
+void qa_json_i64(struct qa_json *j, int64_t v)
+{
+    char buf[21];
+    char *first = digits(buf + sizeof buf, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+    if (v < 0)
+        *--first = '-';
+    comma(j);
+    qa_json_raw(j, first, (size_t)(buf + sizeof buf - first));
+}
+
+/* Per-connection averages. glibc formats %.6g of a finite double in a stack buffer, without
+ * malloc or locks: the one printf a fatal-signal dump relies on. */
+void qa_json_double(struct qa_json *j, double v)
+{
+    char text[40];
+    int n = snprintf(text, sizeof text, "%.6g", v);
+    comma(j);
+    qa_json_raw(j, text, (size_t)n);
+}
+
+void qa_json_hex(struct qa_json *j, uintptr_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    char buf[21];
+    char *p = buf + sizeof buf;
+    *--p = '"';
+    do
+        *--p = hex[v & 15];
+    while ((v >>= 4) != 0);
+    *--p = 'x';
+    *--p = '0';
+    *--p = '"';
+    comma(j);
+    qa_json_raw(j, p, (size_t)(buf + sizeof buf - p));
+}
+
+void qa_json_bool(struct qa_json *j, bool v)
+{
+    comma(j);
+    qa_json_raw(j, v ? "true" : "false", v ? 4 : 5);
+}
+
+static void string_body(struct qa_json *j, const char *s, size_t n)
+{
+    qa_json_raw(j, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            char esc[2] = {'\\', (char)c};
+            qa_json_raw(j, esc, 2);
+        } else if (c < 0x20 || c == 0x7f) {
+            static const char hex[] = "0123456789abcdef";
+            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            qa_json_raw(j, esc, sizeof esc);
+        } else {
+            qa_json_raw(j, (const char *)&c, 1);
+        }
+    }
+    qa_json_raw(j, "\"", 1);
+}
+
+void qa_json_strn(struct qa_json *j, const char *s, size_t n)
+{
+    comma(j);
+    string_body(j, s, n);
+}
+
+void qa_json_str(struct qa_json *j, const char *s)
+{
+    qa_json_strn(j, s, strlen(s));
+}
+
+void qa_json_frames(struct qa_json *j, void *const *frames, int depth)
+{
+    qa_json_key(j, "frames");
+    qa_json_begin_array(j);
+    for (int f = 0; f < depth; f++)
+        qa_json_hex(j, (uintptr_t)frames[f]);
+    qa_json_end_array(j);
+}

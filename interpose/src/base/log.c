@@ -1,0 +1,56 @@
+/* The interposer's lines on stderr, and the guard every write of its own goes through: a program
+ * whose stderr (or whatever descriptor) is a closed pipe must not be killed by a write of ours.
+ * Context: any thread, signal handlers included; formats into a stack buffer, no malloc. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base.h"
+
+/* Blocks SIGPIPE around a write of the interposer's: such a write must never raise a signal for
+ * the program. A SIGPIPE the write raised is taken back; one already pending stays. */
+void qa_sigpipe_block(struct qa_sigpipe *g)
+{
+    sigset_t pending;
+    sigemptyset(&g->pipe_only);
+    sigaddset(&g->pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &g->pipe_only, &g->saved);
+    sigpending(&pending);
+    g->was_pending = sigismember(&pending, SIGPIPE);
+}
+
+void qa_sigpipe_restore(struct qa_sigpipe *g, bool raised)
+{
+    int saved_errno = errno;
+    if (raised && !g->was_pending)
+        sigtimedwait(&g->pipe_only, NULL, &(struct timespec){0, 0});
+    pthread_sigmask(SIG_SETMASK, &g->saved, NULL);
+    errno = saved_errno;
+}
+
+static void write_stderr(const char *line, size_t n)
+{
+    struct qa_sigpipe guard;
+    qa_sigpipe_block(&guard);
+    ssize_t written = write(STDERR_FILENO, line, n);
+    qa_sigpipe_restore(&guard, written < 0 && errno == EPIPE);
+}
+
+/* One line on stderr, formatted without malloc (vsnprintf into a stack buffer). */
+void qa_log(const char *fmt, ...)
+{
+    char line[512];
+    int n = snprintf(line, sizeof line, "qaudit: ");
+    va_list ap;
+    va_start(ap, fmt);
+    n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof line - 2)
+        n = (int)sizeof line - 2;
+    line[n++] = '\n';
+    int saved = errno;
+    write_stderr(line, (size_t)n);
+    errno = saved;
+}

@@ -1,0 +1,58 @@
+/* How many bytes a block really holds. Asking the allocator (malloc_usable_size) at every malloc
+ * and free costs more than all the counting together, so when the next allocator is glibc's own
+ * and its chunk headers agree with malloc_usable_size on every probe at start-up, the size is
+ * read from the header instead (qa_usable_size in base.h). */
+#include <dlfcn.h>
+#include <gnu/libc-version.h>
+
+#include "base.h"
+
+/* The shared object an address lies in, or NULL. dladdr does not allocate. */
+static const void *object_of(const void *address)
+{
+    Dl_info info;
+    if (address == NULL || dladdr(address, &info) == 0)
+        return NULL;
+    return info.dli_fbase;
+}
+
+/* Blocks of each kind glibc makes: tiny, small, large, aligned, and one big enough to be
+ * mmap'd at the default threshold. Each must agree with the allocator's own answer. */
+static bool header_agrees(const struct qa_usable_probe *next)
+{
+    static const size_t sizes[] = {0, 1, 24, 25, 100, 1000, 5000, 70000, 1 << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        for (int aligned = 0; aligned < 2; aligned++) {
+            void *p = aligned ? next->memalign_fn(4096, sizes[i]) : next->malloc_fn(sizes[i]);
+            if (p == NULL)
+                return false;
+            bool same = qa_glibc_chunk_usable(p) == next->usable_size_fn(p);
+            next->free_fn(p);
+            if (!same)
+                return false;
+        }
+    }
+    return true;
+}
+
+void qa_usable_choose(const struct qa_usable_probe *next)
+{
+    qa_usable_from_header = false;
+#if defined(__GLIBC__) && defined(__x86_64__)
+    const void *glibc = object_of((const void *)gnu_get_libc_version);
+    if (next->usable_size_fn == NULL || next->memalign_fn == NULL || glibc == NULL)
+        return;
+    if (object_of((const void *)next->malloc_fn) != glibc ||
+        object_of((const void *)next->free_fn) != glibc ||
+        object_of((const void *)next->usable_size_fn) != glibc)
+        return;
+    qa_usable_from_header = header_agrees(next);
+#else
+    (void)next;
+#endif
+}
+
+const char *qa_usable_source(void)
+{
+    return qa_usable_from_header ? "glibc_chunk_header" : "malloc_usable_size";
+}

@@ -1,0 +1,286 @@
+/* libqaudit-preload.so's malloc family: each exported entry point checks readiness and picks the
+ * fast path (count and forward, records/counting.h) or the slow one (records/recording.h), and
+ * forwards to the next allocator (base/real.c); nothing else lives here. Safe before
+ * initialisation (the bootstrap arena serves dlsym's own allocations), re-entrant (the guard
+ * forwards whatever the interposer or libunwind allocate), no global lock on the hot path.
+ * Context: the program's threads, any moment, signal handlers included (a handler that
+ * allocates meets the guard or the fast path like any other call).
+ * The fast path (malloc and free, their first lines) reads the thread's record (qa_tls_self),
+ * its gate, and the counting's fields (records/counting.h); every other case goes out of line. */
+#include <errno.h>
+#include <string.h>
+
+#include "../records/recording.h"
+#include "entry.h"
+
+/* The thread, when this call may take the fast path. A thread is registered only once the
+ * interposer is ready, so a registered thread needs no readiness check. */
+static inline struct qa_thread *fast_thread(void)
+{
+    struct qa_thread *t = qa_tls_self;
+    if (__builtin_expect(t == NULL || t->gate != 0, 0))
+        return NULL;
+    return t;
+}
+
+/* A forked child's fast path: the parent's, with its blocks marked (the gate is
+ * QA_GATE_FORKED alone). Out of line, so that the parent's fast path carries none of it. */
+__attribute__((noinline)) static void *malloc_forked(struct qa_thread *t, size_t size)
+{
+    qa_assert(t->gate == QA_GATE_FORKED && qa_owned_tracking);
+    void *p = qa_real.malloc_fn(size);
+    if (p != NULL) {
+        qa_count_new_block(t, p, size, qa_glibc_chunk_usable(p), QA_MALLOC);
+        qa_owned_mark(p);
+        if (qa_cfg.stacks == QA_STACKS_SAMPLED && qa_sample_due(t, size))
+            qa_record_sampled(t, p, size);
+    }
+    return p;
+}
+
+__attribute__((noinline)) static void free_forked(struct qa_thread *t, void *p)
+{
+    qa_assert(t->gate == QA_GATE_FORKED && qa_owned_tracking);
+    size_t usable = qa_glibc_chunk_usable(p);
+    qa_count_inherited_free(t, p, usable);
+    qa_count_freed_block(t, p, usable);
+    qa_real.free_fn(p);
+}
+
+/* Everything but the fast path, out of line so that the fast path's frame stays small. */
+__attribute__((noinline)) static void *malloc_slow(size_t size)
+{
+    if (!qa_ready_now())
+        return qa_bootstrap_alloc(size, 16);
+    struct qa_thread *forked = qa_tls_self;
+    if (forked != NULL && forked->gate == QA_GATE_FORKED)
+        return malloc_forked(forked, size);
+    struct qa_thread *t = qa_enter();
+    if (t == NULL)
+        return qa_real.malloc_fn(size);
+    void *frames[QA_MAX_DEPTH];
+    int depth = -1;
+    void *p = NULL;
+    if (qa_fail_now(t, size, frames, &depth))
+        errno = ENOMEM;
+    else if ((p = qa_real.malloc_fn(size)) != NULL)
+        qa_record_alloc(t, p, size, QA_MALLOC, frames, depth);
+    qa_leave(t);
+    return p;
+}
+
+QA_EXPORT void *malloc(size_t size)
+{
+    struct qa_thread *t = fast_thread();
+    if (t == NULL)
+        return malloc_slow(size);
+    void *p = qa_real.malloc_fn(size);
+    if (p != NULL) {
+        qa_count_new_block(t, p, size, qa_glibc_chunk_usable(p), QA_MALLOC);
+        if (qa_cfg.stacks == QA_STACKS_SAMPLED && qa_sample_due(t, size))
+            qa_record_sampled(t, p, size);
+    }
+    return p;
+}
+
+__attribute__((noinline)) static void free_slow(void *p)
+{
+    if (qa_in_bootstrap(p))
+        return;
+    if (!qa_ready_now())
+        return; /* cannot happen with a real block: it came from the allocator we resolve */
+    struct qa_thread *forked = qa_tls_self;
+    if (forked != NULL && forked->gate == QA_GATE_FORKED && !qa_blocks_may_hold((uintptr_t)p)) {
+        free_forked(forked, p);
+        return;
+    }
+    struct qa_thread *t = qa_enter();
+    if (t == NULL) {
+        qa_real.free_fn(p);
+        return;
+    }
+    qa_record_free(t, p);
+    qa_real.free_fn(p);
+    qa_leave(t);
+}
+
+QA_EXPORT void free(void *p)
+{
+    if (p == NULL)
+        return;
+    struct qa_thread *t = fast_thread();
+    if (t == NULL || qa_in_bootstrap(p) || qa_blocks_may_hold((uintptr_t)p)) {
+        free_slow(p);
+        return;
+    }
+    qa_count_freed_block(t, p, qa_glibc_chunk_usable(p));
+    qa_real.free_fn(p);
+}
+
+QA_EXPORT void *calloc(size_t n, size_t size)
+{
+    if (!qa_ready_now()) {
+        size_t bytes;
+        if (__builtin_mul_overflow(n, size, &bytes))
+            return NULL;
+        return qa_bootstrap_alloc(bytes, 16); /* static storage: already zero */
+    }
+    struct qa_thread *t = qa_enter();
+    if (t == NULL)
+        return qa_real.calloc_fn(n, size);
+    size_t bytes = 0;
+    bool overflow = __builtin_mul_overflow(n, size, &bytes);
+    void *frames[QA_MAX_DEPTH];
+    int depth = -1;
+    void *p = NULL;
+    if (!overflow && qa_fail_now(t, bytes, frames, &depth))
+        errno = ENOMEM;
+    else if ((p = qa_real.calloc_fn(n, size)) != NULL)
+        qa_record_alloc(t, p, bytes, QA_CALLOC, frames, depth);
+    qa_leave(t);
+    return p;
+}
+
+struct realloc_args {
+    void *old;
+    size_t size;
+};
+
+static void *forward_realloc(void *args)
+{
+    struct realloc_args *a = args;
+    return qa_real.realloc_fn(a->old, a->size);
+}
+
+/* realloc of a live block. realloc(NULL, n) is an allocation, realloc(p, 0) a free. */
+static void *counted_realloc(struct qa_thread *t, void *old, size_t size, enum qa_call call)
+{
+    struct realloc_args args = {old, size};
+    return qa_counted_resize(t, old, size, call, false, forward_realloc, &args);
+}
+
+QA_EXPORT void *realloc(void *old, size_t size)
+{
+    if (old != NULL && qa_in_bootstrap(old)) {
+        void *p = malloc(size);
+        if (p != NULL) {
+            size_t keep = qa_bootstrap_size(old);
+            memcpy(p, old, keep < size ? keep : size);
+        }
+        return p;
+    }
+    if (old == NULL)
+        return malloc(size);
+    if (!qa_ready_now())
+        return NULL;
+    if (size == 0) {
+        free(old);
+        return NULL;
+    }
+    struct qa_thread *t = qa_enter();
+    if (t == NULL)
+        return qa_real.realloc_fn(old, size);
+    void *p = counted_realloc(t, old, size, QA_REALLOC);
+    qa_leave(t);
+    return p;
+}
+
+QA_EXPORT void *reallocarray(void *old, size_t n, size_t size)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow(n, size, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (old == NULL || size == 0 || n == 0 || qa_in_bootstrap(old) || !qa_ready_now())
+        return realloc(old, bytes);
+    struct qa_thread *t = qa_enter();
+    if (t == NULL)
+        return qa_real.realloc_fn(old, bytes);
+    void *p = counted_realloc(t, old, bytes, QA_REALLOCARRAY);
+    qa_leave(t);
+    return p;
+}
+
+static void *real_aligned(enum qa_call call, size_t align, size_t size, int *error)
+{
+    void *p = NULL;
+    switch (call) {
+    case QA_POSIX_MEMALIGN:
+        *error = qa_real.posix_memalign_fn(&p, align, size);
+        return *error ? NULL : p;
+    case QA_ALIGNED_ALLOC:
+        return qa_real.aligned_alloc_fn(align, size);
+    case QA_MEMALIGN:
+        return qa_real.memalign_fn(align, size);
+    case QA_VALLOC:
+        return qa_real.valloc_fn(size);
+    default:
+        return qa_real.pvalloc_fn(size);
+    }
+}
+
+/* The aligned family shares one path; glibc's own checks (alignment a power of two, etc.) stay
+ * with glibc: the interposer forwards and counts what succeeds. */
+static void *aligned(enum qa_call call, size_t align, size_t size, int *error)
+{
+    if (!qa_ready_now())
+        return qa_bootstrap_alloc(size, align < 4096 ? align : 4096);
+    struct qa_thread *t = qa_enter();
+    if (t == NULL)
+        return real_aligned(call, align, size, error);
+    void *frames[QA_MAX_DEPTH];
+    int depth = -1;
+    void *p = NULL;
+    if (qa_fail_now(t, size, frames, &depth))
+        *error = ENOMEM;
+    else if ((p = real_aligned(call, align, size, error)) != NULL)
+        qa_record_alloc(t, p, size, call, frames, depth);
+    qa_leave(t);
+    return p;
+}
+
+QA_EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+    int error = 0;
+    void *p = aligned(QA_POSIX_MEMALIGN, align, size, &error);
+    if (p != NULL)
+        *out = p;
+    return p != NULL ? 0 : (error ? error : ENOMEM);
+}
+
+QA_EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+    int error = 0;
+    void *p = aligned(QA_ALIGNED_ALLOC, align, size, &error);
+    if (p == NULL && error)
+        errno = error;
+    return p;
+}
+
+QA_EXPORT void *memalign(size_t align, size_t size)
+{
+    int error = 0;
+    return aligned(QA_MEMALIGN, align, size, &error);
+}
+
+QA_EXPORT void *valloc(size_t size)
+{
+    int error = 0;
+    return aligned(QA_VALLOC, 4096, size, &error);
+}
+
+QA_EXPORT void *pvalloc(size_t size)
+{
+    int error = 0;
+    return aligned(QA_PVALLOC, 4096, size, &error);
+}
+
+QA_EXPORT size_t malloc_usable_size(void *p)
+{
+    if (p == NULL)
+        return 0;
+    if (qa_in_bootstrap(p))
+        return qa_bootstrap_size(p);
+    return qa_ready_now() ? qa_real.usable_size_fn(p) : 0;
+}

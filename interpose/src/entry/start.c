@@ -1,0 +1,69 @@
+/* Start-up: the first call (or the constructor) resolves the next allocator, loads the settings
+ * and sets up every part, in the order their dependencies ask; then the interposer is ready and
+ * counting starts. Context: the constructor, or the first allocation of any thread (dlsym may
+ * allocate meanwhile: the bootstrap arena serves it); qa_ready_now on every slow-path call. */
+#include "../host/host.h"
+#include "../output/output.h"
+#include "../records/records.h"
+#include "entry.h"
+
+/* What the records keep in each thread record (base/threads.c sets records up through these). */
+static const struct qa_thread_parts record_parts = {qa_records_new_record, qa_records_new_owner};
+
+/* Whether the settings leave every call to the fast path (base.h, qa_fast_path). */
+static bool settings_allow_fast_path(void)
+{
+    bool stacks_rare = qa_cfg.stacks == QA_STACKS_OFF ||
+                       ((qa_cfg.stacks == QA_STACKS_SAMPLED || qa_cfg.stacks == QA_STACKS_QUEUE) &&
+                        qa_cfg.sites[0] == '\0');
+    return stacks_rare && qa_cfg.poison == QA_POISON_OFF && qa_cfg.fail_mode == QA_FAIL_NONE &&
+           qa_usable_from_header;
+}
+
+/* Resolves the next allocator and loads the configuration; runs once, on the first call. */
+static void initialise(void)
+{
+    int expected = QA_NOT_STARTED;
+    if (!atomic_compare_exchange_strong(&qa_ready, &expected, QA_STARTING))
+        return;
+    if (!qa_real_resolve()) {
+        qa_log("cannot find the next allocator; counting nothing");
+        return; /* stays QA_STARTING: everything is served by the bootstrap arena or fails */
+    }
+    struct qa_usable_probe probe = {qa_real.malloc_fn, qa_real.memalign_fn, qa_real.free_fn,
+                                    qa_real.usable_size_fn};
+    qa_usable_choose(&probe);
+    qa_config_load();
+    qa_sampling_init(); /* before any thread registers: records seed their streams from it */
+    qa_exits_resolve();
+    qa_chroot_resolve();
+    qa_unwinder_fds_init();
+    qa_blocks_init();
+    qa_threads_init(&record_parts); /* before any thread registers: the key that retires it */
+    qa_fast_path = settings_allow_fast_path(); /* each thread's gate starts from it */
+    qa_unseen_start(); /* before counting starts: anonymous memory and allocators at start-up */
+    atomic_store_explicit(&qa_ready, QA_READY, memory_order_release);
+    struct qa_thread *t = qa_self();
+    if (t) {
+        bool was_busy = qa_guard(t);
+        qa_config_export();
+        qa_patterns_resolve();
+        qa_writer_start();
+        qa_fork_handlers_install();
+        qa_signals_install();
+        qa_guard_restore(t, was_busy);
+    }
+}
+
+__attribute__((constructor)) static void qa_constructor(void)
+{
+    initialise();
+}
+
+bool qa_ready_now(void)
+{
+    if (__builtin_expect(qa_is_ready(), 1))
+        return true;
+    initialise();
+    return qa_is_ready();
+}

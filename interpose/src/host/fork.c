@@ -1,0 +1,47 @@
+/* fork: no lock of the interposer's may be held across it by a thread the child will not have,
+ * and the child starts an account of its own beside what it inherited (inherited.c), with its
+ * own writer thread and its own dump files.
+ * Context: pthread_atfork handlers, in the forking thread; the child's runs while it is the
+ * child's only thread. Lock order as a dump takes them (docs/design.md, "fork"). */
+#include <pthread.h>
+
+#include "host.h"
+
+static void before_fork(void)
+{
+    /* First, while no lock of ours is held: a thread inside dlopen may need any of them. */
+    qa_unwinds_block();
+    qa_patterns_hold();
+    qa_dump_before_fork();
+    qa_blocks_lock_all();
+    qa_inherited_before_fork();
+    qa_sampling_before_fork();
+}
+
+static void after_fork_parent(void)
+{
+    qa_unwinds_unblock();
+    qa_blocks_unlock_all();
+    qa_dump_after_fork_parent();
+    qa_patterns_release();
+}
+
+static void after_fork_child(void)
+{
+    qa_unwinds_unblock();
+    qa_blocks_unlock_all();
+    qa_dump_reset_after_fork();
+    qa_patterns_release();
+    qa_dump_file_init(true);
+    qa_inherited_after_fork_child(); /* before the counters start again from zero */
+    qa_stats_reset_after_fork();
+    qa_sampling_after_fork_child(qa_self_if_registered());
+    qa_queue_reset_after_fork();
+    qa_control_after_fork_child(qa_image_start_ns());
+    qa_writer_after_fork_child();
+}
+
+void qa_fork_handlers_install(void)
+{
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}

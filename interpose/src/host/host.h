@@ -1,0 +1,26 @@
+/* The host's events the interposer takes part in: signals (the dump signal, endings, the
+ * program's own handlers behind a trampoline), the ways a process image ends (_exit, exec), fork,
+ * chroot, the loader (dlopen, dlclose), and libunwind's descriptors. Each file interposes the
+ * program's calls of its kind and calls output/, records/ and base/. Files: the .c files of host/.
+ */
+#ifndef QAUDIT_HOST_H
+#define QAUDIT_HOST_H
+
+#include "../output/output.h"
+
+/* signals.c: at start-up, the dump signal and the handlers of endings the program left alone */
+void qa_signals_install(void);
+
+/* exits.c: _exit, _Exit and the exec family, resolved at start-up (dlsym may allocate) */
+void qa_exits_resolve(void);
+
+/* fork.c: the pthread_atfork handlers */
+void qa_fork_handlers_install(void);
+
+/* chroot.c */
+void qa_chroot_resolve(void);
+
+/* unwinder_fds.c: libunwind keeps no descriptor in the host (pipe2, read, syscall) */
+void qa_unwinder_fds_init(void);
+
+#endif

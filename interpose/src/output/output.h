@@ -1,0 +1,57 @@
+/* The interposer's output: the dump (rendered without malloc, written async-signal-safely for the
+ * last one), its file and name, the directories it goes to, the control record `qaudit snapshot`
+ * reads and writes requests into, and the writer thread. Calls base/ and records/. Files:
+ * the .c files of output/. */
+#ifndef QAUDIT_OUTPUT_H
+#define QAUDIT_OUTPUT_H
+
+#include "../records/records.h"
+
+/* ---- dump.c: when a dump is written, under the dump lock (base/lock.c). qa_dump: any thread,
+ * not a signal handler (it gathers the module map, taking the loader's lock first). qa_dump_final:
+ * async-signal-safe, once per image (_exit, a fatal signal). ---- */
+void qa_dump(enum qa_dump_reason reason);
+void qa_dump_final(enum qa_dump_reason reason, int signo);
+void qa_dump_note_deepbind(const char *path);
+void qa_dump_before_fork(void);
+void qa_dump_after_fork_parent(void);
+void qa_dump_reset_after_fork(void);
+
+/* ---- dump_render.c: the dump's JSON, section by section (the caller holds the dump lock) ---- */
+void qa_dump_render(struct qa_json *j, enum qa_dump_reason reason, int signo,
+                    const struct qa_module_list *modules, uint64_t sequence);
+bool qa_dump_is_final(enum qa_dump_reason reason); /* the image's last: exit, _exit, fatal */
+const char *qa_dump_reason_name(enum qa_dump_reason reason); /* as the dump's reason says */
+
+/* ---- dump_file.c: dump names, claimed so that processes never overwrite each other's dumps;
+ * the fallback directory. Async-signal-safe. ---- */
+void qa_dump_file_init(bool after_fork);
+bool qa_dump_file_is_image_process(void);
+enum qa_dump_file_result qa_dump_file_put(uint64_t sequence, enum qa_dump_kind kind,
+                                          const char *data, size_t size, char *tmp, size_t tmp_size,
+                                          char *path, size_t path_size);
+void qa_dump_file_hold_directories(void); /* before a chroot */
+
+/* ---- dump_dirs.c: the dump directories, reachable after a chroot ---- */
+void qa_dump_dirs_hold(const char *path_in_it);
+void qa_dump_dirs_locate(const char *path, int *dirfd, const char **name);
+
+/* ---- control.c: the record `qaudit snapshot` reads and writes requests into
+ * (qaudit/control.h). Any thread, signal handlers included (updates block every signal). ---- */
+#define QA_REQUEST_POLL_MS 100 /* the writer thread reads the record's request this often */
+void qa_control_init(const char *pattern, int signal_number, uint64_t start_time_ns);
+void qa_control_signal_state(uint32_t state);
+void qa_control_dump_written(const char *path);
+void qa_control_after_fork_child(uint64_t start_time_ns);
+void qa_control_writer_state(uint32_t state);
+uint64_t qa_control_pending_request(void); /* 0: none */
+void qa_control_request_served(uint64_t request);
+void qa_control_dump_failed(const char *reason);
+
+/* ---- writer.c: the writer thread (every signal blocked; woken through a futex, and every
+ * 100 ms to read the control record's request) and the dump at exit ---- */
+void qa_writer_start(void);
+void qa_writer_wake(void); /* async-signal-safe */
+void qa_writer_after_fork_child(void);
+
+#endif

@@ -1,0 +1,135 @@
+/* When dumps are written: at exit (a destructor), on request (the dump signal's handler bumps a
+ * futex word and wakes a writer thread that has every signal blocked; no descriptor is involved,
+ * so the program's fds are never touched), every QAUDIT_INTERVAL seconds, and in a forked child
+ * (fork.c), which starts its own account, its own writer thread and its own files. */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qaudit/control.h"
+#include "output.h"
+
+/* Dump requests so far; the writer dumps whenever it has seen fewer. */
+static _Atomic int requests;
+
+void qa_writer_wake(void)
+{
+    atomic_fetch_add(&requests, 1);
+    qa_futex(&requests, FUTEX_WAKE, 1, NULL);
+}
+
+/* Sleeps until a dump is requested (the futex word moves past seen) or the deadline passes
+ * (CLOCK_MONOTONIC, UINT64_MAX for none). */
+static void sleep_until(int seen, uint64_t deadline)
+{
+    uint64_t now = qa_monotonic_ns();
+    if (deadline <= now)
+        return;
+    uint64_t wait = deadline - now;
+    struct timespec timeout = {(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
+    qa_futex(&requests, FUTEX_WAIT, seen, deadline == UINT64_MAX ? NULL : &timeout);
+}
+
+static uint64_t earliest(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* A request `qaudit snapshot` wrote into the control record: a dump, then the request served
+ * (whether the dump was written or failed: the record says which). */
+static void serve_control_request(void)
+{
+    uint64_t request = qa_control_pending_request();
+    if (request == 0)
+        return;
+    qa_dump(QA_DUMP_SNAPSHOT);
+    qa_control_request_served(request);
+}
+
+/* Serves dump requests (the dump signal, the control record), QAUDIT_INTERVAL's dumps and the
+ * timeline's points, each on its own schedule. */
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    struct qa_thread *t = qa_self();
+    if (t)
+        qa_guard(t); /* nothing this thread does is the program's allocation */
+    int seen = 0;    /* requests made before this thread first ran are served too */
+    uint64_t interval_ns = (uint64_t)qa_cfg.interval * 1000000000u;
+    uint64_t next_dump = interval_ns ? qa_monotonic_ns() + interval_ns : UINT64_MAX;
+    uint64_t poll_ns = (uint64_t)QA_REQUEST_POLL_MS * 1000000u;
+    qa_control_writer_state(QAUDIT_WRITER_RUNNING);
+    for (;;) {
+        uint64_t due = earliest(qa_timeline_due(), next_dump);
+        sleep_until(seen, earliest(due, qa_monotonic_ns() + poll_ns));
+        int requested = atomic_load(&requests);
+        if (requested != seen) {
+            seen = requested;
+            qa_dump(QA_DUMP_SIGNAL);
+        }
+        serve_control_request();
+        uint64_t now = qa_monotonic_ns();
+        if (now >= qa_timeline_due())
+            qa_timeline_take();
+        if (now >= next_dump) {
+            qa_dump(QA_DUMP_INTERVAL);
+            next_dump = now + interval_ns;
+        }
+    }
+    return NULL;
+}
+
+/* The writer thread starts with every signal blocked, so it can never take the program's
+ * SIGTERM or SIGINT, nor the dump signal. */
+static void start_thread(bool after_fork)
+{
+    qa_timeline_start(after_fork);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&thread, &attr, writer_main, NULL) != 0) {
+        qa_log("cannot start the dump writer thread; dumps only at exit");
+        qa_control_signal_state(QAUDIT_SIGNAL_NO_WRITER);
+        qa_control_writer_state(QAUDIT_WRITER_FAILED);
+    }
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The forked child's own writer: its dump requests start from zero (fork.c). */
+void qa_writer_after_fork_child(void)
+{
+    atomic_store(&requests, 0);
+    start_thread(true);
+}
+
+/* QAUDIT_ASSERT_DEPTH1=abort: the image's state before it aborts. */
+static void dump_before_abort(void)
+{
+    qa_dump(QA_DUMP_REQUEST);
+}
+
+void qa_writer_start(void)
+{
+    qa_queue_before_abort(dump_before_abort);
+    qa_image_started();
+    qa_dump_file_init(false);
+    qa_control_init(qa_cfg.out_pattern, qa_cfg.signal, qa_image_start_ns());
+    qa_modules_changed();
+    start_thread(false);
+}
+
+__attribute__((destructor)) static void dump_at_exit(void)
+{
+    if (atomic_load(&qa_ready) == 2)
+        qa_dump(QA_DUMP_EXIT);
+}

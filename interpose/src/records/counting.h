@@ -1,0 +1,139 @@
+/* The fast path's counting: what a malloc or free that needs nothing more (no stack, no queue
+ * operation under way, sizes from glibc's headers) does to the thread's record, inline in the
+ * entry points (entry/malloc.c) and in the slow paths' records (recording.h). None of these
+ * functions allocates, takes a lock or calls out, except the rare branches named: publishing
+ * live bytes every 64 KiB (qa_live_publish), a usable size past the direct table
+ * (qa_usable_hist_add_slow), a new sampling interval (qa_sample_interval).
+ * Context: the malloc fast path, without the re-entrancy guard (nothing here can allocate).
+ * What they touch, all in the calling thread's record (types.h): last_alloc, the counters c
+ * (by_call, bytes_requested, bytes_usable, bytes_freed_usable, temporary, size_hist),
+ * requested_direct, usable_direct, live_at_publish, peak_usable, sample_left; and qa_cfg's
+ * sampling settings. A forked child's own-block marks (qa_mark_own_block,
+ * qa_count_inherited_free) are kept off the parent's fast path: a call there would make every
+ * malloc and free save and restore registers (11 instructions a pair, measured). */
+#ifndef QAUDIT_COUNTING_H
+#define QAUDIT_COUNTING_H
+
+#include "records.h"
+
+/* Each record tracks its own live bytes and peak without atomics; the shared total is updated
+ * when the record's live bytes have moved QA_LIVE_BATCH since it last published them, and on its
+ * owner's first counted call, to count the thread (live_at_publish starts far out of range). */
+#define QA_LIVE_BATCH (64 * 1024)
+#define QA_LIVE_NEVER_PUBLISHED (INT64_MIN / 4)
+static inline void qa_live_check(struct qa_thread *t, int64_t live)
+{
+    uint64_t moved = (uint64_t)(live - t->live_at_publish) + (QA_LIVE_BATCH - 1);
+    if (__builtin_expect(moved > 2 * (QA_LIVE_BATCH - 1), 0))
+        qa_live_publish(t, live);
+}
+
+/* After an allocation: the peak can only rise then. */
+static inline void qa_live_grew(struct qa_thread *t)
+{
+    int64_t live = qa_counters_live_bytes(&t->c);
+    if (live > t->peak_usable)
+        t->peak_usable = live;
+    qa_live_check(t, live);
+}
+
+static inline void qa_live_shrank(struct qa_thread *t)
+{
+    qa_live_check(t, qa_counters_live_bytes(&t->c));
+}
+/* 16-byte steps up to 512 (32 buckets), then one bucket per power of two. Branch-free: requested
+ * sizes are as random as the program's, and a mispredicted branch here costs more than the rest
+ * of the counting. */
+static inline unsigned qa_size_bucket(size_t size)
+{
+    size_t below = size - (size != 0); /* sizes 0 and 1 both land in bucket 0 */
+    unsigned linear = (unsigned)(below >> 4);
+    /* 513..1024 is bucket 32: floor(log2(size - 1)) is 9 there. */
+    unsigned power = 23 + (unsigned)(63 - __builtin_clzll(below | 1));
+    power = power < QA_SIZE_BUCKETS ? power : QA_SIZE_BUCKETS - 1;
+    unsigned small = 0u - (unsigned)(below < 512); /* a mask, so that GCC cannot branch */
+    return (linear & small) | (power & ~small);
+}
+
+/* The requested-size histogram. Every step of requested_direct lies in one bucket: the buckets'
+ * bounds are multiples of 16. */
+static inline void qa_size_hist_add(struct qa_thread *t, size_t size)
+{
+    if (__builtin_expect(size <= QA_DIRECT_REQUESTED, 1)) {
+        t->requested_direct[(size + 15) / 16]++;
+        return;
+    }
+    t->c.size_hist[qa_size_bucket(size)]++;
+}
+
+/* Usable sizes are the allocator's size classes, a small set; the common ones are counted in a
+ * table indexed by size. */
+static inline void qa_usable_hist_add(struct qa_thread *t, size_t usable)
+{
+    if (__builtin_expect(usable <= QA_DIRECT_USABLE && (usable & 7) == 0, 1)) {
+        t->usable_direct[usable / 8]++;
+        return;
+    }
+    qa_usable_hist_add_slow(t, usable);
+}
+/* Stacks sampled:N: whether this allocation is the thread's Nth since the last sample (or takes
+ * its bytes past N since then). Every allocation of the thread passes here exactly once, on the
+ * fast path or the slow one. */
+static inline bool qa_sample_due(struct qa_thread *t, size_t size)
+{
+    t->sample_left -= qa_cfg.sample_by_bytes ? (int64_t)size : 1;
+    if (__builtin_expect(t->sample_left > 0, 1))
+        return false;
+    t->sample_left = qa_sample_interval(t); /* drawn afresh: the intervals are memoryless */
+    return true;
+}
+
+/* The totals of a new block. They call nothing, so the fast path runs them without the
+ * re-entrancy guard; it reads usable sizes from glibc's headers (gates are shut otherwise). */
+static inline void qa_count_new_block(struct qa_thread *t, void *p, size_t size, size_t usable,
+                                      enum qa_call call)
+{
+    struct qa_counters *c = &t->c;
+    t->last_alloc = (uintptr_t)p;
+    c->by_call[call]++;
+    c->bytes_requested += size;
+    c->bytes_usable += usable;
+    qa_size_hist_add(t, size);
+    qa_usable_hist_add(t, usable);
+    qa_live_grew(t);
+}
+
+/* The totals of a block about to be freed (the same guarantee as above); whether it was
+ * temporary: the thread's last new block. */
+static inline bool qa_count_freed_block(struct qa_thread *t, void *p, size_t usable)
+{
+    bool temporary = t->last_alloc == (uintptr_t)p;
+    if (__builtin_expect(temporary, 0)) {
+        t->c.temporary++;
+        t->last_alloc = 0;
+    }
+    t->c.by_call[QA_FREE]++;
+    t->c.bytes_freed_usable += usable;
+    qa_live_shrank(t);
+    return temporary;
+}
+
+/* In a forked child (owned.c), beside the counting above: its new block marked as its own, and
+ * a freed block's mark taken back; a block without one was inherited. Kept out of the functions
+ * above, which the fast path inlines: a call there would make every malloc and free save and
+ * restore registers (11 instructions a pair, measured). */
+static inline void qa_mark_own_block(void *p)
+{
+    if (qa_owned_tracking)
+        qa_owned_mark(p);
+}
+
+static inline void qa_count_inherited_free(struct qa_thread *t, void *p, size_t usable)
+{
+    if (qa_owned_tracking && !qa_owned_take(p)) {
+        t->c.inherited_freed++;
+        t->c.inherited_freed_bytes += usable;
+    }
+}
+
+#endif

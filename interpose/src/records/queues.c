@@ -1,0 +1,601 @@
+/* The hook consumer: qaudit_hook receives the server's connection and queue events, maps each
+ * queue to its connection, follows depths, and attributes every allocation made between
+ * QUEUE_ENTER and QUEUE_LEAVE to that queue, its connection and its depth. It also checks that
+ * values are conserved and that nothing is allocated at depth one. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "qaudit/hooks.h"
+#include "records.h"
+
+#define MAX_RECORDS (1u << 20)
+#define INDEX_SHARDS 64
+#define INDEX_SLOTS (1u << 21) /* shared by all shards, each owns a slice */
+#define DEPTH_BUCKETS 66       /* depths 0..64 exactly, then "65 or more" */
+#define MAX_VIOLATIONS 8
+
+/* One queue's life, from its first event (normally CONN_OPEN) on. Written only by the thread
+ * that owns the queue; the dump reads it without a lock and may see a moment-old value. */
+struct record {
+    const void *queue, *conn;
+    uint64_t pushes, pops, discarded, moved_in, moved_out;
+    uint64_t allocs, bytes, grows, shrinks, inlines;
+    uint32_t depth, peak_depth;
+    bool open, closed;
+};
+
+struct violation {
+    uint64_t depth, size;
+    int frames_depth;
+    void *frames[QA_MAX_DEPTH];
+};
+
+static struct record *records;
+static atomic_uint_fast32_t record_count;
+static atomic_uint_fast64_t records_dropped, refused_events, without_connection, opens, closes;
+static atomic_uint_fast64_t depth_hist[DEPTH_BUCKETS], allocs_by_depth[DEPTH_BUCKETS];
+
+static unsigned depth_bucket(uint64_t depth)
+{
+    return depth < DEPTH_BUCKETS - 1 ? (unsigned)depth : DEPTH_BUCKETS - 1;
+}
+static atomic_uint_fast64_t hook_allocs, stack_allocs, both_allocs, violations;
+static struct violation first_violations[MAX_VIOLATIONS];
+static atomic_uint_fast32_t violations_kept;
+static atomic_int abi_warned;
+
+/* queue pointer -> record index + 1; sharded spinlocks, linear probing inside a slice. */
+static struct {
+    atomic_flag lock;
+    char pad[63];
+} shard_locks[INDEX_SHARDS];
+static uint32_t *slots;
+static atomic_int setup_state;
+
+static bool setup(void)
+{
+    int state = atomic_load(&setup_state);
+    if (state == 2)
+        return true;
+    if (state == 0 && atomic_compare_exchange_strong(&setup_state, &state, 1)) {
+        records = qa_mmap((size_t)MAX_RECORDS * sizeof *records);
+        slots = qa_mmap((size_t)INDEX_SLOTS * sizeof *slots);
+        atomic_store(&setup_state, records && slots ? 2 : 3);
+    }
+    while ((state = atomic_load(&setup_state)) == 1)
+        ;
+    return state == 2;
+}
+
+static uint64_t mix(const void *p)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 31);
+}
+
+#define SLICE (INDEX_SLOTS / INDEX_SHARDS)
+
+/* The slot holding queue (or the empty slot where it would go), with its shard locked. */
+static uint32_t *find_slot(const void *queue, unsigned *shard)
+{
+    uint64_t h = mix(queue);
+    *shard = h & (INDEX_SHARDS - 1);
+    while (atomic_flag_test_and_set_explicit(&shard_locks[*shard].lock, memory_order_acquire))
+        ;
+    uint32_t *slice = slots + (size_t)*shard * SLICE;
+    for (size_t i = 0; i < SLICE; i++) {
+        uint32_t *slot = &slice[((h >> 8) + i) & (SLICE - 1)];
+        if (*slot == 0 || records[*slot - 1].queue == queue)
+            return slot;
+    }
+    return NULL;
+}
+
+static void unlock_shard(unsigned shard)
+{
+    atomic_flag_clear_explicit(&shard_locks[shard].lock, memory_order_release);
+}
+
+static struct record *new_record(const void *queue, const void *conn)
+{
+    uint32_t index = (uint32_t)atomic_fetch_add(&record_count, 1);
+    if (index >= MAX_RECORDS) {
+        atomic_fetch_add(&records_dropped, 1);
+        return NULL;
+    }
+    struct record *r = &records[index];
+    memset(r, 0, sizeof *r);
+    r->queue = queue;
+    r->conn = conn;
+    return r;
+}
+
+/* The queue's current record; a new one (and a new mapping) when fresh is set, or when the queue
+ * was never seen. */
+static struct record *lookup_shared(const void *queue, const void *conn, bool fresh);
+
+/* lookup_shared behind the thread's one-entry cache. */
+static struct record *lookup(const void *queue, const void *conn, bool fresh)
+{
+    struct qa_thread *t = qa_self();
+    if (!fresh && t != NULL && t->cached_queue == queue && t->cached_record != NULL)
+        return t->cached_record;
+    struct record *r = lookup_shared(queue, conn, fresh);
+    if (t != NULL && r != NULL) {
+        t->cached_queue = queue;
+        t->cached_record = r;
+    }
+    return r;
+}
+
+static struct record *lookup_shared(const void *queue, const void *conn, bool fresh)
+{
+    if (!setup())
+        return NULL;
+    unsigned shard;
+    uint32_t *slot = find_slot(queue, &shard);
+    struct record *r = NULL;
+    if (slot != NULL) {
+        if (*slot != 0 && !fresh) {
+            r = &records[*slot - 1];
+        } else {
+            r = new_record(queue, conn);
+            if (r != NULL)
+                *slot = (uint32_t)(r - records) + 1;
+        }
+    } else {
+        atomic_fetch_add(&records_dropped, 1);
+    }
+    unlock_shard(shard);
+    if (r != NULL && r->conn == NULL && !fresh)
+        atomic_fetch_add_explicit(&without_connection, 1, memory_order_relaxed);
+    return r;
+}
+
+static void note_depth(struct record *r, uint64_t depth)
+{
+    r->depth = (uint32_t)depth;
+    if (r->depth > r->peak_depth)
+        r->peak_depth = r->depth;
+}
+
+/* A thread record's new owner: no queue operation of the previous owner's is under way. */
+void qa_queue_new_owner(struct qa_thread *t)
+{
+    t->queue_op = NULL;
+    t->queue_op_depth = 0;
+    t->cached_queue = NULL;
+    t->cached_record = NULL;
+}
+
+/* One hook event (entry/hooks.c checks readiness first). */
+void qa_queue_event(const struct qaudit_event *ev)
+{
+    if (ev->abi != QAUDIT_HOOKS_ABI) {
+        atomic_fetch_add(&refused_events, 1);
+        if (atomic_exchange(&abi_warned, 1) == 0)
+            qa_log("hook events of ABI %u refused: this interposer speaks ABI %d",
+                   (unsigned)ev->abi, QAUDIT_HOOKS_ABI);
+        return;
+    }
+    struct qa_thread *t = qa_self();
+    if (t == NULL)
+        return;
+    struct record *r;
+    switch (ev->kind) {
+    case QAUDIT_CONN_OPEN:
+        atomic_fetch_add(&opens, 1);
+        if ((r = lookup(ev->queue, ev->owner, true)) != NULL)
+            r->open = true;
+        return;
+    case QAUDIT_CONN_CLOSE:
+        atomic_fetch_add(&closes, 1);
+        if ((r = lookup(ev->queue, ev->owner, false)) != NULL) {
+            r->open = false;
+            r->closed = true;
+        }
+        return;
+    case QAUDIT_QUEUE_ENTER:
+        t->queue_op = ev->queue;
+        t->queue_op_depth = ev->depth;
+        t->gate |= QA_GATE_QUEUE_OP;
+        return;
+    case QAUDIT_QUEUE_LEAVE:
+        t->queue_op = NULL;
+        t->gate &= ~(unsigned)QA_GATE_QUEUE_OP;
+        return;
+    default:
+        break;
+    }
+    if ((r = lookup(ev->queue, NULL, false)) == NULL)
+        return;
+    switch (ev->kind) {
+    case QAUDIT_QUEUE_PUSH:
+        r->pushes++;
+        note_depth(r, ev->depth);
+        atomic_fetch_add_explicit(&depth_hist[depth_bucket(ev->depth)], 1, memory_order_relaxed);
+        break;
+    case QAUDIT_QUEUE_POP:
+        r->pops++;
+        note_depth(r, ev->depth);
+        break;
+    case QAUDIT_QUEUE_GROW:
+        r->grows++;
+        break;
+    case QAUDIT_QUEUE_SHRINK:
+        r->shrinks++;
+        break;
+    case QAUDIT_QUEUE_INLINE:
+        r->inlines++;
+        break;
+    case QAUDIT_QUEUE_CLEAR:
+    case QAUDIT_QUEUE_DESTROY:
+        r->discarded += ev->discarded;
+        note_depth(r, 0);
+        break;
+    case QAUDIT_QUEUE_MOVE: {
+        r->discarded += ev->discarded;
+        r->moved_in += ev->depth;
+        note_depth(r, ev->depth);
+        struct record *from = lookup(ev->other, NULL, false);
+        if (from != NULL) {
+            from->moved_out += ev->depth;
+            note_depth(from, 0);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+bool qa_queue_in_op(const struct qa_thread *t)
+{
+    return t->queue_op != NULL;
+}
+
+/* What runs before QAUDIT_ASSERT_DEPTH1=abort aborts: the dump (output/ sets it at start-up: the
+ * records know nothing of dumps). */
+static void (*before_abort)(void);
+
+void qa_queue_before_abort(void (*dump)(void))
+{
+    before_abort = dump;
+}
+
+static void report_violation(uint64_t depth, uint64_t size, void *const *frames, int n)
+{
+    uint32_t slot = (uint32_t)atomic_fetch_add(&violations_kept, 1);
+    if (slot < MAX_VIOLATIONS) {
+        struct violation *v = &first_violations[slot];
+        v->depth = depth;
+        v->size = size;
+        v->frames_depth = n;
+        memcpy(v->frames, frames, (size_t)n * sizeof *frames);
+    }
+    if (qa_cfg.assert_depth1 != QA_ASSERT_ABORT)
+        return;
+    qa_log("QAUDIT_ASSERT_DEPTH1=abort: %llu-byte allocation inside a queue operation at depth "
+           "%llu; stack:",
+           (unsigned long long)size, (unsigned long long)depth);
+    for (int i = 0; i < n; i++)
+        qa_log("  #%d %p", i, frames[i]);
+    if (before_abort != NULL)
+        before_abort();
+    abort();
+}
+
+void qa_queue_on_alloc(struct qa_thread *t, uint64_t size, void *const *frames, int depth)
+{
+    bool by_hook = t->queue_op != NULL;
+    bool by_stack = depth >= 0 && qa_patterns_active() && qa_frames_match_patterns(frames, depth);
+    if (by_stack)
+        atomic_fetch_add_explicit(&stack_allocs, 1, memory_order_relaxed);
+    if (!by_hook)
+        return;
+    atomic_fetch_add_explicit(&hook_allocs, 1, memory_order_relaxed);
+    if (by_stack)
+        atomic_fetch_add_explicit(&both_allocs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&allocs_by_depth[depth_bucket(t->queue_op_depth)], 1,
+                              memory_order_relaxed);
+    struct record *r = lookup(t->queue_op, NULL, false);
+    if (r != NULL) {
+        r->allocs++;
+        r->bytes += size;
+    }
+    if (t->queue_op_depth > 1 || qa_cfg.assert_depth1 == QA_ASSERT_OFF)
+        return;
+    atomic_fetch_add(&violations, 1);
+    void *local[QA_MAX_DEPTH];
+    if (depth < 0) {
+        depth = qa_capture(local, qa_cfg.depth, false);
+        frames = local;
+    }
+    report_violation(t->queue_op_depth, size, frames, depth);
+}
+
+/* ---- the dump's queue section and checks ---- */
+
+struct summary {
+    uint64_t pushes, pops, discarded, moved_in, moved_out, depth_now, grows, shrinks, inlines;
+    uint64_t connections, open_now, broken_connections;
+};
+
+static void summarise(struct summary *s)
+{
+    memset(s, 0, sizeof *s);
+    uint32_t n = (uint32_t)atomic_load(&record_count);
+    if (n > MAX_RECORDS)
+        n = MAX_RECORDS;
+    for (uint32_t i = 0; records && i < n; i++) {
+        const struct record *r = &records[i];
+        s->pushes += r->pushes;
+        s->pops += r->pops;
+        s->discarded += r->discarded;
+        s->moved_in += r->moved_in;
+        s->moved_out += r->moved_out;
+        s->depth_now += r->depth;
+        s->grows += r->grows;
+        s->shrinks += r->shrinks;
+        s->inlines += r->inlines;
+        if (r->conn != NULL) {
+            s->connections++;
+            s->open_now += r->open;
+        }
+        if (r->pushes + r->moved_in != r->pops + r->discarded + r->moved_out + r->depth)
+            s->broken_connections++;
+    }
+}
+
+struct peak_group {
+    uint32_t peak;
+    uint64_t connections, allocs, bytes;
+};
+
+/* Connections grouped by peak depth, in increasing order (insertion into a small sorted table). */
+static size_t group_by_peak(struct peak_group *groups, size_t max)
+{
+    size_t n = 0;
+    uint32_t count = (uint32_t)atomic_load(&record_count);
+    if (count > MAX_RECORDS)
+        count = MAX_RECORDS;
+    for (uint32_t i = 0; records && i < count; i++) {
+        const struct record *r = &records[i];
+        if (r->conn == NULL)
+            continue;
+        size_t g = 0;
+        while (g < n && groups[g].peak < r->peak_depth)
+            g++;
+        if (g == n || groups[g].peak != r->peak_depth) {
+            if (n == max)
+                continue;
+            memmove(&groups[g + 1], &groups[g], (n - g) * sizeof *groups);
+            groups[g] = (struct peak_group){r->peak_depth, 0, 0, 0};
+            n++;
+        }
+        groups[g].connections++;
+        groups[g].allocs += r->allocs;
+        groups[g].bytes += r->bytes;
+    }
+    return n;
+}
+
+/* key: [{depth, what: count}] for the non-zero buckets; the last bucket, with mark_last, says
+ * "or_more". */
+static void write_by_depth(struct qa_json *j, const char *key,
+                           const atomic_uint_fast64_t counts[DEPTH_BUCKETS], const char *what,
+                           bool mark_last)
+{
+    qa_json_key(j, key);
+    qa_json_begin_array(j);
+    for (unsigned d = 0; d < DEPTH_BUCKETS; d++) {
+        uint64_t count = atomic_load(&counts[d]);
+        if (count == 0)
+            continue;
+        qa_json_begin_object(j);
+        qa_json_key(j, "depth"), qa_json_u64(j, d);
+        if (mark_last && d == DEPTH_BUCKETS - 1)
+            qa_json_key(j, "or_more"), qa_json_bool(j, true);
+        qa_json_key(j, what), qa_json_u64(j, count);
+        qa_json_end_object(j);
+    }
+    qa_json_end_array(j);
+}
+
+void qa_queue_write(struct qa_json *j)
+{
+    struct summary s;
+    summarise(&s);
+    qa_json_key(j, "queues");
+    qa_json_begin_object(j);
+    qa_json_key(j, "pushes"), qa_json_u64(j, s.pushes);
+    qa_json_key(j, "pops"), qa_json_u64(j, s.pops);
+    qa_json_key(j, "discarded"), qa_json_u64(j, s.discarded);
+    qa_json_key(j, "moved"), qa_json_u64(j, s.moved_in);
+    qa_json_key(j, "queued_now"), qa_json_u64(j, s.depth_now);
+    qa_json_key(j, "grows"), qa_json_u64(j, s.grows);
+    qa_json_key(j, "shrinks"), qa_json_u64(j, s.shrinks);
+    qa_json_key(j, "returns_to_inline"), qa_json_u64(j, s.inlines);
+    write_by_depth(j, "depth_histogram", depth_hist, "pushes", true);
+    write_by_depth(j, "allocs_by_depth", allocs_by_depth, "allocs", false);
+    static struct peak_group groups[1024];
+    size_t n = group_by_peak(groups, sizeof groups / sizeof groups[0]);
+    qa_json_key(j, "by_peak_depth");
+    qa_json_begin_array(j);
+    for (size_t g = 0; g < n; g++) {
+        qa_json_begin_object(j);
+        qa_json_key(j, "peak_depth"), qa_json_u64(j, groups[g].peak);
+        qa_json_key(j, "connections"), qa_json_u64(j, groups[g].connections);
+        qa_json_key(j, "allocs"), qa_json_u64(j, groups[g].allocs);
+        qa_json_key(j, "bytes"), qa_json_u64(j, groups[g].bytes);
+        qa_json_key(j, "allocs_per_connection");
+        qa_json_double(j, (double)groups[g].allocs / (double)groups[g].connections);
+        qa_json_key(j, "bytes_per_connection");
+        qa_json_double(j, (double)groups[g].bytes / (double)groups[g].connections);
+        qa_json_end_object(j);
+    }
+    qa_json_end_array(j);
+    qa_json_key(j, "connections");
+    qa_json_begin_object(j);
+    qa_json_key(j, "opened"), qa_json_u64(j, atomic_load(&opens));
+    qa_json_key(j, "closed"), qa_json_u64(j, atomic_load(&closes));
+    qa_json_key(j, "open_now");
+    qa_json_begin_array(j);
+    uint32_t count = (uint32_t)atomic_load(&record_count), listed = 0;
+    for (uint32_t i = 0; records && i < count && i < MAX_RECORDS && listed < 100; i++)
+        if (records[i].open) {
+            qa_json_hex(j, (uintptr_t)records[i].conn);
+            listed++;
+        }
+    qa_json_end_array(j);
+    qa_json_end_object(j);
+    qa_json_key(j, "attribution");
+    qa_json_begin_object(j);
+    qa_json_key(j, "by_hooks"), qa_json_u64(j, atomic_load(&hook_allocs));
+    qa_json_key(j, "by_stack_patterns"), qa_json_u64(j, atomic_load(&stack_allocs));
+    qa_json_key(j, "by_both"), qa_json_u64(j, atomic_load(&both_allocs));
+    qa_json_end_object(j);
+    qa_json_key(j, "events_without_connection"), qa_json_u64(j, atomic_load(&without_connection));
+    qa_json_key(j, "refused_events"), qa_json_u64(j, atomic_load(&refused_events));
+    qa_json_key(j, "records_dropped"), qa_json_u64(j, atomic_load(&records_dropped));
+    qa_json_end_object(j);
+}
+
+enum check_status { CHECK_PASS, CHECK_FAIL, CHECK_NA };
+
+/* A check's verdict: `status` pass, fail or n/a (a check that could not apply, with the reason in
+ * `detail`); `passed` is true only for pass. */
+static void check(struct qa_json *j, const char *name, enum check_status status, const char *detail)
+{
+    static const char *const words[] = {"pass", "fail", "n/a"};
+    qa_json_begin_object(j);
+    qa_json_key(j, "name"), qa_json_str(j, name);
+    qa_json_key(j, "status"), qa_json_str(j, words[status]);
+    qa_json_key(j, "passed"), qa_json_bool(j, status == CHECK_PASS);
+    qa_json_key(j, "detail"), qa_json_str(j, detail);
+    qa_json_end_object(j);
+}
+
+static enum check_status verdict(bool holds)
+{
+    return holds ? CHECK_PASS : CHECK_FAIL;
+}
+
+static void check_depth_one(struct qa_json *j, bool hooks_seen)
+{
+    char detail[256];
+    uint64_t v = atomic_load(&violations);
+    if (qa_cfg.assert_depth1 == QA_ASSERT_OFF) {
+        check(j, "depth_one_no_alloc", CHECK_NA, "QAUDIT_ASSERT_DEPTH1=off");
+        return;
+    }
+    if (!hooks_seen) {
+        check(j, "depth_one_no_alloc", CHECK_NA,
+              "no queue hooks seen: the program reports no queue operations (qaudit/hooks.h)");
+        return;
+    }
+    if (v == 0)
+        snprintf(detail, sizeof detail,
+                 "no allocation inside a queue operation at depth <= 1 (%llu allocations inside "
+                 "queue operations in all)",
+                 (unsigned long long)atomic_load(&hook_allocs));
+    else
+        snprintf(detail, sizeof detail,
+                 "%llu allocations inside queue operations at depth <= 1; the first at depth "
+                 "%llu, %llu bytes",
+                 (unsigned long long)v, (unsigned long long)first_violations[0].depth,
+                 (unsigned long long)first_violations[0].size);
+    check(j, "depth_one_no_alloc", verdict(v == 0), detail);
+}
+
+static void check_conservation(struct qa_json *j, const struct summary *s, bool hooks_seen)
+{
+    if (!hooks_seen) {
+        check(j, "conservation", CHECK_NA, "no queue hooks seen: no pushes or pops to balance");
+        return;
+    }
+    char detail[256];
+    bool balanced = s->pushes + s->moved_in == s->pops + s->discarded + s->moved_out + s->depth_now;
+    snprintf(detail, sizeof detail,
+             "pushes %llu = pops %llu + discarded %llu + still queued %llu%s; %llu queues out of "
+             "balance",
+             (unsigned long long)s->pushes, (unsigned long long)s->pops,
+             (unsigned long long)s->discarded, (unsigned long long)s->depth_now,
+             balanced ? "" : " does not hold", (unsigned long long)s->broken_connections);
+    check(j, "conservation", verdict(balanced && s->broken_connections == 0), detail);
+}
+
+/* Every connection opened was closed: only at the process's last dump, since a running server
+ * has connections open by nature. */
+static void check_connections(struct qa_json *j, const struct summary *s, bool final)
+{
+    char detail[256];
+    uint64_t opened = atomic_load(&opens), closed = atomic_load(&closes);
+    snprintf(detail, sizeof detail, "%llu opened, %llu closed, %llu open now",
+             (unsigned long long)opened, (unsigned long long)closed,
+             (unsigned long long)s->open_now);
+    if (opened == 0)
+        check(j, "connections_closed", CHECK_NA, "no connection events seen (CONN_OPEN)");
+    else if (!final && opened != closed)
+        check(j, "connections_closed", CHECK_NA,
+              "a snapshot of a running process: its connections may still be open");
+    else
+        check(j, "connections_closed", verdict(opened == closed), detail);
+}
+
+void qa_queue_write_checks(struct qa_json *j, bool final)
+{
+    struct summary s;
+    summarise(&s);
+    uint32_t kept = (uint32_t)atomic_load(&violations_kept);
+    if (kept > MAX_VIOLATIONS)
+        kept = MAX_VIOLATIONS;
+    bool hooks_seen = atomic_load(&opens) + s.pushes + s.pops + s.moved_in + s.moved_out != 0;
+    qa_json_key(j, "checks");
+    qa_json_begin_array(j);
+    check_depth_one(j, hooks_seen);
+    check_conservation(j, &s, hooks_seen);
+    check_connections(j, &s, final);
+    qa_json_end_array(j);
+
+    qa_json_key(j, "depth_one_violations");
+    qa_json_begin_array(j);
+    for (uint32_t i = 0; i < kept; i++) {
+        const struct violation *vi = &first_violations[i];
+        qa_json_begin_object(j);
+        qa_json_key(j, "depth"), qa_json_u64(j, vi->depth);
+        qa_json_key(j, "size"), qa_json_u64(j, vi->size);
+        qa_json_frames(j, vi->frames, vi->frames_depth);
+        qa_json_end_object(j);
+    }
+    qa_json_end_array(j);
+}
+
+void qa_queue_reset_after_fork(void)
+{
+    struct qa_thread *self = qa_self();
+    if (self != NULL)
+        self->cached_queue = self->cached_record = NULL;
+    /* The child starts its own account: records and counters from zero. */
+    atomic_store(&record_count, 0);
+    if (slots)
+        memset(slots, 0, (size_t)INDEX_SLOTS * sizeof *slots);
+    for (unsigned i = 0; i < INDEX_SHARDS; i++)
+        atomic_flag_clear(&shard_locks[i].lock);
+    atomic_store(&records_dropped, 0);
+    atomic_store(&refused_events, 0);
+    atomic_store(&without_connection, 0);
+    atomic_store(&opens, 0);
+    atomic_store(&closes, 0);
+    for (unsigned d = 0; d < DEPTH_BUCKETS; d++) {
+        atomic_store(&depth_hist[d], 0);
+        atomic_store(&allocs_by_depth[d], 0);
+    }
+    atomic_store(&hook_allocs, 0);
+    atomic_store(&stack_allocs, 0);
+    atomic_store(&both_allocs, 0);
+    atomic_store(&violations, 0);
+    atomic_store(&violations_kept, 0);
+}

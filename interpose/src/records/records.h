@@ -1,0 +1,204 @@
+/* The interposer's records: what it counts and keeps about the program's calls. Counters and
+ * histograms (stats.c, with the fast path's inline functions in counting.h), sampling, stacks
+ * and the sites they identify, site patterns, the live-block table, queue records, injected
+ * failures and poison, memory over time, a forked child's inheritance and own-block map, the
+ * module map, anonymous memory and other allocators (what stays unseen), and the record paths
+ * the entry points take (recording.h, recording.c). Calls only base/, and output/'s qa_dump
+ * once (queues.c: the dump before an abort on a depth-one violation). Files: the .c files of
+ * records/. */
+#ifndef QAUDIT_RECORDS_H
+#define QAUDIT_RECORDS_H
+
+#include <link.h>
+
+#include "../base/self.h"
+#include "../extra_abi.h"
+
+/* ---- stats.c: per-thread counters summed at dump time, live and peak bytes, histograms.
+ * Context: qa_live_publish and qa_usable_hist_add_slow on the fast path's rare branches; the
+ * rest on dumps and forks. ---- */
+void qa_live_new_owner(struct qa_thread *t);
+void qa_sum_counters(struct qa_counters *out, uint64_t *threads);
+void qa_usable_hist_add_slow(struct qa_thread *t, size_t usable);
+size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max);
+uint64_t qa_usable_overflow(void);
+void qa_live_publish(struct qa_thread *t, int64_t live);
+int64_t qa_peak_live(void);
+void qa_peak_observe(int64_t live);
+uint64_t qa_thread_total(void); /* thread records that counted: a bound on threads alive at once */
+void qa_stats_reset_after_fork(void);
+size_t qa_size_bucket_floor(unsigned bucket);
+
+static inline uint64_t qa_counters_aligned(const struct qa_counters *c)
+{
+    return c->by_call[QA_POSIX_MEMALIGN] + c->by_call[QA_ALIGNED_ALLOC] + c->by_call[QA_MEMALIGN] +
+           c->by_call[QA_VALLOC] + c->by_call[QA_PVALLOC];
+}
+
+static inline uint64_t qa_counters_allocs(const struct qa_counters *c)
+{
+    return c->by_call[QA_MALLOC] + c->by_call[QA_CALLOC] + qa_counters_aligned(c);
+}
+
+static inline int64_t qa_counters_live_bytes(const struct qa_counters *c)
+{
+    return (int64_t)(c->bytes_usable - c->bytes_freed_usable);
+}
+
+/* realloc neither adds nor removes a block. */
+static inline int64_t qa_counters_live_blocks(const struct qa_counters *c)
+{
+    return (int64_t)(qa_counters_allocs(c) - c->by_call[QA_FREE]);
+}
+
+/* Frees of blocks this image allocated itself: in a forked child, free() calls less those of
+ * inherited blocks. */
+static inline uint64_t qa_counters_own_frees(const struct qa_counters *c)
+{
+    return c->by_call[QA_FREE] - c->inherited_freed;
+}
+
+/* ---- blocks.c: what is known of each live block (only when stacks or poison need it).
+ * Context: the slow paths; 256 spin-locked shards. ---- */
+extern bool qa_blocks_enabled;
+extern atomic_uint_fast64_t qa_blocks_dropped;
+void qa_blocks_init(void);
+bool qa_blocks_insert(const struct qa_block *b);
+bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out);
+bool qa_blocks_may_hold(uintptr_t ptr); /* false is certain; the fast free path asks */
+void qa_blocks_lock_all(void);          /* around fork */
+void qa_blocks_unlock_all(void);
+
+/* ---- owned.c: in a forked child, which live blocks it allocated itself. Context: the forked
+ * child's fast path; nothing here allocates or locks (a region's first mark maps it). ---- */
+extern bool qa_owned_tracking; /* true in a forked child */
+extern atomic_uint_fast64_t qa_owned_untracked;
+void qa_owned_mark(const void *block);
+bool qa_owned_take(const void *block); /* false: not marked, so inherited */
+void qa_owned_reset_after_fork(void);
+
+/* ---- inherited.c: what a forked child held at its fork, apart from what it does itself.
+ * Context: the fork handlers; the reads on dumps. ---- */
+extern uint16_t qa_fork_generation; /* 0 in the image that loaded the preload, +1 per fork */
+extern struct qa_inherited qa_inherited;
+bool qa_is_forked_child(void);
+void qa_inherited_before_fork(void);
+void qa_inherited_after_fork_child(void);                  /* before the counters are reset */
+int64_t qa_live_bytes_total(const struct qa_counters *c);  /* inheritance included */
+int64_t qa_live_blocks_total(const struct qa_counters *c); /* inheritance included */
+
+/* ---- sampling.c: random intervals for stacks sampled:N, and what one sample stands for ---- */
+#define QA_WEIGHT_ONE 1024   /* fixed point of sampled allocation weights */
+void qa_sampling_init(void); /* the process's seed: QAUDIT_SEED, or drawn */
+uint64_t qa_sampling_seed(void);
+void qa_sampling_before_fork(void);
+void qa_sampling_after_fork_child(struct qa_thread *self);
+void qa_sample_seed(struct qa_thread *t, uint64_t order);
+int64_t qa_sample_interval(struct qa_thread *t);
+void qa_sample_weight(uint64_t size, uint64_t *allocs, uint64_t *bytes);
+
+/* ---- stacks.c: call stacks (libunwind, or a frame-pointer walk), the interposer's own frames
+ * left out; the loader calls a fork must not split. Context: the slow path under the guard. */
+int qa_capture(void **frames, unsigned max, bool frame_pointers);
+extern atomic_uint_fast64_t qa_stacks_truncated;
+void qa_loader_enter(struct qa_thread *t); /* around loader calls fork must not split */
+void qa_loader_leave(struct qa_thread *t);
+void qa_unwinds_block(void);   /* before fork: waits for loader calls under way, holds new ones */
+void qa_unwinds_unblock(void); /* after fork, in parent and child */
+
+/* ---- sites.c: the sites stacks identify, their counts (pending per thread, shared per site),
+ * and a forked child's adoption of them. Context: the slow path; reads on dumps. ---- */
+uint32_t qa_site_for(void *const *frames, int depth);
+void qa_site_alloc(struct qa_thread *t, uint32_t site, uint64_t size, bool queue);
+void qa_site_free(struct qa_thread *t, uint32_t site, uint64_t size, uint64_t never_written,
+                  bool temporary);
+void qa_site_free_inherited(struct qa_thread *t, uint32_t site, uint64_t size);
+uint32_t qa_site_count(void);
+bool qa_site_get(uint32_t id, struct qa_site_view *out);
+void qa_sites_flush_all(void); /* a forked child's pending counts are its parent's */
+uint64_t qa_never_written_unattributed(void);
+extern atomic_uint_fast64_t qa_sites_dropped;
+
+/* ---- patterns.c: QAUDIT_QUEUE_SITES and QAUDIT_FAIL's site= resolved to address ranges from
+ * the modules' symbol tables. Context: start-up and after each dlopen (never under a lock of
+ * ours while the loader's is wanted); matching on the slow path. ---- */
+enum { QA_PATTERNS_QUEUE = 1, QA_PATTERNS_FAIL = 2 };
+bool qa_frames_match(void *const *frames, int depth, unsigned set);
+bool qa_frames_match_patterns(void *const *frames, int depth);
+void qa_patterns_resolve(void);
+bool qa_patterns_active(void);
+void qa_patterns_hold(void); /* around fork */
+void qa_patterns_release(void);
+size_t qa_pattern_ranges(void);
+
+/* ---- queues.c: the hook consumer (records, attribution, checks). Context: the program's
+ * threads through qaudit_hook (entry/hooks.c), and the slow path's attribution. ---- */
+struct qaudit_event;
+void qa_queue_event(const struct qaudit_event *ev);
+void qa_queue_on_alloc(struct qa_thread *t, uint64_t size, void *const *frames, int depth);
+bool qa_queue_in_op(const struct qa_thread *t);
+void qa_queue_new_owner(struct qa_thread *t);
+void qa_queue_write(struct qa_json *j);
+void qa_queue_write_checks(struct qa_json *j, bool final); /* final: the image's last dump */
+void qa_queue_reset_after_fork(void);
+void qa_queue_before_abort(void (*dump)(void)); /* what runs before a depth-one abort */
+
+/* ---- faults.c: injected failures and poison ---- */
+bool qa_fault_should_fail(struct qa_thread *t, size_t size, void **frames, int *depth);
+void qa_fault_write(struct qa_json *j);
+void qa_poison_fill(void *p, size_t size);
+uint64_t qa_poison_count(const void *p, size_t size);
+
+/* ---- timeline.c: memory over time, a bounded series the writer thread fills ---- */
+void qa_timeline_start(bool after_fork);
+bool qa_timeline_on(void);
+uint64_t qa_timeline_due(void);
+void qa_timeline_take(void);
+void qa_timeline_write(struct qa_json *j, uint64_t now_ns);
+
+/* ---- modules.c: the loaded objects, for symbolizing frames later. Context: gathered at
+ * start-up, after dlopen/dlclose and by ordinary dumps; read by any dump. ---- */
+void qa_modules_changed(void);
+const struct qa_module_list *qa_modules_hold_fresh(void); /* then qa_modules_release */
+const struct qa_module_list *qa_modules_current(void);
+void qa_modules_hold(void);
+void qa_modules_release(void);
+
+/* ---- memory.c: anonymous memory at start-up and at each dump, and the resident set ---- */
+void qa_memory_start(void);
+bool qa_memory_write(struct qa_json *j); /* false: growth the counted bytes do not explain */
+uint64_t qa_resident_bytes(void);        /* from /proc/self/statm; 0 when unreadable */
+void qa_memory_dump_begin(void); /* one statm reading for the dump being written (dump lock) */
+void qa_memory_dump_end(void);
+
+/* ---- shim_calls.c: each shim entry point's calls, and the shims' code (frames left out of
+ * stacks). Context: the shims' calls (entry/shims.c), any thread. ---- */
+void qa_shim_tally(unsigned family, unsigned entry);
+uint64_t qa_extra_calls(unsigned family, unsigned entry);
+void qa_extra_reset_after_fork(void);
+void qa_extra_add_shim_code(uintptr_t lo, uintptr_t hi);
+int qa_extra_strip(void **frames, int depth, int max);
+extern const char *const qa_extra_entry_names[QAUDIT_FAMILIES][QAUDIT_MAX_ENTRIES];
+extern const unsigned qa_extra_entry_count[QAUDIT_FAMILIES];
+
+/* ---- loaded_symbols.c: whether a loaded object defines a dynamic symbol (its hash table in
+ * memory, not dlsym, which would leave an error message for the program's dlerror to free) */
+bool qa_object_defines(const struct dl_phdr_info *info, const char *name);
+
+/* ---- allocators.c: the allocator families loaded at start-up, and whether a shim interposes
+ * each; unseen.c: start-up and the dump's fields for what stays invisible ---- */
+void qa_allocators_detect(void);
+bool qa_allocators_write(struct qa_json *j); /* false: one is present but not interposed */
+void qa_unseen_start(void);
+bool qa_unseen_write(struct qa_json *j); /* false: something was not seen (precision.exact) */
+
+/* ---- recording.c: what a counted call records beyond the fast path's counts (the inline
+ * parts the entry points share are in recording.h). Context: the slow path, under the guard. */
+typedef void *(*qa_forward_fn)(void *args);
+void qa_record_sampled(struct qa_thread *t, void *p, size_t size);
+void *qa_counted_resize(struct qa_thread *t, void *old, size_t size, enum qa_call call, bool zeroed,
+                        qa_forward_fn forward, void *args);
+void qa_records_new_record(struct qa_thread *t, uint64_t order);
+void qa_records_new_owner(struct qa_thread *t);
+
+#endif

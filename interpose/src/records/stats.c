@@ -1,0 +1,246 @@
+/* Counting in per-thread records (threads.c): sums over the records at dump time, the
+ * usable-size histogram, and live/peak bytes published in batches so threads do not share a hot
+ * cache line. */
+#include <string.h>
+
+#include "counting.h"
+
+/* A record publishes its live-byte delta once it reaches QA_LIVE_BATCH: peak_live_bytes is exact
+ * to within (records that published - 1) * QA_LIVE_BATCH; exact while a single record counts.
+ * counting_threads: threads that made a counted allocation; counting_records: records that
+ * published live bytes (each holds less than QA_LIVE_BATCH unpublished). */
+static atomic_uint_fast64_t counting_threads, counting_records;
+static _Atomic int64_t live_published, peak_published;
+
+struct usable_slot {
+    atomic_size_t size; /* 0: free */
+    atomic_uint_fast64_t count;
+};
+static struct usable_slot usable_slots[QA_USABLE_SLOTS];
+static atomic_uint_fast64_t usable_overflow;
+
+/* A record's new owner (a new thread, or a later one reusing the record) has not counted yet:
+ * its first counted call comes to qa_live_publish, live_at_publish being far out of range, and
+ * the record's published figure waits in live_resume. Nothing is added to the fast path. */
+void qa_live_new_owner(struct qa_thread *t)
+{
+    if (t->live_at_publish != QA_LIVE_NEVER_PUBLISHED)
+        t->live_resume = t->live_at_publish;
+    t->live_at_publish = QA_LIVE_NEVER_PUBLISHED;
+    t->allocs_before_owner = qa_counters_allocs(&t->c);
+    t->owner_allocated = false;
+}
+
+void qa_sum_counters(struct qa_counters *out, uint64_t *count)
+{
+    memset(out, 0, sizeof *out);
+    for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next) {
+        const struct qa_counters *c = &t->c;
+        out->reallocs += c->reallocs;
+        out->realloc_in_place += c->realloc_in_place;
+        out->realloc_moved += c->realloc_moved;
+        out->failed += c->failed;
+        out->temporary += c->temporary;
+        out->inherited_freed += c->inherited_freed;
+        out->inherited_reallocated += c->inherited_reallocated;
+        out->inherited_freed_bytes += c->inherited_freed_bytes;
+        out->bytes_requested += c->bytes_requested;
+        out->bytes_usable += c->bytes_usable;
+        out->bytes_freed_usable += c->bytes_freed_usable;
+        for (int i = 0; i < QA_CALL_COUNT; i++)
+            out->by_call[i] += c->by_call[i];
+        for (int i = 0; i < QA_SIZE_BUCKETS; i++)
+            out->size_hist[i] += c->size_hist[i];
+        for (size_t i = 0; i <= QA_DIRECT_REQUESTED / 16; i++)
+            out->size_hist[qa_size_bucket(16 * i)] += t->requested_direct[i];
+    }
+    if (count)
+        *count = atomic_load(&counting_threads);
+}
+
+/* The owner's first counted call, and every QA_LIVE_BATCH of live bytes after it. Until the owner
+ * has allocated (its first calls may be frees of other threads' blocks), the record publishes
+ * all but QA_LIVE_BATCH - 1 bytes, so that the first allocation, however small, comes back here
+ * to count the thread; the unpublished part stays below the batch either way. */
+void qa_live_publish(struct qa_thread *t, int64_t live)
+{
+    qa_assert(t == qa_tls_self); /* a record counts only for its own thread */
+    if (t->live_at_publish == QA_LIVE_NEVER_PUBLISHED) {
+        t->live_at_publish = t->live_resume;
+        if (!t->record_counted) {
+            t->record_counted = true;
+            atomic_fetch_add(&counting_records, 1);
+        }
+    }
+    int64_t target = live;
+    if (!t->owner_allocated) {
+        if (qa_counters_allocs(&t->c) != t->allocs_before_owner) {
+            t->owner_allocated = true;
+            atomic_fetch_add(&counting_threads, 1);
+        } else {
+            target = live - (QA_LIVE_BATCH - 1);
+        }
+    }
+    int64_t delta = target - t->live_at_publish;
+    t->live_at_publish = target;
+    int64_t total = atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
+    qa_peak_observe(total);
+}
+
+/* Raises the peak to live bytes seen: the batched totals above, and the exact sums a timeline
+ * point or a dump takes, so that no figure of a dump exceeds its peak. */
+void qa_peak_observe(int64_t live)
+{
+    int64_t peak = atomic_load_explicit(&peak_published, memory_order_relaxed);
+    while (live > peak &&
+           !atomic_compare_exchange_weak_explicit(&peak_published, &peak, live,
+                                                  memory_order_relaxed, memory_order_relaxed))
+        ;
+}
+
+/* The best bound available: the batched global peak, or a single thread's exact own peak (in a
+ * forked child, on top of what it inherited). */
+int64_t qa_peak_live(void)
+{
+    int64_t peak = atomic_load(&peak_published);
+    for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next)
+        if (qa_inherited.bytes + t->peak_usable > peak)
+            peak = qa_inherited.bytes + t->peak_usable;
+    return peak;
+}
+
+/* The records that published live bytes: precision.peak_live_bytes_within is this less one,
+ * times QA_LIVE_BATCH (the unpublished part is per record, whichever threads used it). */
+uint64_t qa_thread_total(void)
+{
+    return atomic_load(&counting_records);
+}
+
+/* The smallest size that falls in bucket (1 for the first). */
+size_t qa_size_bucket_floor(unsigned bucket)
+{
+    if (bucket < 32)
+        return bucket * 16 + 1;
+    return ((size_t)1 << (bucket - 32 + 9)) + 1;
+}
+
+static void usable_global_add(size_t usable, uint64_t count)
+{
+    size_t h = (usable * 0x9e3779b97f4a7c15ull) >> 40;
+    for (size_t i = 0; i < QA_USABLE_SLOTS; i++) {
+        struct usable_slot *slot = &usable_slots[(h + i) % QA_USABLE_SLOTS];
+        size_t seen = atomic_load_explicit(&slot->size, memory_order_relaxed);
+        if (seen == 0) {
+            size_t expected = 0;
+            if (atomic_compare_exchange_strong(&slot->size, &expected, usable) ||
+                expected == usable) {
+                atomic_fetch_add_explicit(&slot->count, count, memory_order_relaxed);
+                return;
+            }
+            seen = expected;
+        }
+        if (seen == usable) {
+            atomic_fetch_add_explicit(&slot->count, count, memory_order_relaxed);
+            return;
+        }
+    }
+    atomic_fetch_add_explicit(&usable_overflow, count, memory_order_relaxed);
+}
+
+/* Usable sizes past the direct table: each thread counts them in its own small table; a size that
+ * finds no room there goes to the shared table directly. */
+void qa_usable_hist_add_slow(struct qa_thread *t, size_t usable)
+{
+    size_t h = (usable >> 4) * 0x9e3779b97f4a7c15ull >> 58; /* 6 bits: QA_LOCAL_USABLE */
+    for (size_t i = 0; i < 4; i++) {
+        struct qa_usable_local *slot = &t->usable[(h + i) & (QA_LOCAL_USABLE - 1)];
+        if (slot->size == usable) {
+            slot->count++;
+            return;
+        }
+        if (slot->size == 0) {
+            slot->size = usable;
+            slot->count = 1;
+            return;
+        }
+    }
+    usable_global_add(usable, 1);
+}
+
+size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < QA_USABLE_SLOTS && n < max; i++) {
+        size_t size = atomic_load(&usable_slots[i].size);
+        if (size == 0)
+            continue;
+        sizes[n] = size;
+        counts[n++] = atomic_load(&usable_slots[i].count);
+    }
+    /* Fold in every thread's local tables (read without stopping it: a snapshot). */
+    for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next)
+        for (size_t i = 0; i < QA_LOCAL_USABLE + QA_DIRECT_USABLE / 8 + 1; i++) {
+            bool direct = i >= QA_LOCAL_USABLE;
+            size_t size = direct ? (i - QA_LOCAL_USABLE) * 8 : t->usable[i].size;
+            uint64_t count = direct ? t->usable_direct[i - QA_LOCAL_USABLE] : t->usable[i].count;
+            if (count == 0)
+                continue;
+            size_t k = 0;
+            while (k < n && sizes[k] != size)
+                k++;
+            if (k == n) {
+                if (n == max)
+                    continue;
+                sizes[n] = size;
+                counts[n++] = 0;
+            }
+            counts[k] += count;
+        }
+    /* Insertion sort by size: the dump lists classes in order. */
+    for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0 && sizes[k - 1] > sizes[k]; k--) {
+            size_t s = sizes[k];
+            sizes[k] = sizes[k - 1];
+            sizes[k - 1] = s;
+            uint64_t c = counts[k];
+            counts[k] = counts[k - 1];
+            counts[k - 1] = c;
+        }
+    return n;
+}
+
+uint64_t qa_usable_overflow(void)
+{
+    return atomic_load(&usable_overflow);
+}
+
+/* The forked child counts its own life: counters start from zero, its one thread is the only
+ * one, and the other threads' records are dropped (they do not exist in the child). What it
+ * inherited (inherited.c, taken before this) is where its live bytes and its peak start. */
+void qa_stats_reset_after_fork(void)
+{
+    struct qa_thread *self = qa_threads_reset_after_fork();
+    if (self != NULL) {
+        memset(&self->c, 0, sizeof self->c);
+        self->c.rng = 0x9e3779b97f4a7c15ull; /* the fault injector's stream of a first record */
+        memset(self->usable, 0, sizeof self->usable);
+        memset(self->usable_direct, 0, sizeof self->usable_direct);
+        memset(self->requested_direct, 0, sizeof self->requested_direct);
+        /* site_deltas: already empty, qa_sites_flush_all cleared every slot in use (a memset
+         * here would copy 24 KiB of pages in every child) */
+        self->peak_usable = 0;
+        self->live_at_publish = 0;
+        self->record_counted = false;
+        self->last_alloc = 0; /* the parent's last block: its free is not the child's temporary */
+        qa_live_new_owner(self);
+    }
+    atomic_store(&counting_threads, 0);
+    atomic_store(&counting_records, 0);
+    atomic_store(&live_published, qa_inherited.bytes);
+    atomic_store(&peak_published, qa_inherited.bytes);
+    for (size_t i = 0; i < QA_USABLE_SLOTS; i++) {
+        atomic_store(&usable_slots[i].size, 0);
+        atomic_store(&usable_slots[i].count, 0);
+    }
+    atomic_store(&usable_overflow, 0);
+}

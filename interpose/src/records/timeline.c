@@ -1,0 +1,98 @@
+/* Memory over time: the writer thread takes a point every QAUDIT_TIMELINE milliseconds (time,
+ * live bytes, allocations, resident set) into a fixed array; when the array is full every other
+ * point goes and the period doubles, so the series always spans the whole run in bounded memory.
+ * Each dump writes the series and a last point taken as it is written. */
+#include <time.h>
+
+#include "records.h"
+
+#define TIMELINE_POINTS 1024
+
+struct point {
+    uint64_t time_ns; /* CLOCK_REALTIME, as the dump's own times */
+    int64_t live_bytes;
+    uint64_t allocs, rss_bytes;
+};
+
+/* Appended by the writer thread, read by dumps: both under the dump lock. */
+static struct point points[TIMELINE_POINTS];
+static size_t point_count;
+static uint64_t period_ns; /* 0: off */
+static uint64_t next_due;  /* CLOCK_MONOTONIC */
+
+static struct point current_point(uint64_t now_ns)
+{
+    struct qa_counters c;
+    qa_sum_counters(&c, NULL);
+    int64_t live = qa_live_bytes_total(&c);
+    qa_peak_observe(live);
+    return (struct point){now_ns, live, qa_counters_allocs(&c), qa_resident_bytes()};
+}
+
+/* Every other point kept, the first one included; the period doubles. */
+static void thin(void)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < point_count; i += 2)
+        points[kept++] = points[i];
+    point_count = kept;
+    period_ns *= 2;
+}
+
+/* The first point at once in the image that loaded the preload; a forked child takes its first
+ * after a period (its start is its parent's point, and a short-lived child takes none). */
+void qa_timeline_start(bool after_fork)
+{
+    period_ns = (uint64_t)qa_cfg.timeline_ms * 1000000u;
+    point_count = 0;
+    next_due = qa_monotonic_ns() + (after_fork ? period_ns : 0);
+}
+
+bool qa_timeline_on(void)
+{
+    return period_ns != 0;
+}
+
+/* When the next point is due, on CLOCK_MONOTONIC; UINT64_MAX when the timeline is off. */
+uint64_t qa_timeline_due(void)
+{
+    return period_ns ? next_due : UINT64_MAX;
+}
+
+/* The writer thread's call once qa_timeline_due has passed. The figures are gathered before the
+ * dump lock is taken (reading /proc must not hold up a dump). */
+void qa_timeline_take(void)
+{
+    if (period_ns == 0)
+        return;
+    struct point p = current_point(qa_now_ns());
+    qa_dump_lock();
+    if (point_count == TIMELINE_POINTS)
+        thin();
+    points[point_count++] = p;
+    next_due = qa_monotonic_ns() + period_ns;
+    qa_dump_unlock();
+}
+
+/* The series in a dump, ending with a point at the dump's moment now_ns (the caller holds the
+ * dump lock; async-signal-safe: what it reads is memory, and /proc through the private
+ * descriptors). */
+void qa_timeline_write(struct qa_json *j, uint64_t now_ns)
+{
+    if (period_ns == 0)
+        return;
+    qa_json_key(j, "timeline_period_ns"), qa_json_u64(j, period_ns);
+    qa_json_key(j, "timeline");
+    qa_json_begin_array(j);
+    struct point now = current_point(now_ns);
+    for (size_t i = 0; i <= point_count; i++) {
+        const struct point *p = i < point_count ? &points[i] : &now;
+        qa_json_begin_object(j);
+        qa_json_key(j, "time_ns"), qa_json_u64(j, p->time_ns);
+        qa_json_key(j, "live_bytes"), qa_json_i64(j, p->live_bytes);
+        qa_json_key(j, "allocs"), qa_json_u64(j, p->allocs);
+        qa_json_key(j, "rss_bytes"), qa_json_u64(j, p->rss_bytes);
+        qa_json_end_object(j);
+    }
+    qa_json_end_array(j);
+}

@@ -1,0 +1,250 @@
+/* Forked children: what a child inherited at its fork is kept apart from what it did itself,
+ * exactly, in every stack mode; no figure of any dump is negative; `qaudit report` reads each
+ * dump alone and the tree merged, counting every allocation once (fixtures/fork_inherit.c says
+ * what each process did, measured by the program itself). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+/* A figure named key=N in the process's line of the fixture's output. */
+static long long said(const char *out, const char *who, const char *key)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s ", who);
+    const char *line = strstr(out, prefix);
+    assert_non_null(line);
+    const char *end = strchr(line, '\n');
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, " %s=", key);
+    const char *at = strstr(line, pattern);
+    assert_true(at != NULL && (end == NULL || at < end));
+    return atoll(at + strlen(pattern));
+}
+
+struct tree {
+    json_t *parent, *child, *grandchild;
+    json_t **all;
+    size_t count;
+};
+
+/* The three dumps, told apart by process.forked_from. */
+static void load_tree(struct tree *t)
+{
+    t->all = load_all_dumps(&t->count);
+    assert_int_equal(t->count, 3);
+    for (size_t i = 0; i < t->count; i++)
+        if (json_object_get(json_object_get(t->all[i], "process"), "forked_from") == NULL)
+            t->parent = t->all[i];
+    assert_non_null(t->parent);
+    for (size_t i = 0; i < t->count; i++)
+        if (t->all[i] != t->parent &&
+            num(t->all[i], "process.forked_from.pid") == num(t->parent, "process.pid"))
+            t->child = t->all[i];
+    assert_non_null(t->child);
+    t->grandchild = NULL;
+    for (size_t i = 0; i < t->count; i++)
+        if (t->all[i] != t->parent && t->all[i] != t->child)
+            t->grandchild = t->all[i];
+    assert_non_null(t->grandchild);
+    assert_int_equal(num(t->grandchild, "process.forked_from.pid"), num(t->child, "process.pid"));
+    assert_int_equal(num(t->grandchild, "process.forked_from.start_time_ns"),
+                     num(t->child, "process.start_time_ns"));
+    assert_int_equal(num(t->child, "process.forked_from.start_time_ns"),
+                     num(t->parent, "process.start_time_ns"));
+}
+
+/* Every integer anywhere in a dump is at least zero. */
+static void assert_no_negative(json_t *v, const char *where)
+{
+    if (json_is_integer(v)) {
+        if (json_integer_value(v) < 0)
+            fail_msg("%s is %lld", where, (long long)json_integer_value(v));
+        return;
+    }
+    const char *key;
+    json_t *item;
+    size_t i;
+    if (json_is_object(v))
+        json_object_foreach(v, key, item) assert_no_negative(item, key);
+    if (json_is_array(v))
+        json_array_foreach(v, i, item) assert_no_negative(item, where);
+}
+
+static void check_tree(const char *stacks)
+{
+    fresh_dir();
+    char setting[64], out[4096];
+    snprintf(setting, sizeof setting, "QAUDIT_STACKS=%s", stacks);
+    const char *argv[] = {FIXTURE("fixture_fork_inherit"), NULL};
+    const char *extra[] = {setting, "QAUDIT_SIGNAL=off", NULL};
+    struct captured_run run = {.argv = argv, .extra = extra, .preload = true};
+    assert_int_equal(run_captured(&run, out, sizeof out), 0);
+    struct tree t;
+    load_tree(&t);
+    for (size_t i = 0; i < t.count; i++)
+        assert_no_negative(t.all[i], "dump");
+
+    /* The parent does nothing after its fork: what it holds at exit is what the child got. */
+    json_t *p = t.parent, *c = t.child, *g = t.grandchild;
+    assert_int_equal(num(c, "totals.inherited.blocks"), num(p, "totals.live_blocks"));
+    assert_int_equal(num(c, "totals.inherited.bytes"), num(p, "totals.live_bytes"));
+    assert_true(num(p, "totals.live_blocks") >= 50);
+
+    /* The child: its own calls apart from what it did to inherited blocks. */
+    assert_int_equal(num(c, "totals.allocs"), said(out, "child", "allocs"));
+    assert_int_equal(num(c, "totals.frees"), said(out, "child", "frees"));
+    assert_int_equal(num(c, "totals.calls.free"), said(out, "child", "frees") + 7);
+    assert_int_equal(num(c, "totals.reallocs"), 3);
+    assert_int_equal(num(c, "totals.inherited.reallocated"), said(out, "child", "reallocated"));
+    assert_int_equal(num(c, "totals.inherited.freed.blocks"), 7 + 3);
+    assert_int_equal(num(c, "totals.inherited.freed.bytes"),
+                     said(out, "child", "freed_bytes") + said(out, "child", "realloc_old"));
+    long long inherited_left = num(c, "totals.inherited.blocks") - 10;
+    long long own_left = 5 + 3 - 2;
+    assert_int_equal(num(c, "totals.live_blocks"), inherited_left + own_left);
+    assert_int_equal(num(c, "totals.live_bytes"),
+                     num(c, "totals.inherited.bytes") - said(out, "child", "freed_bytes") -
+                         said(out, "child", "realloc_old") + said(out, "child", "realloc_new") +
+                         said(out, "child", "own_bytes") - said(out, "child", "own_freed"));
+
+    /* The grandchild inherited the child's whole heap: its own blocks and what it still held. */
+    assert_int_equal(num(g, "totals.inherited.blocks"), num(c, "totals.live_blocks"));
+    assert_int_equal(num(g, "totals.inherited.bytes"), num(c, "totals.live_bytes"));
+    assert_int_equal(num(g, "totals.allocs"), 0);
+    assert_int_equal(num(g, "totals.frees"), 0);
+    assert_int_equal(num(g, "totals.inherited.freed.blocks"), 2);
+    assert_int_equal(num(g, "totals.inherited.freed.bytes"),
+                     said(out, "grandchild", "freed_bytes"));
+    assert_int_equal(num(g, "totals.live_blocks"), num(c, "totals.live_blocks") - 2);
+    for (size_t i = 0; i < t.count; i++)
+        assert_int_equal(num(t.all[i], "precision.frees_uncounted"), 0);
+    free_dumps(t.all, t.count);
+}
+
+static void test_inheritance_exact_without_stacks(void **state)
+{
+    (void)state;
+    check_tree("off");
+    remove_dir();
+}
+
+static void test_inheritance_exact_under_default_sampling(void **state)
+{
+    (void)state;
+    check_tree("sampled:65536b");
+    remove_dir();
+}
+
+/* With every stack kept, the inheritance is known by site: site A's 40 blocks of 100 bytes
+ * reach the child (which frees 7 and reallocs 3 of them), site B's 10 of 1000 only as
+ * [id, blocks, bytes] (the child never counts there), under the parent's id for that site. */
+static void test_inheritance_by_site(void **state)
+{
+    (void)state;
+    check_tree("always");
+    struct tree t;
+    load_tree(&t);
+    json_t *a = site_with(t.parent, "bytes", 4000), *b = site_with(t.parent, "bytes", 10000);
+    assert_non_null(a);
+    assert_non_null(b);
+    json_t *child_a = NULL;
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(t.child, "sites"), i, s)
+    {
+        if (json_integer_value(json_object_get(s, "id")) ==
+            json_integer_value(json_object_get(a, "id")))
+            child_a = s;
+        assert_true(json_integer_value(json_object_get(s, "id")) !=
+                    json_integer_value(json_object_get(b, "id")));
+    }
+    assert_non_null(child_a);
+    json_t *in = json_object_get(child_a, "inherited");
+    assert_int_equal(num(in, "blocks"), 40);
+    assert_int_equal(num(in, "bytes"), 4000);
+    assert_int_equal(num(in, "freed_blocks"), 10);
+    assert_int_equal(num(in, "freed_bytes"), 1000);
+    assert_int_equal(num(child_a, "allocs"), 3); /* the reallocated blocks are the child's */
+    bool found_b = false;
+    json_array_foreach(json_object_get(t.child, "inherited_sites"), i,
+                       s) if (json_integer_value(json_array_get(s, 0)) ==
+                              json_integer_value(json_object_get(b, "id")))
+    {
+        assert_int_equal(json_integer_value(json_array_get(s, 1)), 10);
+        assert_int_equal(json_integer_value(json_array_get(s, 2)), 10000);
+        found_b = true;
+    }
+    assert_true(found_b);
+    free_dumps(t.all, t.count);
+    remove_dir();
+}
+
+/* qaudit report's JSON of the given dumps (paths joined by spaces); its exit status in status. */
+static json_t *report_json(const char *paths, int *status)
+{
+    char command[2048];
+    static char out[1 << 18];
+    snprintf(command, sizeof command, "%s/qaudit report %s --format json", SERVER_DIR, paths);
+    FILE *f = popen(command, "r");
+    assert_non_null(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    *status = pclose(f);
+    json_error_t error;
+    return json_loads(out, 0, &error);
+}
+
+/* qaudit report: each dump alone and the tree merged exit 0; merged, allocations count once and
+ * the child's inherited site B is named by the parent's stack; alone, it is unattributed. */
+static void test_report_reads_the_tree(void **state)
+{
+    (void)state;
+    check_tree("always");
+    struct tree t;
+    load_tree(&t);
+    char all[600], one[600];
+    snprintf(all, sizeof all, "%s/*.json", dump_dir);
+    int status;
+    json_t *r = report_json(all, &status);
+    assert_int_equal(status, 0);
+    assert_non_null(r);
+    assert_int_equal(num(r, "totals.allocs"), num(t.parent, "totals.allocs") +
+                                                  num(t.child, "totals.allocs") +
+                                                  num(t.grandchild, "totals.allocs"));
+    assert_int_equal(num(r, "totals.live_blocks"), num(t.parent, "totals.live_blocks") +
+                                                       num(t.child, "totals.live_blocks") +
+                                                       num(t.grandchild, "totals.live_blocks"));
+    assert_int_equal(num(r, "totals.inherited.processes"), 2);
+    assert_int_equal(num(r, "totals.inherited.unattributed.blocks"), 0);
+    json_decref(r);
+    for (size_t i = 0; i < t.count; i++) {
+        snprintf(one, sizeof one, "%s/dump-%lld.json", dump_dir, num(t.all[i], "process.pid"));
+        r = report_json(one, &status);
+        assert_int_equal(status, 0);
+        assert_non_null(r);
+        if (t.all[i] == t.child) /* site B's 10 blocks: their stack is in the parent's dump */
+            assert_int_equal(num(r, "totals.inherited.unattributed.blocks"), 10);
+        json_decref(r);
+    }
+    free_dumps(t.all, t.count);
+    remove_dir();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_inheritance_exact_without_stacks),
+        cmocka_unit_test(test_inheritance_exact_under_default_sampling),
+        cmocka_unit_test(test_inheritance_by_site),
+        cmocka_unit_test(test_report_reads_the_tree),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

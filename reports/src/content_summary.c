@@ -1,0 +1,197 @@
+/* What to look at first, on top of every report (the HTML page's banner): for a queue audit the
+ * checks first; then for any program the largest leak, the most blocks left allocated, live
+ * memory no site accounts for (and the command that attributes it), the site with the most
+ * allocations and the one with the most temporary allocations. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "content.h"
+
+void site_name(const struct report *r, const struct report_site *s, char *out, size_t size)
+{
+    char where[512];
+    site_where(r, s, where, sizeof where);
+    snprintf(out, size, "site #%zu, %s", (size_t)(s - r->sites) + 1, where);
+}
+
+/* The site with the highest figure, or NULL when every site's is 0. */
+static const struct report_site *top_site(const struct report *r, enum site_rank key)
+{
+    const struct report_site *top = NULL;
+    for (size_t i = 0; i < r->site_count; i++)
+        if (site_figure(&r->sites[i], key) > 0 &&
+            (top == NULL || site_figure(&r->sites[i], key) > site_figure(top, key)))
+            top = &r->sites[i];
+    return top;
+}
+
+static const struct report_site *most_live_blocks(const struct report *r)
+{
+    const struct report_site *top = NULL;
+    for (size_t i = 0; i < r->site_count; i++)
+        if (r->sites[i].est.live_blocks > (top ? top->est.live_blocks : 0))
+            top = &r->sites[i];
+    return top;
+}
+
+static double percent(double part, double whole)
+{
+    return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+static void checks_item(struct document *d, const struct report *r)
+{
+    unsigned pass = d->checks[CHECK_PASS], fail = d->checks[CHECK_FAIL], na = d->checks[CHECK_NA];
+    if (fail == 0) {
+        if (na == 0)
+            doc_item(d, "Checks: every check passed (%u).", pass);
+        else
+            doc_item(d, "Checks: %u passed, %u could not apply (n/a): see Checks.", pass, na);
+        return;
+    }
+    for (size_t i = 0; i < r->check_count; i++)
+        if (report_check_status(&r->checks[i]) == CHECK_FAIL)
+            doc_item(d, "Check %s failed: %s.", r->checks[i].name, r->checks[i].detail);
+}
+
+/* Why live blocks have no site, by the stacks mode. */
+static const char *unsited_reason(const struct report *r, const struct unsited *u, bool *command)
+{
+    char mode[128];
+    stacks_mode(r, mode, sizeof mode);
+    *command = !u->every_site;
+    if (u->every_site)
+        return "their allocations have no stack (made before the interposer started, or beyond "
+               "its tables: see Precision)";
+    if (strncmp(mode, "sampled", 7) == 0)
+        return "stacks were sampled, and a site holding few small blocks can have no sample";
+    if (strcmp(mode, "queue") == 0)
+        return "with stacks 'queue' only allocations inside queue operations get a stack";
+    if (strcmp(mode, "off") == 0)
+        return "stacks were off";
+    return "some dumps did not take a stack for every allocation";
+}
+
+bool unsited_sentence(const struct report *r, char *out, size_t size)
+{
+    struct unsited u;
+    live_without_site(r, &u);
+    if (u.blocks < 1)
+        return false;
+    bool command;
+    const char *why = unsited_reason(r, &u, &command);
+    char blocks[CELL], all[CELL], bytes[CELL], run[4200] = "";
+    if (command) {
+        char line[4096];
+        attribute_command(r, line, sizeof line);
+        snprintf(run, sizeof run, "; `%s` gives every block its site", line);
+    }
+    snprintf(out, size, "No site for %s of the %s blocks %s (at most %s): %s%s.",
+             fig_count(blocks, u.blocks, u.estimated), count_cell(all, r->totals.live_blocks),
+             live_scope(r) == LIVE_NOW ? "live at the snapshot" : "live at exit",
+             fig_bytes(bytes, u.bytes, u.estimated), why, run);
+    return true;
+}
+
+static void leak_items(struct document *d, const struct report *r)
+{
+    char name[640], bytes[CELL], blocks[CELL];
+    const struct report_site *top = top_site(r, RANK_LIVE);
+    bool now = live_scope(r) == LIVE_NOW;
+    if (top != NULL) {
+        site_name(r, top, name, sizeof name);
+        doc_item(d, "%s: %s: %s in %s block%s still allocated %s (%.1f %% of the live bytes).",
+                 now ? "Most memory held at the snapshot" : "Largest leak", name,
+                 fig_bytes(bytes, top->est.live_bytes, top->estimated),
+                 fig_count(blocks, top->est.live_blocks, top->estimated),
+                 top->est.live_blocks >= 1.5 ? "s" : "", now ? "at the snapshot" : "at exit",
+                 percent(top->est.live_bytes, (double)r->totals.live_bytes));
+    }
+    const struct report_site *many = most_live_blocks(r);
+    if (many != NULL && many != top && many->est.live_blocks >= 99.5) {
+        site_name(r, many, name, sizeof name);
+        doc_item(d, "Most blocks still allocated: %s: %s blocks, %s.", name,
+                 fig_count(blocks, many->est.live_blocks, many->estimated),
+                 fig_bytes(bytes, many->est.live_bytes, many->estimated));
+    }
+    char sentence[5000];
+    if (unsited_sentence(r, sentence, sizeof sentence))
+        doc_item(d, "%s", sentence);
+}
+
+static void cost_items(struct document *d, const struct report *r)
+{
+    char name[640], a[CELL], b[CELL], c[CELL];
+    const struct report_site *top = top_site(r, RANK_ALLOCS);
+    uint64_t calls = r->totals.allocs + r->totals.reallocs;
+    if (top != NULL) {
+        site_name(r, top, name, sizeof name);
+        doc_item(d, "Most allocations: %s: %s of the %s allocation calls (%.1f %%), %s.", name,
+                 fig_count(a, top->est.allocs, top->estimated), count_cell(b, calls),
+                 percent(top->est.allocs, (double)calls),
+                 fig_bytes(c, top->est.bytes, top->estimated));
+    }
+    const struct report_site *temporary = r->temporary_missing ? NULL : top_site(r, RANK_TEMPORARY);
+    /* worth fixing first only where there are many: 100, or 1 % of all calls */
+    if (temporary != NULL && temporary->est.temporary < 100 &&
+        temporary->est.temporary < 0.01 * (double)calls)
+        temporary = NULL;
+    if (temporary != NULL) {
+        site_name(r, temporary, name, sizeof name);
+        doc_item(d,
+                 "Most temporary allocations (freed before the thread's next allocation): %s: "
+                 "%s, %.1f %% of its allocations.",
+                 name, fig_count(a, temporary->est.temporary, temporary->estimated),
+                 percent(temporary->est.temporary, temporary->est.allocs));
+    }
+}
+
+/* A Python whose objects pymalloc kept from malloc, and the module with the most frames without
+ * symbols with the package that names them. */
+static void interpreter_items(struct document *d, const struct report *r)
+{
+    for (size_t i = 0; i < r->process_count; i++) {
+        const struct report_process *p = &r->processes[i];
+        if (!process_is_python(p))
+            continue;
+        if (python_objects_counted(p))
+            doc_item(d, "pid %llu is Python: its objects are counted (PYTHONMALLOC=malloc).",
+                     (unsigned long long)p->pid);
+        else
+            doc_item(d,
+                     "pid %llu is Python and its small objects are likely not counted "
+                     "(pymalloc): run it with PYTHONMALLOC=malloc (qaudit run sets it where "
+                     "PYTHONMALLOC is not set).",
+                     (unsigned long long)p->pid);
+    }
+    struct debug_hint hints[16];
+    size_t n = debug_hints(r, hints, 16), most = 0;
+    for (size_t i = 1; i < n; i++)
+        most = hints[i].frames > hints[most].frames ? i : most;
+    if (n > 0) {
+        char sentence[1024];
+        debug_hint_sentence(r, &hints[most], sentence, sizeof sentence);
+        doc_item(d, "%s", sentence);
+    }
+}
+
+void section_summary(struct document *d, const struct report *r)
+{
+    /* Green only when every check of a queue audit passed; n/a is never called passed. */
+    const unsigned *tally = d->checks;
+    enum tone tone = tally[CHECK_FAIL] > 0                                             ? TONE_FAIL
+                     : d->queue_audit && tally[CHECK_NA] == 0 && tally[CHECK_PASS] > 0 ? TONE_PASS
+                                                                                       : TONE_INFO;
+    doc_list(d, tone, "What to look at first");
+    if (d->queue_audit || d->checks[CHECK_FAIL] > 0)
+        checks_item(d, r);
+    if (r->totals.allocs + r->totals.reallocs == 0) {
+        doc_item(d, "No allocation was counted.");
+        return;
+    }
+    leak_items(d, r);
+    cost_items(d, r);
+    interpreter_items(d, r);
+    if (r->trust.partial)
+        doc_item(d, "Some allocations or frees are missing from these figures: see Precision.");
+}

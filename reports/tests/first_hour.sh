@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# The first hour (issue 21): a newcomer's program (fixtures/first_hour.c: one 4 MiB leak, a thousand
+# 40-byte leaks, a hot loop of temporary allocations) under qaudit run's defaults, reported in
+# every format, each held against the counts the program wrote itself; and under sampled stacks,
+# where the report must list the small leak or say that its blocks have no site and how to get it.
+# usage: first_hour.sh QAUDIT BIN_DIR SOURCE_DIR
+set -uo pipefail
+qaudit=$(realpath "$1") bin=$(realpath "$2") src=$(realpath "$3")
+# shellcheck source=harness.sh
+. "$(dirname "$0")/harness.sh"
+program=$bin/fixture_first_hour
+cd "$work" || exit 2
+
+echo "--- qaudit run with its defaults"
+"$qaudit" run -- "$program" "$work/truth.json" >"$work/run.out" 2>"$work/run.err"
+status=$?
+[ "$status" -eq 0 ] && pass "run exits with the program's status" || fail "run: exit $status: $(cat "$work/run.err")"
+dump=$(ls "$work"/qaudit-*.json 2>/dev/null)
+[ "$(echo "$dump" | wc -w)" -eq 1 ] && pass "one dump: $(basename "$dump")" || fail "dumps: $dump"
+pid=$(basename "$dump" .json)
+pid=${pid#qaudit-}
+head -1 "$work/run.err" | grep -qx "qaudit run: pid $pid: $program" &&
+  pass "run says the program's pid first" || fail "first line: $(head -1 "$work/run.err")"
+tail -1 "$work/run.err" | grep -qx "qaudit run: next: qaudit report qaudit-$pid.json" &&
+  pass "run ends with the command that reports it" || fail "last line: $(tail -1 "$work/run.err")"
+! grep -qi "queue\|connection" "$work/run.err" && pass "no queue line for a program without hooks" ||
+  fail "run speaks of queues: $(cat "$work/run.err")"
+python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))['config']['stacks'] != 'always')" "$dump" &&
+  pass "the default stacks are always" || fail "default stacks"
+
+echo "--- JSON: every figure the program's own"
+"$qaudit" report "$dump" --format json -o "$work/report.json" || fail "report json"
+python3 - "$work/report.json" "$work/truth.json" <<'EOF' && pass "each site's allocations, bytes, live bytes and blocks, temporaries exact" || fail "site figures"
+import json, sys
+d, truth = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+sites = {s["where"].split(" ")[0]: s for s in d["sites"]}
+for name, t in truth.items():
+    s = sites[name]
+    assert s["precision"] == "exact", s
+    for k in ("allocs", "bytes", "live_bytes", "live_blocks", "temporary"):
+        assert s[k] == t[k], (name, k, s[k], t[k])
+assert d["live"]["without_site"]["blocks"] == 0, d["live"]["without_site"]
+assert not d["queue_audit"], "a program without hooks is no queue audit"
+ids = [s["id"] for s in d["sites"]]
+assert ids == sorted(ids) and [s["allocs"] for s in d["sites"]] == sorted((s["allocs"] for s in d["sites"]), reverse=True), ids
+EOF
+python3 - "$work/report.json" "$work/truth.json" <<'EOF' && pass "Live at exit lists every site with >= 1 % of the live bytes or >= 100 blocks" || fail "live sites"
+import json, sys
+d, truth = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+listed = {d["sites"][s["id"] - 1]["where"].split(" ")[0] for s in d["live"]["sites"]}
+live = d["live"]["bytes"]
+for name, t in truth.items():
+    if t["live_blocks"] >= 100 or t["live_bytes"] >= 0.01 * live:
+        assert name in listed, (name, listed)
+EOF
+python3 - "$work/report.json" <<'EOF' && pass "summary: the largest leak first, then most blocks left, most allocations, most temporaries" || fail "summary: $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['summary'])" "$work/report.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+assert s[0].startswith("Largest leak: site #") and "big_leak" in s[0] and "4.00 MiB in 1 block" in s[0], s
+assert any(i.startswith("Most blocks still allocated") and "small_leaks" in i and "1,000 blocks" in i for i in s), s
+assert any(i.startswith("Most allocations") and "hot_loop" in i and "200,000" in i for i in s), s
+assert any(i.startswith("Most temporary allocations") and "hot_loop" in i for i in s), s
+assert not any("heck" in i for i in s), "no checks in a program without hooks"
+EOF
+
+python3 -c "import json,jsonschema,sys; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))" \
+  "$work/report.json" "$src/docs/report-schema.json" && pass "the JSON matches docs/report-schema.json" || fail "schema"
+
+echo "--- text: fits the program and 100 columns"
+"$qaudit" report "$dump" >"$work/report.txt" || fail "report text"
+long=$(awk 'length($0) > 100' "$work/report.txt" | head -3)
+[ -z "$long" ] && pass "every line within 100 columns" || fail "lines over 100 columns: $long"
+for word in "queue" "Checks" "N/A" "connection" "Depth-one" "Wrappers folded"; do
+  grep -q "$word" "$work/report.txt" && fail "the text says '$word'"
+done
+pass "no queue, checks or wrapper words for a plain program"
+sed -n '/^By allocations/,/^By bytes/p' "$work/report.txt" | grep -o '^  #[0-9]*' | tr -d ' ' | tr '\n' ' ' |
+  grep -qx '#1 #2 #3 ' && pass "site ids read in rank order (#1 #2 #3)" ||
+  fail "ids by allocations: $(sed -n '/^By allocations/,/^By bytes/p' "$work/report.txt")"
+grep -q "site #1: 200,000 allocations, 48.83 MiB$" "$work/report.txt" &&
+  ! grep -Eq "[0-9]{5,} bytes" "$work/report.txt" && pass "bytes in one style (48.83 MiB, never 51200000 bytes)" ||
+  fail "units: $(grep '^  site #' "$work/report.txt")"
+grep -q "^Coverage: the sites account for all .* allocation calls and every byte requested" "$work/report.txt" &&
+  pass "coverage: every allocation call" || fail "coverage: $(grep Coverage "$work/report.txt")"
+
+"$qaudit" report "$dump" --top 1 >"$work/top1.txt"
+sed -n '/^== Live at exit/,/^== Temporary/p' "$work/top1.txt" | grep -q "small_leaks (first_hour.c" &&
+  pass "--top 1: Live at exit still lists the 1,000-block leak (>= 100 blocks)" ||
+  fail "--top 1 left the small leak out: $(sed -n '/^== Live at exit/,/^== Temporary/p' "$work/top1.txt")"
+
+echo "--- Markdown and HTML say the same"
+"$qaudit" report "$dump" --format md -o "$work/report.md" || fail "report md"
+grep -q '^\*\*What to look at first:\*\*$' "$work/report.md" && grep -q '^- Largest leak: site #.*big_leak' "$work/report.md" &&
+  ! grep -q "queue allocs" "$work/report.md" && pass "Markdown: the summary on top, no queue column" || fail "Markdown"
+"$qaudit" report "$dump" --format html -o "$work/report.html" || fail "report html"
+python3 - "$work/report.html" <<'EOF' && pass "HTML: the banner leads with the largest leak; no queue column, no checks" || fail "HTML banner"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+banner = root.find(".//*[@id='summary']")
+assert banner is not None and banner.get("class") == "verdict info", banner
+items = ["".join(li.itertext()) for li in banner.iter("li")]
+assert items[0].startswith("Largest leak") and "big_leak" in items[0], items
+heads = ["".join(th.itertext()) for th in root.iter("th")]
+assert "queue allocs" not in heads, heads
+assert root.find(".//*[@id='checks']") is None
+EOF
+
+echo "--- pprof and folded stacks carry the same figures"
+if command -v go >/dev/null; then
+  "$qaudit" report "$dump" --format pprof -o "$work/heap.pb.gz" || fail "report pprof"
+  go tool pprof -sample_index=inuse_objects -top "$work/heap.pb.gz" 2>/dev/null >"$work/inuse.txt"
+  go tool pprof -sample_index=alloc_objects -top "$work/heap.pb.gz" 2>/dev/null >"$work/alloc.txt"
+  grep -Eq '^ +1000 .*small_leaks$' "$work/inuse.txt" && grep -Eq '^ +200000 .*hot_loop$' "$work/alloc.txt" &&
+    pass "go tool pprof: small_leaks 1000 in use, hot_loop 200000 allocated" ||
+    fail "pprof: $(cat "$work/inuse.txt" "$work/alloc.txt")"
+else
+  fail "go tool pprof missing (scripts/deps.sh installs golang-go)"
+fi
+"$qaudit" report "$dump" --format folded --weight live -o "$work/live.folded" || fail "folded"
+python3 - "$work/live.folded" "$work/truth.json" <<'EOF' && pass "folded --weight live: each leak's bytes" || fail "folded"
+import json, sys
+truth = json.load(open(sys.argv[2]))
+live = {}
+for line in open(sys.argv[1]):
+    stack, count = line.rsplit(" ", 1)
+    leaf = stack.split(";")[-1]
+    live[leaf] = live.get(leaf, 0) + int(count)
+assert live.get("big_leak") == truth["big_leak"]["live_bytes"], live
+assert live.get("small_leaks") == truth["small_leaks"]["live_bytes"], live
+EOF
+
+echo "--- sampled stacks: the small leak is listed, or its blocks are said to have no site"
+for seed in 1 2 3 4 5 6 7 8; do
+  QAUDIT_SEED=$seed "$qaudit" run --stacks sampled:65536b --out "$work/s-$seed.json" -- "$program" "$work/t.json" 2>/dev/null
+  "$qaudit" report "$work/s-$seed.json" --format json -o "$work/s-$seed.report.json" &&
+    "$qaudit" report "$work/s-$seed.json" >"$work/s-$seed.txt" || fail "sampled report, seed $seed"
+done
+python3 - "$work" "$program" <<'EOF' && pass "sampled (8 seeds): small_leaks listed, or its blocks without a site with the command that attributes them" || fail "sampled"
+import json, sys
+work, program = sys.argv[1], sys.argv[2]
+for seed in range(1, 9):
+    d = json.load(open(f"{work}/s-{seed}.report.json"))
+    text = open(f"{work}/s-{seed}.txt").read().replace("\n", " ")
+    listed = any(d["sites"][s["id"] - 1]["where"].startswith("small_leaks") for s in d["live"]["sites"])
+    w = d["live"]["without_site"]
+    said = w["blocks"] >= 1 and w["command"].startswith("qaudit run --stacks always -- " + program)
+    assert listed or said, (seed, w)
+    assert "qaudit run --stacks always -- " + program in text, seed  # the command, always said
+EOF
+
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]

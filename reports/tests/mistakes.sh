@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# One line per mistake (issue 21): --out DIR writes inside DIR; a write that fails says the system's
+# reason; a missing program gets one line; a misspelled option or command gets one line naming the
+# nearest valid one, and exit 2.
+# usage: mistakes.sh QAUDIT BIN_DIR SOURCE_DIR
+set -uo pipefail
+qaudit=$(realpath "$1") bin=$(realpath "$2") src=$(realpath "$3")
+# shellcheck source=harness.sh
+. "$(dirname "$0")/harness.sh"
+cd "$work" || exit 2
+
+# expect STATUS WHAT LINE-PATTERN COMMAND...: exit STATUS, and stderr exactly one line matching.
+expect() {
+  local want=$1 what=$2 pattern=$3
+  shift 3
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$? lines
+  lines=$(wc -l <"$work/err")
+  if [ "$got" -eq "$want" ] && [ "$lines" -eq 1 ] && grep -Eq "$pattern" "$work/err"; then
+    pass "$what: exit $got, $(cat "$work/err")"
+  else
+    fail "$what: exit $got (wanted $want), $lines lines: $(head -c 600 "$work/err")"
+  fi
+}
+
+echo "--- --out DIR writes inside DIR"
+mkdir "$work/dumps"
+"$qaudit" run --out "$work/dumps" -- "$bin/fixture_first_hour" 2>"$work/err"
+inside=$(ls "$work/dumps")
+beside=$(ls -d "$work"/dumps.* 2>/dev/null)
+[ -n "$inside" ] && [ -z "$beside" ] && grep -q "dump $work/dumps/qaudit-[0-9]*.json (exit)" "$work/err" &&
+  pass "run --out DIR: the dump is inside ($inside), none beside it" || fail "--out DIR: inside '$inside', beside '$beside'"
+"$qaudit" run --out "$work/made/" -- true 2>"$work/err"
+grep -q "cannot write in $work/made: No such file or directory" "$work/err" && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+  pass "run --out DIR/ that does not exist: one line, the reason" || fail "--out missing dir: $(cat "$work/err")"
+
+echo "--- every write failure gives the system's reason"
+dump=$(ls "$work"/dumps/*.json)
+expect 2 "report -o into a missing directory" "cannot write $work/none/r.txt: No such file or directory$" \
+  "$qaudit" report "$dump" -o "$work/none/r.txt"
+expect 2 "report -o on a full device" "cannot write /dev/full: No space left on device$" \
+  "$qaudit" report "$dump" -o /dev/full
+expect 2 "report -o a directory" "cannot write $work/dumps: Is a directory$" "$qaudit" report "$dump" -o "$work/dumps"
+expect 2 "report to a full standard output" "cannot write standard output: No space left on device$" \
+  sh -c "exec '$qaudit' report '$dump' >/dev/full"
+expect 2 "diff -o on a full device" "cannot write /dev/full: No space left on device$" \
+  "$qaudit" diff "$dump" "$dump" -o /dev/full
+expect 2 "diff's pprof pair into a file's place" "cannot (make|write) .*: Not a directory$" \
+  "$qaudit" diff "$dump" "$dump" --format pprof -o "$dump/pair"
+
+echo "--- a missing program: one line"
+expect 127 "run of a missing program" "^qaudit run: cannot run /nonexistent/program: No such file or directory$" \
+  "$qaudit" run --out "$work/x-%p.json" -- /nonexistent/program
+expect 127 "run of a missing command on PATH" "^qaudit run: cannot run no-such-command-21: No such file or directory$" \
+  "$qaudit" run --out "$work/x-%p.json" -- no-such-command-21
+expect 126 "run of a file that is not executable" "^qaudit run: cannot run /etc/passwd: Permission denied$" \
+  "$qaudit" run --out "$work/x-%p.json" -- /etc/passwd
+ls "$work"/x-*.json >/dev/null 2>&1 && fail "a program that never ran left a dump" || pass "no dump for a program that never ran"
+
+echo "--- misspelled options and commands: one line, the nearest, exit 2"
+expect 2 "report --fromat" "unknown option --fromat \(did you mean --format\?\)$" "$qaudit" report "$dump" --fromat md
+expect 2 "run --stakcs" "unknown option --stakcs \(did you mean --stacks\?\)$" "$qaudit" run --stakcs always -- true
+expect 2 "diff --sortt" "unknown option --sortt \(did you mean --sort\?\)$" "$qaudit" diff "$dump" "$dump" --sortt bytes
+expect 2 "layout --tpye" "unknown option --tpye \(did you mean --type\?\)$" "$qaudit" layout "$bin/ringkv" --tpye x
+expect 2 "gate --basline" "unknown option --basline \(did you mean --baseline\?\)$" "$qaudit" gate --basline b.json "$bin/ringkv"
+expect 2 "compare --dumpp" "unknown option --dumpp \(did you mean --dump\?\)$" "$qaudit" compare "$bin/ringkv" --dumpp x.json
+expect 2 "classes --prbe" "unknown option --prbe \(did you mean --probe\?\)$" "$qaudit" classes --prbe 64
+expect 2 "an option far from any" "unknown option --zzzzzzzz \(qaudit report --help lists them\)$" \
+  "$qaudit" report "$dump" --zzzzzzzz
+expect 2 "a flag that takes no value" "^qaudit report: --no-symbols takes no value$" "$qaudit" report "$dump" --no-symbols=1
+expect 2 "an option without its value" "^qaudit report: --format wants a value" "$qaudit" report "$dump" --format
+expect 2 "qaudit reprot" "^qaudit: unknown command 'reprot' \(did you mean report\?\)$" "$qaudit" reprot "$dump"
+expect 2 "qaudit dif" "^qaudit: unknown command 'dif' \(did you mean diff\?\)$" "$qaudit" dif a b
+expect 2 "report without a dump" "^qaudit report: expected at least one DUMP" "$qaudit" report
+expect 2 "diff with one side" "^qaudit diff: expected BASE and NEW" "$qaudit" diff "$dump"
+
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]
