@@ -25,7 +25,7 @@ static bool is_call_operator(Dwarf_Die *die)
            (own[10] == '\0' || own[10] == '<');
 }
 
-bool closure_of(Dwarf_Die *die, Dwarf_Die *call, bool *has_call)
+bool probe_closure_of(Dwarf_Die *die, Dwarf_Die *call, bool *has_call)
 {
     Dwarf_Die child;
     bool gcc_lambda = false;
@@ -67,7 +67,7 @@ static char *param_type(Dwarf_Die *param)
         if (type_of_die(&type, &type) == NULL)
             return strdup("void");
     char *spelled = probe_type_name_resolved(&type);
-    char *canonical = spelled ? cxx_canonical(spelled) : NULL;
+    char *canonical = spelled ? probe_cxx_canonical(spelled) : NULL;
     free(spelled);
     return canonical;
 }
@@ -122,7 +122,7 @@ static char *with_autos(char *type, const struct autos *a)
     return type;
 }
 
-char *function_params(Dwarf_Die *call)
+char *probe_function_params(Dwarf_Die *call)
 {
     size_t len = 0;
     char *out = calloc(1, 1);
@@ -154,7 +154,7 @@ char *function_params(Dwarf_Die *call)
     return out;
 }
 
-bool method_is_const(Dwarf_Die *call)
+bool probe_method_is_const(Dwarf_Die *call)
 {
     Dwarf_Die child, pointer, pointee;
     if (dwarf_child(call, &child) != 0)
@@ -174,7 +174,7 @@ bool method_is_const(Dwarf_Die *call)
     return false;
 }
 
-bool closure_call_declaration(Dwarf_Die *function, Dwarf_Die *declaration)
+bool probe_closure_call_declaration(Dwarf_Die *function, Dwarf_Die *declaration)
 {
     Dwarf_Attribute attr;
     Dwarf_Die origin = *function;

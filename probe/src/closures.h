@@ -10,19 +10,19 @@
 
 /* Whether die (a struct or class without a name) is a lambda's closure; *call receives its
  * operator() declaration when it has one (*has_call says so). */
-bool closure_of(Dwarf_Die *die, Dwarf_Die *call, bool *has_call);
+bool probe_closure_of(Dwarf_Die *die, Dwarf_Die *call, bool *has_call);
 
 /* A function's (a call operator's) parameter types as the demangler writes them, joined by ", "
  * ("int, char const*"; "" for none), malloc'd; NULL when out of memory. */
-char *function_params(Dwarf_Die *call);
+char *probe_function_params(Dwarf_Die *call);
 
 /* Whether a member function (a lambda's call operator: the lambda is not mutable) is const: its
  * this points to const. */
-bool method_is_const(Dwarf_Die *call);
+bool probe_method_is_const(Dwarf_Die *call);
 
 /* Whether function (a subprogram definition or declaration, with DW_AT_name "operator()") is a
  * call operator; *declaration receives the declaration inside its class (the function itself
  * when it is one). */
-bool closure_call_declaration(Dwarf_Die *function, Dwarf_Die *declaration);
+bool probe_closure_call_declaration(Dwarf_Die *function, Dwarf_Die *declaration);
 
 #endif

@@ -8,7 +8,7 @@
 
 #include "cxx_parse.h"
 
-bool cxx_plain_name(const char *name)
+bool probe_cxx_plain_name(const char *name)
 {
     static const char *const words[] = {"unsigned", "signed", "short", "long", NULL};
     for (size_t i = 0; words[i] != NULL; i++)
@@ -77,7 +77,7 @@ static bool cache_room(void)
     return true;
 }
 
-void cxx_names_reset(void)
+void probe_cxx_names_reset(void)
 {
     for (size_t i = 0; i < cache.capacity; i++) {
         free(cache.slots[i].name);
@@ -93,20 +93,20 @@ static char *parsed(const char *name)
 {
     struct cxx_parse p;
     size_t len;
-    struct demangle_component *tree = cxx_parse_type(&p, name, strlen(name));
-    char *printed = tree ? cxx_print(tree, &len) : NULL;
+    struct demangle_component *tree = probe_cxx_parse_type(&p, name, strlen(name));
+    char *printed = tree ? probe_cxx_print(tree, &len) : NULL;
     bool out_of_memory = p.nodes == NULL;
-    cxx_parse_end(&p);
+    probe_cxx_parse_end(&p);
     if (printed != NULL)
         return printed;
     return out_of_memory ? NULL : strdup(name);
 }
 
-char *cxx_canonical(const char *name)
+char *probe_cxx_canonical(const char *name)
 {
     if (gcc_typedef_quirk(name))
         return strdup("__va_list_tag");
-    if (cxx_plain_name(name))
+    if (probe_cxx_plain_name(name))
         return strdup(name);
     uint64_t hash = hash_of(name);
     if (!cache_room())
@@ -135,7 +135,7 @@ static const char *const fundamentals[][2] = {
     {"__int128 unsigned", "unsigned __int128"},
 };
 
-const char *cxx_fundamental(const char *name)
+const char *probe_cxx_fundamental(const char *name)
 {
     for (size_t i = 0; i < sizeof fundamentals / sizeof fundamentals[0]; i++)
         if (strcmp(name, fundamentals[i][0]) == 0)
@@ -143,7 +143,7 @@ const char *cxx_fundamental(const char *name)
     return name;
 }
 
-size_t cxx_template_args(const char *name, struct cxx_span *args, size_t max, size_t *open)
+size_t probe_cxx_template_args(const char *name, struct cxx_span *args, size_t max, size_t *open)
 {
     size_t len = strlen(name);
     if (len < 2 || name[len - 1] != '>')
@@ -184,7 +184,7 @@ size_t cxx_template_args(const char *name, struct cxx_span *args, size_t max, si
     return angle == 0 && round == 0 ? count : 0;
 }
 
-const char *cxx_next_component(const char *name)
+const char *probe_cxx_next_component(const char *name)
 {
     int depth = 0;
     for (const char *p = name; *p; p++) {
@@ -198,9 +198,9 @@ const char *cxx_next_component(const char *name)
     return NULL;
 }
 
-const char *cxx_last_component(const char *name)
+const char *probe_cxx_last_component(const char *name)
 {
-    for (const char *next = name; next != NULL; next = cxx_next_component(name))
+    for (const char *next = name; next != NULL; next = probe_cxx_next_component(name))
         name = next;
     return name;
 }
@@ -224,7 +224,7 @@ static const char *past_suffix(const char *s)
     return is_word_char(*t) ? s : t;
 }
 
-bool cxx_names_equivalent(const char *a, const char *b)
+bool probe_cxx_names_equivalent(const char *a, const char *b)
 {
     const char *start = a;
     bool number = false; /* what was just matched is a literal's digits, or them and a suffix */

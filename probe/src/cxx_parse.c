@@ -263,7 +263,7 @@ static void print_into(const char *s, size_t n, void *opaque)
     out->buf[out->len] = '\0';
 }
 
-char *cxx_print(struct demangle_component *tree, size_t *len)
+char *probe_cxx_print(struct demangle_component *tree, size_t *len)
 {
     struct printed out = {NULL, 0, 0, false};
     if (!cplus_demangle_print_callback(DMGL_PARAMS | DMGL_ANSI, tree, print_into, &out) ||
@@ -279,7 +279,7 @@ char *cxx_print(struct demangle_component *tree, size_t *len)
 static node *address_of(struct cxx_parse *p, node *name)
 {
     size_t len;
-    char *printed = name ? cxx_print(name, &len) : NULL;
+    char *printed = name ? probe_cxx_print(name, &len) : NULL;
     char *text = printed ? text_alloc(p, len + 1) : NULL;
     if (text == NULL) {
         free(printed);
@@ -1010,7 +1010,7 @@ static node *parse_type(struct cxx_parse *p)
     return p->failed ? NULL : type;
 }
 
-struct demangle_component *cxx_parse_type(struct cxx_parse *p, const char *s, size_t len)
+struct demangle_component *probe_cxx_parse_type(struct cxx_parse *p, const char *s, size_t len)
 {
     memset(p, 0, sizeof *p);
     p->s = s;
@@ -1025,7 +1025,7 @@ struct demangle_component *cxx_parse_type(struct cxx_parse *p, const char *s, si
     return type;
 }
 
-void cxx_parse_end(struct cxx_parse *p)
+void probe_cxx_parse_end(struct cxx_parse *p)
 {
     while (p->blocks != NULL) {
         struct cxx_text_block *next = p->blocks->next;

@@ -22,13 +22,13 @@ struct cxx_parse {
 };
 
 /* Parses the whole of s (len bytes) as a type-id: the tree, or NULL when it does not parse. The
- * tree lives until cxx_parse_end. */
-struct demangle_component *cxx_parse_type(struct cxx_parse *p, const char *s, size_t len);
+ * tree lives until probe_cxx_parse_end. */
+struct demangle_component *probe_cxx_parse_type(struct cxx_parse *p, const char *s, size_t len);
 
-void cxx_parse_end(struct cxx_parse *p);
+void probe_cxx_parse_end(struct cxx_parse *p);
 
 /* A tree printed as gdb prints names (the demangler's printer, DMGL_PARAMS | DMGL_ANSI):
  * malloc'd, its length in *len; NULL when out of memory. */
-char *cxx_print(struct demangle_component *tree, size_t *len);
+char *probe_cxx_print(struct demangle_component *tree, size_t *len);
 
 #endif

@@ -71,7 +71,7 @@ static bool read_decl(Dwarf_Die *die, struct layout_type *t)
     const char *file = dwarf_decl_file(die), *comp_dir = NULL;
     if (file != NULL && dwarf_diecu(die, &cu, NULL, NULL) != NULL)
         comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
-    if (file != NULL && (t->decl_file = decl_path(file, comp_dir)) == NULL)
+    if (file != NULL && (t->decl_file = probe_decl_path(file, comp_dir)) == NULL)
         return false;
     t->decl_line = dwarf_decl_line(die, &line) == 0 && line > 0 ? (unsigned)line : 0;
     return true;
@@ -82,17 +82,17 @@ static void read_definition(struct walk *w, Dwarf_Die *die, const struct scope_n
 {
     struct layout_type t;
     char *name = strdup(named->name); /* the names' cache may drop it while types are read */
-    if (name == NULL || !read_aggregate(&w->aligns, die, name, w->expand, true, &t)) {
+    if (name == NULL || !probe_read_aggregate(&w->aligns, die, name, w->expand, true, &t)) {
         free(name);
         w->failed = true;
         return;
     }
-    bool known = already_kept(w->set, &w->seen, &t);
-    free_type(&t);
+    bool known = probe_already_kept(w->set, &w->seen, &t);
+    probe_free_type(&t);
     if (!known) {
-        bool read = read_aggregate(&w->aligns, die, name, w->expand, false, &t);
+        bool read = probe_read_aggregate(&w->aligns, die, name, w->expand, false, &t);
         t.unit_local = named->unit_local;
-        if (!read || (want_decl_files && !read_decl(die, &t)) || !keep(w->set, &w->seen, &t))
+        if (!read || (want_decl_files && !read_decl(die, &t)) || !probe_keep(w->set, &w->seen, &t))
             w->failed = true;
     }
     free(name);
@@ -124,11 +124,13 @@ static void note_alias(struct walk *w, Dwarf_Die *die)
     for (size_t i = 0; own != NULL && o != NULL && i < o->name_count; i++) {
         struct scope_name alias, target_name;
         Dwarf_Die target;
-        if (strcmp(cxx_last_component(o->names[i]), own) != 0)
+        if (strcmp(probe_cxx_last_component(o->names[i]), own) != 0)
             continue;
-        if (!scope_name_of(die, &alias) || alias.name == NULL ||
-            !type_name_matches(o->names[i], alias.name) || dwarf_peel_type(die, &target) != 0 ||
-            !is_aggregate_type(resolve_signature(&target)) || !scope_name_of(&target, &target_name))
+        if (!probe_scope_name_of(die, &alias) || alias.name == NULL ||
+            !layout_type_name_matches(o->names[i], alias.name) ||
+            dwarf_peel_type(die, &target) != 0 ||
+            !probe_is_aggregate_type(probe_resolve_signature(&target)) ||
+            !probe_scope_name_of(&target, &target_name))
             continue;
         if (target_name.name != NULL && !add_alias(w->set, alias.name, target_name.name))
             w->failed = true;
@@ -140,7 +142,7 @@ static void note_alias(struct walk *w, Dwarf_Die *die)
  * "f()::{lambda()#1}". Into a new string; NULL out of memory. */
 static char *base_of(const char *name)
 {
-    const char *last = cxx_last_component(name);
+    const char *last = probe_cxx_last_component(name);
     return strndup(last, strcspn(last, "<({ "));
 }
 
@@ -155,7 +157,7 @@ static bool wanted_from(const struct layout_options *o, struct wanted *w)
     if (w->bases == NULL)
         return false;
     for (size_t i = 0; i < o->name_count; i++) {
-        char *canonical = cxx_canonical(o->names[i]);
+        char *canonical = probe_cxx_canonical(o->names[i]);
         char *base = canonical ? base_of(canonical) : NULL;
         free(canonical);
         if (base == NULL)
@@ -194,7 +196,7 @@ static bool wanted_by_name(const struct walk *w, const char *name)
     if (o == NULL || o->name_count == 0)
         return true;
     for (size_t i = 0; i < o->name_count; i++)
-        if (type_name_matches(o->names[i], name))
+        if (layout_type_name_matches(o->names[i], name))
             return true;
     for (size_t i = 0; i < w->set->alias_count; i++)
         if (strcmp(w->set->aliases[i].target, name) == 0)
@@ -210,12 +212,12 @@ static void visit_type(struct walk *w, Dwarf_Die *die)
     struct scope_name named, own;
     Dwarf_Attribute attr;
     Dwarf_Die target;
-    if (is_aggregate_type(die)) {
+    if (probe_is_aggregate_type(die)) {
         /* A declaration, or a stand-in for a type unit's definition (read in that unit). */
         if (dwarf_hasattr(die, DW_AT_declaration) || dwarf_hasattr(die, DW_AT_signature) ||
             !may_be_wanted(&w->wanted, die))
             return;
-        if (!scope_name_of(die, &named))
+        if (!probe_scope_name_of(die, &named))
             w->failed = true;
         else if (named.name != NULL && wanted_by_name(w, named.name))
             read_definition(w, die, &named);
@@ -224,11 +226,12 @@ static void visit_type(struct walk *w, Dwarf_Die *die)
     note_alias(w, die);
     /* (clang puts the anonymous struct in a type unit of its own, and its typedef in the CU) */
     if (!may_be_wanted(&w->wanted, die) || dwarf_attr(die, DW_AT_type, &attr) == NULL ||
-        checked_formref_die(&attr, &target) == NULL ||
-        !is_aggregate_type(resolve_signature(&target)) ||
+        probe_checked_formref_die(&attr, &target) == NULL ||
+        !probe_is_aggregate_type(probe_resolve_signature(&target)) ||
         dwarf_hasattr(&target, DW_AT_declaration) || dwarf_hasattr(&target, DW_AT_name))
         return;
-    if (!scope_name_of(&target, &own) || (own.name == NULL && !scope_name_of(die, &named)))
+    if (!probe_scope_name_of(&target, &own) ||
+        (own.name == NULL && !probe_scope_name_of(die, &named)))
         w->failed = true;
     else if (own.name == NULL && named.name != NULL && wanted_by_name(w, named.name))
         read_definition(w, &target, &named);
@@ -239,7 +242,7 @@ static void walk_unit(struct walk *w, Dwarf_Die *root)
 {
     const Dwarf_Die *types;
     size_t count;
-    if (!scope_unit_types(root, &types, &count)) {
+    if (!probe_scope_unit_types(root, &types, &count)) {
         w->failed = true;
         return;
     }
@@ -269,20 +272,20 @@ static bool top_dies(Dwarf *dw, uint64_t *offsets, size_t n)
 static size_t units_from_index(Dwarf *dw, const struct layout_options *o, uint64_t *dies,
                                size_t max, const char **index_name)
 {
-    size_t named = o ? debug_names_units(dw, o->names, o->name_count, dies, max) : 0;
+    size_t named = o ? probe_debug_names_units(dw, o->names, o->name_count, dies, max) : 0;
     if (named > 0 && top_dies(dw, dies, named)) {
         *index_name = " (chosen by .debug_names)";
         return named;
     }
     *index_name = " (chosen by .gdb_index)";
     struct gdb_index index;
-    if (o == NULL || o->name_count == 0 || !gdb_index_open(dw, &index))
+    if (o == NULL || o->name_count == 0 || !probe_gdb_index_open(dw, &index))
         return 0;
     size_t n = 0;
     for (size_t i = 0; i < o->name_count; i++) {
         if (strpbrk(o->names[i], "*?[") != NULL || n >= max)
             return 0;
-        int found = gdb_index_type_units(&index, o->names[i], dies + n, (int)(max - n));
+        int found = probe_gdb_index_type_units(&index, o->names[i], dies + n, (int)(max - n));
         if (found <= 0)
             return 0;
         n += (size_t)found;
@@ -386,10 +389,10 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
     if (!wanted_from(options, &w.wanted))
         w.failed = true;
     /* (NULL when out of memory: declarations stay unsized) */
-    struct type_defs *definitions = type_defs_new(dw);
-    struct library_defs *libraries = library_defs_new(out->binary);
-    measure_use_definitions(definitions, libraries);
-    dwarf_errors_reset();
+    struct type_defs *definitions = probe_type_defs_new(dw);
+    struct library_defs *libraries = probe_library_defs_new(out->binary);
+    probe_measure_use_definitions(definitions, libraries);
+    probe_dwarf_errors_reset();
     Dwarf_CU *cu = NULL;
     Dwarf_Half version;
     uint8_t unit_type;
@@ -405,11 +408,11 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
         Dwarf_Die *root =
             unit_type == DW_UT_skeleton && dwarf_tag(&subdie) != DW_TAG_invalid ? &subdie : &cudie;
         if (unit_type == DW_UT_skeleton && root == &cudie) { /* its types are in a .dwo */
-            dwarf_errors_missing_dwo(&cudie);
+            probe_dwarf_errors_missing_dwo(&cudie);
             break;
         }
         walk_unit(&w, root);
-        unit_check(root); /* a damaged unit can end the walk early: read to its end? */
+        probe_unit_check(root); /* a damaged unit can end the walk early: read to its end? */
         if (w.failed)
             break;
         /* --first: the rest go unread, even uncounted (each unit header is a page to map). */
@@ -418,12 +421,12 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
     }
     free(w.seen.slots);
     wanted_free(&w.wanted);
-    die_table_free(&w.aligns.slots);
-    cxx_cache_free(w.aligns.cxx);
-    measure_use_definitions(NULL, NULL);
-    type_defs_free(definitions);
-    scope_names_reset();
-    library_defs_free(libraries);
+    probe_die_table_free(&w.aligns.slots);
+    probe_cxx_cache_free(w.aligns.cxx);
+    probe_measure_use_definitions(NULL, NULL);
+    probe_type_defs_free(definitions);
+    probe_scope_names_reset();
+    probe_library_defs_free(libraries);
     if (!layout_checked(out, error, size))
         return LAYOUT_INPUT_ERROR;
     if (rc < 0 || w.failed) {
@@ -469,9 +472,9 @@ static enum layout_status read_path(const char *path, const struct layout_option
         return status;
     }
     struct lean_dwarf lean;
-    if (!want_decl_files && lean_dwarf_open(path, &lean)) {
+    if (!want_decl_files && probe_lean_dwarf_open(path, &lean)) {
         enum layout_status status = read_units(lean.dwarf, options, true, out, error, error_size);
-        lean_dwarf_close(&lean);
+        probe_lean_dwarf_close(&lean);
         return status;
     }
     Dwfl *dwfl;
@@ -514,7 +517,7 @@ enum layout_status layout_read_first(const char *path, const struct layout_optio
 void layout_free(struct layout_set *set)
 {
     for (size_t i = 0; i < set->count; i++)
-        free_type(&set->types[i]);
+        probe_free_type(&set->types[i]);
     for (size_t i = 0; i < set->alias_count; i++) {
         free(set->aliases[i].name);
         free(set->aliases[i].target);

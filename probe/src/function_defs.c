@@ -15,9 +15,9 @@ static _Thread_local struct {
     struct keyed_dies defs; /* (incomplete when memory ran out: names are then the copies') */
 } index_of;
 
-void function_defs_reset(void)
+void probe_function_defs_reset(void)
 {
-    keyed_dies_free(&index_of.defs);
+    probe_keyed_dies_free(&index_of.defs);
     memset(&index_of, 0, sizeof index_of);
 }
 
@@ -43,25 +43,25 @@ static bool gather(Dwarf_Die *die, void *depth_arg)
             return false;
         if (tag == DW_TAG_subprogram && dwarf_haschildren(&child) &&
             !dwarf_hasattr(&child, DW_AT_declaration) && (linkage = linkage_of(&child)) != NULL &&
-            !keyed_dies_add(&index_of.defs, keyed_hash(linkage), &child))
+            !probe_keyed_dies_add(&index_of.defs, probe_keyed_hash(linkage), &child))
             return false;
     } while (dwarf_siblingof(&child, &child) == 0);
     return true;
 }
 
-size_t function_definitions(Dwarf *dw, const char *linkage, Dwarf_Die *out, size_t max)
+size_t probe_function_definitions(Dwarf *dw, const char *linkage, Dwarf_Die *out, size_t max)
 {
     if (index_of.dw != dw) {
-        function_defs_reset();
+        probe_function_defs_reset();
         index_of.dw = dw;
-        each_compile_unit(dw, gather, NULL);
-        keyed_dies_sort(&index_of.defs);
+        probe_each_compile_unit(dw, gather, NULL);
+        probe_keyed_dies_sort(&index_of.defs);
     }
-    uint64_t hash = keyed_hash(linkage);
+    uint64_t hash = probe_keyed_hash(linkage);
     const struct keyed_dies *k = &index_of.defs;
     size_t n = 0;
-    for (size_t i = keyed_dies_first(k, hash); i < k->count && k->items[i].key == hash && n < max;
-         i++) {
+    for (size_t i = probe_keyed_dies_first(k, hash);
+         i < k->count && k->items[i].key == hash && n < max; i++) {
         const char *name = linkage_of(&k->items[i].die);
         if (name != NULL && strcmp(name, linkage) == 0)
             out[n++] = k->items[i].die;

@@ -11,9 +11,9 @@
 /* The definitions (with their bodies' DIEs: out-of-line, abstract or concrete instances) of the
  * function whose mangled name is linkage, in the file dw: how many (at most max are filled).
  * The index is built on the first call. */
-size_t function_definitions(Dwarf *dw, const char *linkage, Dwarf_Die *out, size_t max);
+size_t probe_function_definitions(Dwarf *dw, const char *linkage, Dwarf_Die *out, size_t max);
 
 /* Frees the index: call when dw is closed. */
-void function_defs_reset(void);
+void probe_function_defs_reset(void);
 
 #endif

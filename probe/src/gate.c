@@ -39,10 +39,10 @@ static const struct layout_type *find_type(const struct layout_set *set, const c
     for (size_t i = 0; i < set->count; i++)
         if (strcmp(set->types[i].name, name) == 0)
             return &set->types[i];
-    char *canonical = cxx_canonical(name);
+    char *canonical = probe_cxx_canonical(name);
     const struct layout_type *found = NULL;
     for (size_t i = 0; canonical != NULL && found == NULL && i < set->count; i++)
-        if (cxx_names_equivalent(canonical, set->types[i].name))
+        if (probe_cxx_names_equivalent(canonical, set->types[i].name))
             found = &set->types[i];
     free(canonical);
     return found;
@@ -96,7 +96,7 @@ static bool integer(json_t *value, const char *what, const char *type, long long
 static int allocator_named(const char *name)
 {
     for (int a = 0; a < ALLOC_COUNT; a++)
-        if (strcmp(class_models[a].name, name) == 0)
+        if (strcmp(probe_class_models[a].name, name) == 0)
             return a;
     return -1;
 }
@@ -156,7 +156,7 @@ static bool check_entry(struct check *c, const char *key, const char *inner, jso
                  inner, t->name);
             return false;
         }
-        class_of((enum allocator)a, t->size ? t->size : 1, &sc);
+        probe_class_of((enum allocator)a, t->size ? t->size : 1, &sc);
         if (sc.reserved > (uint64_t)want)
             record(c->r, &c->s, rule, true, "%s class %" PRIu64 " > %lld (size %" PRIu64 ")", inner,
                    sc.reserved, want, t->size);

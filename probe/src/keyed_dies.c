@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool keyed_dies_add(struct keyed_dies *k, uint64_t key, Dwarf_Die *die)
+bool probe_keyed_dies_add(struct keyed_dies *k, uint64_t key, Dwarf_Die *die)
 {
     if (k->count == k->capacity) {
         size_t capacity = k->capacity ? 2 * k->capacity : 256;
@@ -25,13 +25,13 @@ static int by_key(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void keyed_dies_sort(struct keyed_dies *k)
+void probe_keyed_dies_sort(struct keyed_dies *k)
 {
     if (k->count > 1)
         qsort(k->items, k->count, sizeof *k->items, by_key);
 }
 
-size_t keyed_dies_first(const struct keyed_dies *k, uint64_t key)
+size_t probe_keyed_dies_first(const struct keyed_dies *k, uint64_t key)
 {
     size_t lo = 0, hi = k->count;
     while (lo < hi) {
@@ -44,13 +44,13 @@ size_t keyed_dies_first(const struct keyed_dies *k, uint64_t key)
     return lo;
 }
 
-void keyed_dies_free(struct keyed_dies *k)
+void probe_keyed_dies_free(struct keyed_dies *k)
 {
     free(k->items);
     memset(k, 0, sizeof *k);
 }
 
-uint64_t keyed_hash(const char *s)
+uint64_t probe_keyed_hash(const char *s)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     while (*s)
@@ -58,7 +58,7 @@ uint64_t keyed_hash(const char *s)
     return h;
 }
 
-bool each_compile_unit(Dwarf *dw, bool (*visit)(Dwarf_Die *root, void *arg), void *arg)
+bool probe_each_compile_unit(Dwarf *dw, bool (*visit)(Dwarf_Die *root, void *arg), void *arg)
 {
     Dwarf_CU *cu = NULL;
     Dwarf_Half version;

@@ -20,17 +20,17 @@ struct keyed_dies {
 };
 
 /* False when out of memory. */
-bool keyed_dies_add(struct keyed_dies *k, uint64_t key, Dwarf_Die *die);
-void keyed_dies_sort(struct keyed_dies *k);
+bool probe_keyed_dies_add(struct keyed_dies *k, uint64_t key, Dwarf_Die *die);
+void probe_keyed_dies_sort(struct keyed_dies *k);
 /* The first item with key (or the place it would take): the items with key follow it. */
-size_t keyed_dies_first(const struct keyed_dies *k, uint64_t key);
-void keyed_dies_free(struct keyed_dies *k);
+size_t probe_keyed_dies_first(const struct keyed_dies *k, uint64_t key);
+void probe_keyed_dies_free(struct keyed_dies *k);
 
 /* FNV-1a of a string: the key of a name. */
-uint64_t keyed_hash(const char *s);
+uint64_t probe_keyed_hash(const char *s);
 
 /* Calls visit with the root DIE of every compile unit of dw (a skeleton's split unit; type units
  * left out) until it returns false; false then. */
-bool each_compile_unit(Dwarf *dw, bool (*visit)(Dwarf_Die *root, void *arg), void *arg);
+bool probe_each_compile_unit(Dwarf *dw, bool (*visit)(Dwarf_Die *root, void *arg), void *arg);
 
 #endif

@@ -82,16 +82,16 @@ static void unit_free(struct unit *u)
         free(closures[i].params);
     free(u->scopes);
     free(u->types);
-    die_table_free(&u->names);
-    die_table_free(&u->closures);
+    probe_die_table_free(&u->names);
+    probe_die_table_free(&u->closures);
     free(u);
 }
 
-void scope_names_reset(void)
+void probe_scope_names_reset(void)
 {
-    function_defs_reset();
-    stand_ins_reset();
-    cxx_names_reset();
+    probe_function_defs_reset();
+    probe_stand_ins_reset();
+    probe_cxx_names_reset();
     for (size_t i = 0; i < kept.count; i++)
         unit_free(kept.units[i]);
     free(kept.units);
@@ -159,7 +159,7 @@ static bool enters(const struct unit *u, Dwarf_Die *child, int tag, bool in_clas
 static bool index_children(struct unit *u, Dwarf_Die *die, int32_t parent, int depth, bool copies)
 {
     Dwarf_Die child;
-    if (depth > 64 || checked_child(die, &child) != 0)
+    if (depth > 64 || probe_checked_child(die, &child) != 0)
         return true;
     int32_t previous = -1; /* the scope entry whose end is the offset of the next child */
     do {
@@ -181,7 +181,7 @@ static bool index_children(struct unit *u, Dwarf_Die *die, int32_t parent, int d
                 u, &child, previous, depth + 1,
                 copies || (tag == DW_TAG_subprogram && dwarf_hasattr(&child, DW_AT_declaration))))
             return false;
-    } while (checked_siblingof(&child, &child) == 0);
+    } while (probe_checked_siblingof(&child, &child) == 0);
     return true;
 }
 
@@ -262,7 +262,7 @@ static struct unit *unit_of(Dwarf_Die *die)
     return unit_of_root(&root);
 }
 
-bool scope_unit_types(Dwarf_Die *root, const Dwarf_Die **types, size_t *count)
+bool probe_scope_unit_types(Dwarf_Die *root, const Dwarf_Die **types, size_t *count)
 {
     kept.pinned = NULL;
     struct unit *u = unit_of_root(root);
@@ -337,12 +337,12 @@ static char *function_by_linkage(Dwarf_Die *die)
  * (DW_AT_linkage_name "6anon_t"). NULL for an unnamed class. */
 static const char *class_name(Dwarf_Die *die, size_t *length)
 {
-    const char *name = checked_diename(die);
+    const char *name = probe_checked_diename(die);
     Dwarf_Attribute attr;
     Dwarf_Die target;
     if (name == NULL && dwarf_attr(die, DW_AT_signature, &attr) != NULL &&
-        checked_formref_die(&attr, &target) != NULL)
-        name = checked_diename(&target);
+        probe_checked_formref_die(&attr, &target) != NULL)
+        name = probe_checked_diename(&target);
     if (name != NULL) {
         *length = strlen(name);
         return name;
@@ -384,9 +384,9 @@ static const struct closure *closure_info(struct unit *u, Dwarf_Die *die)
     struct closure c = {die->addr, false, NULL, 0, 0};
     Dwarf_Die call;
     bool has_call;
-    c.is_closure = closure_of(die, &call, &has_call);
+    c.is_closure = probe_closure_of(die, &call, &has_call);
     if (c.is_closure) {
-        c.params = has_call ? function_params(&call) : strdup("?");
+        c.params = has_call ? probe_function_params(&call) : strdup("?");
         if (c.params == NULL)
             return NULL;
         /* (clang's stand-in for a closure in a type unit has only its operator's place) */
@@ -445,7 +445,7 @@ static char *original_closure_name(Dwarf_Die *function, Dwarf_Die *die, bool *fa
     if (linkage == NULL || dwarf_decl_line(die, &line) != 0)
         return NULL;
     dwarf_decl_column(die, &column);
-    size_t n = function_definitions(dwarf_cu_getdwarf(die->cu), linkage, defs, 4);
+    size_t n = probe_function_definitions(dwarf_cu_getdwarf(die->cu), linkage, defs, 4);
     for (size_t d = 0; d < n; d++) {
         struct unit *du = unit_of(&defs[d]);
         int32_t scope = du ? scope_at(du, dwarf_dieoffset(&defs[d])) : -1;
@@ -478,7 +478,7 @@ static char *copy_name(Dwarf_Die *copy, bool *failed)
 {
     Dwarf_Die original;
     struct scope_name named;
-    if (!original_of_copy(copy, &original))
+    if (!probe_original_of_copy(copy, &original))
         return NULL;
     if (!qualified(&original, &named, 1)) {
         *failed = true;
@@ -553,7 +553,7 @@ static bool closure_holding(Dwarf_Die *declaration, Dwarf_Die *closure)
     if (i < 0 || !is_aggregate_tag(dwarf_tag(&u->scopes[i].die)))
         return false;
     *closure = u->scopes[i].die;
-    return closure_of(closure, &call, &has_call);
+    return probe_closure_of(closure, &call, &has_call);
 }
 
 /* "main::{lambda(int)#1}::operator()(int) const" for a lambda's call operator, whose linkage
@@ -563,19 +563,19 @@ static char *call_operator_name(Dwarf_Die *function, bool *failed)
 {
     Dwarf_Die declaration, closure;
     struct scope_name named;
-    if (!closure_call_declaration(function, &declaration) ||
+    if (!probe_closure_call_declaration(function, &declaration) ||
         !closure_holding(&declaration, &closure))
         return NULL;
     if (!qualified(&closure, &named, 1) || named.name == NULL) {
         *failed = named.name != NULL;
         return NULL;
     }
-    char *params = function_params(&declaration);
+    char *params = probe_function_params(&declaration);
     size_t size = params ? strlen(named.name) + strlen(params) + 32 : 0;
     char *s = params ? malloc(size) : NULL;
     if (s != NULL)
         snprintf(s, size, "%s::operator()(%s)%s", named.name, params,
-                 method_is_const(&declaration) ? " const" : "");
+                 probe_method_is_const(&declaration) ? " const" : "");
     free(params);
     *failed = s == NULL;
     return s;
@@ -596,13 +596,13 @@ static char *function_name(Dwarf_Die *die, const char *prefix, bool *failed)
         return s;
     Dwarf_Attribute attr; /* (a definition's name is its declaration's) */
     const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-    char *own_name = name ? template_args_canonical(die, name) : strdup("?");
-    char *params = private_scope(die) ? function_params(die) : NULL;
+    char *own_name = name ? probe_template_args_canonical(die, name) : strdup("?");
+    char *params = private_scope(die) ? probe_function_params(die) : NULL;
     size_t size = (own_name ? strlen(own_name) : 0) + (params ? strlen(params) : 0) + 9;
     char *own = own_name ? malloc(size) : NULL;
     if (own != NULL)
         snprintf(own, size, params ? "%s(%s)%s" : "%s", own_name, params,
-                 method_is_const(die) ? " const" : "");
+                 probe_method_is_const(die) ? " const" : "");
     s = own ? joined(prefix, own) : NULL;
     free(own);
     free(own_name);
@@ -618,7 +618,7 @@ static Dwarf_Die *template_source(Dwarf_Die *die, Dwarf_Die *out)
     Dwarf_Attribute attr;
     *out = *die;
     if (dwarf_attr(die, DW_AT_signature, &attr) != NULL)
-        checked_formref_die(&attr, out);
+        probe_checked_formref_die(&attr, out);
     return out;
 }
 
@@ -629,7 +629,7 @@ static char *own_name(struct unit *u, Dwarf_Die *die, const char *prefix, bool *
     int tag = dwarf_tag(die);
     *failed = false;
     if (tag == DW_TAG_namespace) {
-        const char *name = checked_diename(die);
+        const char *name = probe_checked_diename(die);
         char *s = joined(prefix, name ? name : "(anonymous namespace)");
         *local |= name == NULL;
         *failed = s == NULL;
@@ -640,13 +640,14 @@ static char *own_name(struct unit *u, Dwarf_Die *die, const char *prefix, bool *
         return function_name(die, prefix, failed);
     }
     size_t length = 0;
-    const char *name = is_aggregate_tag(tag) ? class_name(die, &length) : checked_diename(die);
+    const char *name =
+        is_aggregate_tag(tag) ? class_name(die, &length) : probe_checked_diename(die);
     if (name == NULL)
         return u->cplusplus && is_aggregate_tag(tag) ? closure_name(u, die, prefix, failed) : NULL;
     char *raw = strndup(name, is_aggregate_tag(tag) ? length : strlen(name));
     Dwarf_Die source;
-    char *own = raw && u->cplusplus && !cxx_plain_name(raw)
-                    ? template_args_canonical(template_source(die, &source), raw)
+    char *own = raw && u->cplusplus && !probe_cxx_plain_name(raw)
+                    ? probe_template_args_canonical(template_source(die, &source), raw)
                     : raw;
     if (own != raw)
         free(raw);
@@ -668,7 +669,7 @@ static Dwarf_Die *specification(Dwarf_Die *die, Dwarf_Die *out)
           dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) != NULL)))
         return NULL;
     dwarf_attr(die, DW_AT_specification, &attr);
-    return checked_formref_die(&attr, out);
+    return probe_checked_formref_die(&attr, out);
 }
 
 /* Whether die is a definition completing a declaration of the same unit whose own part is best
@@ -775,7 +776,7 @@ static bool qualified_in(struct unit *u, Dwarf_Die *die, struct scope_name *out,
             ;
         else if (!failed && !in_nameless_function(u, scope))
             name = own_name(u, die, prefix, &local, &failed);
-        else if (depth < 8 && stand_in_of(die, &declaration) &&
+        else if (depth < 8 && probe_stand_in_of(die, &declaration) &&
                  qualified(&declaration, &spec, depth + 1) && spec.name != NULL)
             failed = (name = strdup(spec.name)) == NULL;
     }
@@ -804,7 +805,7 @@ static bool qualified(Dwarf_Die *die, struct scope_name *out, int depth)
     if (u == NULL)
         return false;
     if (!u->cplusplus) {
-        out->name = checked_diename(die);
+        out->name = probe_checked_diename(die);
         return true;
     }
     if (!die_table_room(&u->names, sizeof(struct named)))
@@ -815,7 +816,7 @@ static bool qualified(Dwarf_Die *die, struct scope_name *out, int depth)
     return ok;
 }
 
-bool scope_name_of(Dwarf_Die *die, struct scope_name *out)
+bool probe_scope_name_of(Dwarf_Die *die, struct scope_name *out)
 {
     return qualified(die, out, 0);
 }

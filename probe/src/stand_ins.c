@@ -26,10 +26,10 @@ static _Thread_local struct {
     bool failed;
 } index_of;
 
-void stand_ins_reset(void)
+void probe_stand_ins_reset(void)
 {
-    die_table_free(&index_of.table);
-    keyed_dies_free(&index_of.locals);
+    probe_die_table_free(&index_of.table);
+    probe_keyed_dies_free(&index_of.locals);
     memset(&index_of, 0, sizeof index_of);
 }
 
@@ -46,7 +46,7 @@ static void note_local(Dwarf_Die *die)
 {
     uint64_t place = place_of(die);
     if (place != 0 && !dwarf_hasattr(die, DW_AT_declaration) &&
-        !keyed_dies_add(&index_of.locals, place, die))
+        !probe_keyed_dies_add(&index_of.locals, place, die))
         index_of.failed = true;
 }
 
@@ -95,10 +95,10 @@ static bool gather_unit(Dwarf_Die *root, void *arg)
 
 static void build(Dwarf *dw)
 {
-    stand_ins_reset();
+    probe_stand_ins_reset();
     index_of.dw = dw;
-    each_compile_unit(dw, gather_unit, NULL);
-    keyed_dies_sort(&index_of.locals);
+    probe_each_compile_unit(dw, gather_unit, NULL);
+    probe_keyed_dies_sort(&index_of.locals);
 }
 
 static bool built_for(Dwarf_Die *die)
@@ -117,7 +117,7 @@ static bool same_name(Dwarf_Die *a, Dwarf_Die *b)
     return x == y || (x != NULL && y != NULL && strcmp(x, y) == 0);
 }
 
-bool original_of_copy(Dwarf_Die *copy, Dwarf_Die *out)
+bool probe_original_of_copy(Dwarf_Die *copy, Dwarf_Die *out)
 {
     uint64_t place = place_of(copy);
     Dwarf_Word size = 0, other_size;
@@ -128,7 +128,8 @@ bool original_of_copy(Dwarf_Die *copy, Dwarf_Die *out)
         dwarf_formudata(&attr, &size);
     const struct keyed_dies *k = &index_of.locals;
     size_t found = 0;
-    for (size_t i = keyed_dies_first(k, place); i < k->count && k->items[i].key == place; i++) {
+    for (size_t i = probe_keyed_dies_first(k, place); i < k->count && k->items[i].key == place;
+         i++) {
         Dwarf_Die c = k->items[i].die;
         other_size = 0;
         if (dwarf_attr(&c, DW_AT_byte_size, &attr) != NULL)
@@ -141,7 +142,7 @@ bool original_of_copy(Dwarf_Die *copy, Dwarf_Die *out)
     return found == 1;
 }
 
-bool stand_in_of(Dwarf_Die *type, Dwarf_Die *out)
+bool probe_stand_in_of(Dwarf_Die *type, Dwarf_Die *out)
 {
     if (!built_for(type) || index_of.table.capacity == 0)
         return false;

@@ -14,13 +14,13 @@
 
 /* A stand-in of type (a DIE of a type unit) in a compile unit of the same file. The index is
  * built on the first call, by one walk of every compile unit's DIEs. */
-bool stand_in_of(Dwarf_Die *type, Dwarf_Die *out);
+bool probe_stand_in_of(Dwarf_Die *type, Dwarf_Die *out);
 
 /* The class local to a function in a compile unit of the same file that copy (a DIE of a type
  * unit) copies: one class with its line, column, name and size; false when none or several. */
-bool original_of_copy(Dwarf_Die *copy, Dwarf_Die *out);
+bool probe_original_of_copy(Dwarf_Die *copy, Dwarf_Die *out);
 
 /* Frees the index: call when the file is closed. */
-void stand_ins_reset(void);
+void probe_stand_ins_reset(void);
 
 #endif

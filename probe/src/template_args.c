@@ -120,7 +120,8 @@ static bool const_value(Dwarf_Die *param, bool is_signed, Dwarf_Word byte_size, 
 }
 
 /* "(unsigned long)500", "(char)'a'", "true", "(E)0": a value parameter's argument in a form
- * cxx_canonical prints as the demangler does, its value in *value; NULL to keep the name's own. */
+ * probe_cxx_canonical prints as the demangler does, its value in *value; NULL to keep the name's
+ * own. */
 static char *value_argument(Dwarf_Die *param, int64_t *value)
 {
     Dwarf_Attribute attr;
@@ -137,14 +138,14 @@ static char *value_argument(Dwarf_Die *param, int64_t *value)
     const char *name = NULL;
     struct scope_name enum_name;
     if (dwarf_tag(&type) == DW_TAG_enumeration_type) {
-        if (!scope_name_of(&type, &enum_name) || enum_name.name == NULL)
+        if (!probe_scope_name_of(&type, &enum_name) || enum_name.name == NULL)
             return NULL;
         name = enum_name.name;
         encoding = DW_ATE_signed;
     } else if (dwarf_tag(&type) == DW_TAG_base_type && (name = dwarf_diename(&type)) != NULL &&
                dwarf_attr(&type, DW_AT_encoding, &attr) != NULL) {
         dwarf_formudata(&attr, &encoding);
-        name = cxx_fundamental(name);
+        name = probe_cxx_fundamental(name);
     } else {
         return NULL;
     }
@@ -218,7 +219,7 @@ static char *completed(const char *raw, const struct cxx_span *args, size_t n, D
         if (grown == NULL || mismatch) {
             free(better);
             free(grown);
-            return mismatch ? cxx_canonical(raw) : NULL;
+            return mismatch ? probe_cxx_canonical(raw) : NULL;
         }
         s = grown;
         memcpy(s + len, raw + from, to - from);
@@ -232,15 +233,15 @@ static char *completed(const char *raw, const struct cxx_span *args, size_t n, D
         free(better);
     }
     s[len] = '\0';
-    char *canonical = cxx_canonical(s);
+    char *canonical = probe_cxx_canonical(s);
     free(s);
     return canonical;
 }
 
-char *template_args_canonical(Dwarf_Die *die, const char *raw)
+char *probe_template_args_canonical(Dwarf_Die *die, const char *raw)
 {
     struct cxx_span args[MAX_ARGS];
-    size_t open, n = cxx_template_args(raw, args, MAX_ARGS, &open);
+    size_t open, n = probe_cxx_template_args(raw, args, MAX_ARGS, &open);
     bool wanted = false;
     for (size_t i = 0; i < n && i < MAX_ARGS && !wanted; i++)
         wanted = maybe_untyped_value(raw + args[i].at, args[i].len) ||
@@ -248,6 +249,6 @@ char *template_args_canonical(Dwarf_Die *die, const char *raw)
     Dwarf_Die params[MAX_ARGS];
     size_t m = wanted && n <= MAX_ARGS ? template_params(die, params, MAX_ARGS) : 0;
     if (m == 0 || m > n)
-        return cxx_canonical(raw);
+        return probe_cxx_canonical(raw);
     return completed(raw, args, n, params, m);
 }

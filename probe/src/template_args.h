@@ -10,6 +10,6 @@
 
 /* raw is the DIE's own name (DW_AT_name); a malloc'd canonical spelling, NULL when out of
  * memory. */
-char *template_args_canonical(Dwarf_Die *die, const char *raw);
+char *probe_template_args_canonical(Dwarf_Die *die, const char *raw);
 
 #endif

@@ -33,7 +33,7 @@ struct type_defs {
     struct die_table found; /* of struct found: look-ups already answered, by declaration */
 };
 
-struct type_defs *type_defs_new(Dwarf *dw)
+struct type_defs *probe_type_defs_new(Dwarf *dw)
 {
     struct type_defs *d = calloc(1, sizeof *d);
     if (d != NULL)
@@ -41,12 +41,12 @@ struct type_defs *type_defs_new(Dwarf *dw)
     return d;
 }
 
-void type_defs_free(struct type_defs *d)
+void probe_type_defs_free(struct type_defs *d)
 {
     if (d == NULL)
         return;
     free(d->defs);
-    die_table_free(&d->found);
+    probe_die_table_free(&d->found);
     free(d);
 }
 
@@ -138,8 +138,8 @@ static const void *unit_of(Dwarf_Die *die)
 }
 
 /* What a definition must be: its own identifier, its qualified name (canonical, compared as
- * cxx_names_equivalent does), and for a name private to a unit (an anonymous namespace's) that
- * unit. */
+ * probe_cxx_names_equivalent does), and for a name private to a unit (an anonymous namespace's)
+ * that unit. */
 struct wanted {
     const char *own, *qualified;
     const void *unit; /* NULL: any */
@@ -151,8 +151,8 @@ static bool is_wanted(Dwarf_Die *candidate, const struct wanted *w)
     struct scope_name got;
     size_t length = identifier_length(w->own);
     return name != NULL && identifier_length(name) == length &&
-           strncmp(name, w->own, length) == 0 && scope_name_of(candidate, &got) &&
-           got.name != NULL && cxx_names_equivalent(got.name, w->qualified) &&
+           strncmp(name, w->own, length) == 0 && probe_scope_name_of(candidate, &got) &&
+           got.name != NULL && probe_cxx_names_equivalent(got.name, w->qualified) &&
            (w->unit == NULL || unit_of(candidate) == w->unit);
 }
 
@@ -209,7 +209,7 @@ static bool next_definition(struct type_defs *d, const struct wanted *w, size_t 
 {
     if (*at != SIZE_MAX && indexed_next(d, w, at, def))
         return true;
-    const char *last = cxx_last_component(w->qualified);
+    const char *last = probe_cxx_last_component(w->qualified);
     if (last == w->qualified || depth > 16 || *at != 0)
         return false;
     *at = SIZE_MAX; /* (a nested one is found once: the first outer definition holding it) */
@@ -217,7 +217,7 @@ static bool next_definition(struct type_defs *d, const struct wanted *w, size_t 
     if (outer_name == NULL)
         return false;
     size_t outer_at = 0;
-    struct wanted outer = {cxx_last_component(outer_name), outer_name, w->unit};
+    struct wanted outer = {probe_cxx_last_component(outer_name), outer_name, w->unit};
     Dwarf_Die found;
     bool ok = false;
     while (!ok && next_definition(d, &outer, &outer_at, &found, depth + 1))
@@ -232,7 +232,7 @@ static bool search(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
 {
     const char *own = dwarf_diename(decl);
     struct scope_name want;
-    if (own == NULL || !scope_name_of(decl, &want) || want.name == NULL)
+    if (own == NULL || !probe_scope_name_of(decl, &want) || want.name == NULL)
         return false;
     char *qualified = strdup(want.name);
     struct wanted w = {own, qualified, want.unit_local ? unit_of(decl) : NULL};
@@ -242,7 +242,7 @@ static bool search(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
     return ok;
 }
 
-bool type_defs_find(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
+bool probe_type_defs_find(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
 {
     if (d == NULL || (!d->built && !build(d)))
         return false;

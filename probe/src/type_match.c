@@ -32,11 +32,6 @@ static void compact(const char *s, char *out)
     out[n] = '\0';
 }
 
-bool type_pattern_is_glob(const char *pattern)
-{
-    return strpbrk(pattern, "*?") != NULL;
-}
-
 static bool matches_compact(const char *pattern, const char *name)
 {
     if (layout_name_matches(pattern, name))
@@ -69,20 +64,20 @@ static const char *canonical_pattern(const char *pattern)
     free(cache[i].pattern);
     free(cache[i].canonical);
     cache[i].pattern = strdup(pattern);
-    cache[i].canonical = cache[i].pattern ? cxx_canonical(pattern) : NULL;
+    cache[i].canonical = cache[i].pattern ? probe_cxx_canonical(pattern) : NULL;
     return cache[i].canonical;
 }
 
 /* canonical names name, or one of its tails after a "::" at the outermost level. */
 static bool names_tail(const char *canonical, const char *name)
 {
-    for (const char *tail = name; tail != NULL; tail = cxx_next_component(tail))
-        if (cxx_names_equivalent(canonical, tail))
+    for (const char *tail = name; tail != NULL; tail = probe_cxx_next_component(tail))
+        if (probe_cxx_names_equivalent(canonical, tail))
             return true;
     return false;
 }
 
-bool type_name_matches(const char *pattern, const char *name)
+bool layout_type_name_matches(const char *pattern, const char *name)
 {
     if (strcmp(pattern, name) == 0 || layout_name_matches(pattern, name))
         return true;
@@ -110,11 +105,11 @@ bool type_name_matches(const char *pattern, const char *name)
 bool layout_type_matches(const struct layout_set *set, const struct layout_type *t,
                          const char *pattern)
 {
-    if (type_name_matches(pattern, t->name))
+    if (layout_type_name_matches(pattern, t->name))
         return true;
     for (size_t i = 0; i < set->alias_count; i++)
         if (strcmp(set->aliases[i].target, t->name) == 0 &&
-            type_name_matches(pattern, set->aliases[i].name))
+            layout_type_name_matches(pattern, set->aliases[i].name))
             return true;
     return false;
 }

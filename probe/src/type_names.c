@@ -80,11 +80,12 @@ static void put_front(struct text *t, const char *s)
 }
 
 /* A type-unit declaration stands for the definition its DW_AT_signature names. */
-static Dwarf_Die *resolve_signature(Dwarf_Die *die)
+static Dwarf_Die *probe_resolve_signature(Dwarf_Die *die)
 {
     Dwarf_Attribute attr;
     Dwarf_Die target;
-    if (dwarf_attr(die, DW_AT_signature, &attr) != NULL && checked_formref_die(&attr, &target))
+    if (dwarf_attr(die, DW_AT_signature, &attr) != NULL &&
+        probe_checked_formref_die(&attr, &target))
         *die = target;
     return die;
 }
@@ -92,9 +93,10 @@ static Dwarf_Die *resolve_signature(Dwarf_Die *die)
 static Dwarf_Die *next_type(Dwarf_Die *die, Dwarf_Die *out)
 {
     Dwarf_Attribute attr;
-    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL || !checked_formref_die(&attr, out))
+    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL ||
+        !probe_checked_formref_die(&attr, out))
         return NULL;
-    return resolve_signature(out);
+    return probe_resolve_signature(out);
 }
 
 static bool is_cplusplus(Dwarf_Die *die)
@@ -115,7 +117,7 @@ static bool is_cplusplus(Dwarf_Die *die)
 static void put_tagged(struct text *t, Dwarf_Die *die, const char *c_keyword)
 {
     struct scope_name named;
-    if (!scope_name_of(die, &named)) {
+    if (!probe_scope_name_of(die, &named)) {
         t->failed = true;
         return;
     }
@@ -206,7 +208,7 @@ static void put_parameters(struct text *decl, Dwarf_Die *function, int depth)
     Dwarf_Die child, type;
     size_t count = 0;
     put(decl, "(");
-    if (checked_child(function, &child) == 0) {
+    if (probe_checked_child(function, &child) == 0) {
         do {
             int tag = dwarf_tag(&child);
             if (tag == DW_TAG_unspecified_parameters) {
@@ -219,7 +221,7 @@ static void put_parameters(struct text *decl, Dwarf_Die *function, int depth)
                 else
                     put(decl, "?");
             }
-        } while (checked_siblingof(&child, &child) == 0);
+        } while (probe_checked_siblingof(&child, &child) == 0);
     }
     if (count == 0 && dwarf_hasattr(function, DW_AT_prototyped))
         put(decl, "void");
@@ -229,7 +231,7 @@ static void put_parameters(struct text *decl, Dwarf_Die *function, int depth)
 static void put_bounds(struct text *decl, Dwarf_Die *array)
 {
     Dwarf_Die child;
-    if (checked_child(array, &child) != 0)
+    if (probe_checked_child(array, &child) != 0)
         return;
     do {
         if (dwarf_tag(&child) != DW_TAG_subrange_type)
@@ -245,7 +247,7 @@ static void put_bounds(struct text *decl, Dwarf_Die *array)
         else
             snprintf(bound, sizeof bound, "[]");
         put(decl, bound);
-    } while (checked_siblingof(&child, &child) == 0);
+    } while (probe_checked_siblingof(&child, &child) == 0);
 }
 
 /* const, volatile, _Atomic, restrict: on a pointer they follow its "*"; otherwise they join
@@ -314,8 +316,8 @@ static void spell(struct text *t, Dwarf_Die *die, struct text *decl, const char 
         owner.through = t->through;
         Dwarf_Attribute attr;
         Dwarf_Die cls;
-        if (dwarf_attr(die, DW_AT_containing_type, &attr) && checked_formref_die(&attr, &cls))
-            spell_abstract(&owner, resolve_signature(&cls), depth + 1);
+        if (dwarf_attr(die, DW_AT_containing_type, &attr) && probe_checked_formref_die(&attr, &cls))
+            spell_abstract(&owner, probe_resolve_signature(&cls), depth + 1);
         else
             put(&owner, "?");
         put(&owner, "::*");
@@ -356,9 +358,9 @@ static void spell(struct text *t, Dwarf_Die *die, struct text *decl, const char 
         put_declarator(t, decl);
         return;
     default: { /* base types, unspecified types (decltype(nullptr)) */
-        const char *name = checked_diename(die);
+        const char *name = probe_checked_diename(die);
         /* C++ base types as gdb and clang write them ("unsigned long"); C's as pahole does */
-        const char *fundamental = name ? cxx_fundamental(name) : NULL;
+        const char *fundamental = name ? probe_cxx_fundamental(name) : NULL;
         if (fundamental != name && is_cplusplus(die))
             name = fundamental;
         put(t, quals);
@@ -386,7 +388,7 @@ static char *type_decl(Dwarf_Die *die, size_t *name_at, bool through)
     t.through = through;
     put(&decl, "\001");
     Dwarf_Die resolved = *die;
-    spell(&t, resolve_signature(&resolved), &decl, "", 0);
+    spell(&t, probe_resolve_signature(&resolved), &decl, "", 0);
     char *out = NULL;
     if (!t.failed && !decl.failed) {
         char *mark = memchr(t.buf, MARK, t.len);

@@ -12,13 +12,11 @@
 /* True when pattern names name: "Pair2<int, 3>", "lc::Pair2<int,3>" and "Pair2<int,*>" all
  * name "lc::Pair2<int, 3>". A pattern without a scope matches the name's last components
  * ("Inner" and "Outer::Inner" name "lc::Outer::Inner"), never part of a component. */
-bool type_name_matches(const char *pattern, const char *name);
+bool layout_type_name_matches(const char *pattern, const char *name);
 
-/* type_name_matches, or pattern names a typedef of t that the read recorded (set->aliases). */
+/* layout_type_name_matches, or pattern names a typedef of t that the read recorded (set->aliases).
+ */
 bool layout_type_matches(const struct layout_set *set, const struct layout_type *t,
                          const char *pattern);
-
-/* True when pattern is a glob ('*' or '?'). */
-bool type_pattern_is_glob(const char *pattern);
 
 #endif
