@@ -9,6 +9,7 @@
 
 #include "document.h"
 #include "probe/layout.h"
+#include "probe/type_match.h"
 
 static const char *option_or(const char *value, const char *fallback)
 {
@@ -34,7 +35,7 @@ static enum report_status layout_row(const char *binary, const struct compare_op
     const char *queue = option_or(o->queue_member, "queue");
     const struct layout_type *t = NULL;
     for (size_t i = 0; i < set.count && t == NULL; i++)
-        if (strcmp(set.types[i].name, connection) == 0)
+        if (layout_type_matches(&set, &set.types[i], connection)) /* a typedef's name too */
             t = &set.types[i];
     const struct layout_member *m = t ? member_named(t, queue) : NULL;
     enum report_status status = REPORT_OK;
