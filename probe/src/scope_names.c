@@ -489,6 +489,35 @@ static char *copy_name(Dwarf_Die *copy, bool *failed)
     return s;
 }
 
+/* Whether die is a function DIE that says nothing of which function it is: clang puts classes
+ * local to a function with external linkage under one in type units, and sometimes a closure
+ * under one in a compile unit. */
+static bool is_nameless_function(Dwarf_Die *die)
+{
+    return dwarf_tag(die) == DW_TAG_subprogram && !dwarf_hasattr(die, DW_AT_name) &&
+           !dwarf_hasattr(die, DW_AT_linkage_name) && !dwarf_hasattr(die, DW_AT_specification) &&
+           !dwarf_hasattr(die, DW_AT_abstract_origin);
+}
+
+/* The name of a closure under a nameless function, from its call operator's definition's
+ * linkage name ("ns::f(int)::{lambda(long)#1}::operator()(long) const" without its operator).
+ * NULL when there is none (or out of memory: *failed). */
+static char *closure_by_call_definition(Dwarf_Die *die, bool *failed)
+{
+    Dwarf_Die call, definition;
+    bool has_call;
+    if (!probe_closure_of(die, &call, &has_call) || !has_call ||
+        !probe_function_definition_of(&call, &definition))
+        return NULL;
+    char *demangled = function_by_linkage(&definition);
+    const char *last = demangled ? probe_cxx_last_component(demangled) : NULL;
+    char *s = NULL;
+    if (last != NULL && last != demangled && strncmp(last, "operator()(", 11) == 0)
+        *failed = (s = strndup(demangled, (size_t)(last - demangled) - 2)) == NULL;
+    free(demangled);
+    return s;
+}
+
 /* "{lambda(int)#2}" joined to prefix: lambdas are numbered per scope and parameter list, in
  * source order, as the Itanium C++ ABI (and clang) number them. NULL when die is no closure or
  * out of memory (*failed). */
@@ -511,6 +540,11 @@ static char *closure_name(struct unit *u, Dwarf_Die *die, const char *prefix, bo
         if (s != NULL || *failed)
             return s;
         if ((s = copy_name(die, failed)) != NULL || *failed)
+            return s;
+    }
+    if (scope != NULL && is_nameless_function(scope)) {
+        char *s = closure_by_call_definition(die, failed);
+        if (s != NULL || *failed)
             return s;
     }
     Dwarf_Off start = context >= 0 ? u->scopes[context].start : 0;
@@ -728,10 +762,7 @@ static const char *scope_prefix(struct unit *u, int32_t i, bool *local)
 static bool in_nameless_function(struct unit *u, int32_t i)
 {
     for (; i >= 0; i = u->scopes[i].parent) {
-        Dwarf_Die *die = &u->scopes[i].die;
-        if (u->type_unit && dwarf_tag(die) == DW_TAG_subprogram &&
-            !dwarf_hasattr(die, DW_AT_name) && !dwarf_hasattr(die, DW_AT_linkage_name) &&
-            !dwarf_hasattr(die, DW_AT_specification) && !dwarf_hasattr(die, DW_AT_abstract_origin))
+        if (u->type_unit && is_nameless_function(&u->scopes[i].die))
             return true;
     }
     return false;
