@@ -26,6 +26,7 @@
 #include "input.h"
 #include "lean_dwarf.h"
 #include "library_defs.h"
+#include "aggregate_tag.h"
 #include "reader.h"
 #include "scope_names.h"
 #include "type_defs.h"
@@ -47,19 +48,26 @@ struct wanted {
     bool any;
 };
 
+/* How a read goes, set by the entry point (layout_read, layout_read_first, layout_read_located)
+ * and passed down the read, never kept in the file. */
+struct read_settings {
+    const struct layout_options *options; /* may be NULL */
+    bool stop_at_first; /* layout_read_first: stop once every name has a definition */
+    bool decl_files;    /* layout_read_located: also read where each type is defined, which
+                           needs the line tables the lean open leaves out (so that plain dumps
+                           of -gz files stay fast) */
+};
+
 struct walk {
     struct layout_set *set;
     const struct layout_options *options; /* the names wanted: their typedefs are noted */
+    bool decl_files;
     struct wanted wanted;
     bool expand;
     struct seen seen;
     struct align_cache aligns;
     bool failed;
 };
-
-/* layout_read_located: also read where each type is defined, which needs the line tables that
- * the lean open leaves out (so that plain dumps of -gz files stay fast). */
-static bool want_decl_files;
 
 /* DW_AT_decl_file (joined to the unit's DW_AT_comp_dir when relative) and DW_AT_decl_line of a
  * definition into t; false when out of memory. */
@@ -92,7 +100,7 @@ static void read_definition(struct walk *w, Dwarf_Die *die, const struct scope_n
     if (!known) {
         bool read = probe_read_aggregate(&w->aligns, die, name, w->expand, false, &t);
         t.unit_local = named->unit_local;
-        if (!read || (want_decl_files && !read_decl(die, &t)) || !probe_keep(w->set, &w->seen, &t))
+        if (!read || (w->decl_files && !read_decl(die, &t)) || !probe_keep(w->set, &w->seen, &t))
             w->failed = true;
     }
     free(name);
@@ -301,9 +309,6 @@ static bool among(uint64_t value, const uint64_t *values, size_t n)
     return false;
 }
 
-/* layout_read_first is running (on this thread). */
-static _Thread_local bool stop_at_first;
-
 /* Every wanted name (or glob) names a type read so far, as the command line matches them. */
 static bool all_matched(const struct layout_set *set, const struct layout_options *o)
 {
@@ -317,28 +322,29 @@ static bool all_matched(const struct layout_set *set, const struct layout_option
     return true;
 }
 
-static enum layout_status read_units(Dwarf *dw, const struct layout_options *options,
+static enum layout_status read_units(Dwarf *dw, const struct read_settings *settings,
                                      bool use_index, struct layout_set *out, char *error,
                                      size_t size);
 
 /* Reads again, every unit, for the names given (the set read so far is dropped): the index
  * named a unit that does not define the struct itself (a typedef of that name, or a
  * declaration), or a typedef named a type that was passed before the typedef was met. */
-static enum layout_status read_again_fully(Dwarf *dw, const struct layout_options *options,
+static enum layout_status read_again_fully(Dwarf *dw, const struct read_settings *settings,
                                            struct layout_set *out, char *error, size_t size)
 {
     char *binary = out->binary;
     out->binary = NULL;
     layout_free(out);
     out->binary = binary;
-    return read_units(dw, options, false, out, error, size);
+    return read_units(dw, settings, false, out, error, size);
 }
 
 /* A typedef a name matched names a type not read (met before the typedef): read again with the
  * types the typedefs name among the names. */
-static enum layout_status read_alias_targets(Dwarf *dw, const struct layout_options *options,
+static enum layout_status read_alias_targets(Dwarf *dw, const struct read_settings *settings,
                                              struct layout_set *out, char *error, size_t size)
 {
+    const struct layout_options *options = settings->options;
     size_t n = options->name_count + out->alias_count;
     const char **names = malloc(n * sizeof *names);
     char **targets = calloc(out->alias_count + 1, sizeof *targets);
@@ -352,7 +358,9 @@ static enum layout_status read_alias_targets(Dwarf *dw, const struct layout_opti
         struct layout_options more = *options;
         more.names = names;
         more.name_count = n;
-        status = read_again_fully(dw, &more, out, error, size);
+        struct read_settings again = *settings;
+        again.options = &more;
+        status = read_again_fully(dw, &again, out, error, size);
     } else {
         fail(error, size, "%s: cannot read its DWARF: out of memory", out->binary);
     }
@@ -376,16 +384,18 @@ static bool alias_targets_read(const struct layout_set *set)
     return true;
 }
 
-static enum layout_status read_units(Dwarf *dw, const struct layout_options *options,
+static enum layout_status read_units(Dwarf *dw, const struct read_settings *settings,
                                      bool use_index, struct layout_set *out, char *error,
                                      size_t size)
 {
+    const struct layout_options *options = settings->options;
     bool expand = options && options->expand;
     uint64_t chosen[64];
     const char *index_name;
     size_t chosen_count = use_index ? units_from_index(dw, options, chosen, 64, &index_name) : 0;
     out->index_used = chosen_count > 0 ? index_name : NULL;
-    struct walk w = {.set = out, .options = options, .expand = expand};
+    struct walk w = {
+        .set = out, .options = options, .decl_files = settings->decl_files, .expand = expand};
     if (!wanted_from(options, &w.wanted))
         w.failed = true;
     /* (NULL when out of memory: declarations stay unsized) */
@@ -416,7 +426,8 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
         if (w.failed)
             break;
         /* --first: the rest go unread, even uncounted (each unit header is a page to map). */
-        if (stop_at_first && options && options->name_count > 0 && all_matched(out, options))
+        if (settings->stop_at_first && options && options->name_count > 0 &&
+            all_matched(out, options))
             break;
     }
     free(w.seen.slots);
@@ -440,15 +451,16 @@ static enum layout_status read_units(Dwarf *dw, const struct layout_options *opt
         return LAYOUT_INPUT_ERROR;
     }
     if (out->index_used != NULL && !all_matched(out, options))
-        return read_again_fully(dw, options, out, error, size);
+        return read_again_fully(dw, settings, out, error, size);
     if (use_index && !alias_targets_read(out))
-        return read_alias_targets(dw, options, out, error, size);
+        return read_alias_targets(dw, settings, out, error, size);
     return LAYOUT_OK;
 }
 
-static enum layout_status read_path(const char *path, const struct layout_options *options,
+static enum layout_status read_path(const char *path, const struct read_settings *settings,
                                     struct layout_set *out, char *error, size_t error_size)
 {
+    const struct layout_options *options = settings->options;
     const char *debug_file = options ? options->debug_file : NULL;
     memset(out, 0, sizeof *out);
     out->binary = strdup(path);
@@ -466,14 +478,14 @@ static enum layout_status read_path(const char *path, const struct layout_option
                 close(fd);
             return LAYOUT_INPUT_ERROR;
         }
-        enum layout_status status = read_units(dw, options, true, out, error, error_size);
+        enum layout_status status = read_units(dw, settings, true, out, error, error_size);
         dwarf_end(dw);
         close(fd);
         return status;
     }
     struct lean_dwarf lean;
-    if (!want_decl_files && probe_lean_dwarf_open(path, &lean)) {
-        enum layout_status status = read_units(lean.dwarf, options, true, out, error, error_size);
+    if (!settings->decl_files && probe_lean_dwarf_open(path, &lean)) {
+        enum layout_status status = read_units(lean.dwarf, settings, true, out, error, error_size);
         probe_lean_dwarf_close(&lean);
         return status;
     }
@@ -491,27 +503,32 @@ static enum layout_status read_path(const char *path, const struct layout_option
         dwfl_end(dwfl);
         return LAYOUT_INPUT_ERROR;
     }
-    enum layout_status status = read_units(dw, options, true, out, error, error_size);
+    enum layout_status status = read_units(dw, settings, true, out, error, error_size);
     dwfl_end(dwfl);
+    return status;
+}
+
+static enum layout_status read_with(const char *path, const struct read_settings *settings,
+                                    struct layout_set *out, char *error, size_t error_size)
+{
+    enum layout_status status = read_path(path, settings, out, error, error_size);
+    if (status != LAYOUT_OK)
+        probe_one_line(error); /* names from a damaged file may hold any byte */
     return status;
 }
 
 enum layout_status layout_read(const char *path, const struct layout_options *options,
                                struct layout_set *out, char *error, size_t error_size)
 {
-    enum layout_status status = read_path(path, options, out, error, error_size);
-    if (status != LAYOUT_OK)
-        probe_one_line(error); /* names from a damaged file may hold any byte */
-    return status;
+    struct read_settings settings = {.options = options};
+    return read_with(path, &settings, out, error, error_size);
 }
 
 enum layout_status layout_read_first(const char *path, const struct layout_options *options,
                                      struct layout_set *out, char *error, size_t error_size)
 {
-    stop_at_first = true;
-    enum layout_status status = layout_read(path, options, out, error, error_size);
-    stop_at_first = false;
-    return status;
+    struct read_settings settings = {.options = options, .stop_at_first = true};
+    return read_with(path, &settings, out, error, error_size);
 }
 
 void layout_free(struct layout_set *set)
@@ -531,8 +548,6 @@ void layout_free(struct layout_set *set)
 enum layout_status layout_read_located(const char *path, const struct layout_options *options,
                                        struct layout_set *out, char *error, size_t error_size)
 {
-    want_decl_files = true;
-    enum layout_status status = layout_read(path, options, out, error, error_size);
-    want_decl_files = false;
-    return status;
+    struct read_settings settings = {.options = options, .decl_files = true};
+    return read_with(path, &settings, out, error, error_size);
 }

@@ -125,7 +125,7 @@ enum layout_status layout_read_first(const char *path, const struct layout_optio
                                      struct layout_set *out, char *error, size_t error_size);
 
 /* layout_read, and where each type is defined (decl_file, decl_line: for the gate's
- * annotations), which takes the line tables a plain read leaves out. Not reentrant. */
+ * annotations), which takes the line tables a plain read leaves out. */
 enum layout_status layout_read_located(const char *path, const struct layout_options *options,
                                        struct layout_set *out, char *error, size_t error_size);
 
