@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "probe/layout.h"
+#include "aggregate_tag.h"
 #include "cxx_bases.h"
 #include "dwarf_errors.h"
 #include "reader.h"

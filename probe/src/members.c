@@ -9,24 +9,10 @@
 #include "probe/layout.h"
 #include "cxx_bases.h"
 #include "dwarf_errors.h"
+#include "member_list.h"
 #include "aggregate_tag.h"
 #include "reader.h"
 #include "type_names.h"
-
-bool probe_add_member(struct layout_type *t, struct layout_member m)
-{
-    struct layout_member *grown = realloc(t->members, (t->member_count + 1) * sizeof *grown);
-    if (grown == NULL)
-        return false;
-    t->members = grown;
-    t->members[t->member_count++] = m;
-    return true;
-}
-
-bool probe_is_aggregate_type(Dwarf_Die *die)
-{
-    return is_aggregate_tag(dwarf_tag(die));
-}
 
 /* A struct or union without a name, or an array of them, qualifiers aside (not through a
  * typedef, as pahole): into out, whose members text shows inline (those of the first element). */
@@ -184,7 +170,8 @@ bool probe_read_members(struct layout_type *t, Dwarf_Die *aggregate, struct memb
             if (!read_member(t, &child, in_union, scope))
                 return false;
     } while (probe_checked_siblingof(&child, &child) == 0);
-    if (bases && scope.complete && !probe_add_virtual_bases(t, aggregate, first, scope))
+    if (bases && scope.complete &&
+        !probe_add_virtual_bases(t, aggregate, first, scope, probe_read_members))
         return false;
     if (scope.light)
         return true;

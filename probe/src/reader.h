@@ -40,7 +40,8 @@ uint64_t probe_aggregate_align(struct align_cache *cache, Dwarf_Die *die, int de
                                uint64_t *natural, bool *unknown);
 struct cxx_cache *probe_cxx_of(struct align_cache *cache);
 
-/* members.c, virtual_bases.c, member_sizes.c, derived_sizes.c: the members of an aggregate. */
+/* members.c, virtual_bases.c, member_sizes.c, derived_sizes.c: the members of an aggregate
+ * (member_list.h holds the list they build; members.c calls the three others, none calls it). */
 
 /* Where a member goes: the offset of the aggregate it belongs to (from the start of the type
  * being laid out), its name prefix and nesting depth, and whether to descend further. */
@@ -57,10 +58,13 @@ struct member_scope {
 bool probe_read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char *name, bool expand,
                           bool light, struct layout_type *t);
 bool probe_read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope);
-bool probe_add_member(struct layout_type *t, struct layout_member m);
-bool probe_is_aggregate_type(Dwarf_Die *die);
+/* virtual_bases.c: the virtual bases of a complete object among t's members from first on; a
+ * base's own members, under --expand, are read by read_members (members.c's, passed down so
+ * that the two files do not call each other). */
+typedef bool (*probe_members_reader)(struct layout_type *t, Dwarf_Die *aggregate,
+                                     struct member_scope scope);
 bool probe_add_virtual_bases(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
-                             struct member_scope scope);
+                             struct member_scope scope, probe_members_reader read_members);
 bool probe_any_overlap(const struct layout_type *t, size_t first, uint8_t depth);
 bool probe_settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
                         struct member_scope scope);

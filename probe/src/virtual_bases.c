@@ -9,6 +9,7 @@
 #include "probe/layout.h"
 #include "cxx_bases.h"
 #include "dwarf_errors.h"
+#include "member_list.h"
 #include "reader.h"
 #include "type_names.h"
 
@@ -27,23 +28,6 @@ static bool direct_virtual_base(Dwarf_Die *aggregate, Dwarf_Die *cls, Dwarf_Die 
     return false;
 }
 
-/* Puts block's members at position at of t's. */
-static bool splice_members(struct layout_type *t, size_t at, struct layout_type *block)
-{
-    size_t n = block->member_count;
-    struct layout_member *grown = realloc(t->members, (t->member_count + n) * sizeof *grown);
-    if (grown == NULL)
-        return false;
-    memmove(grown + at + n, grown + at, (t->member_count - at) * sizeof *grown);
-    memcpy(grown + at, block->members, n * sizeof *grown);
-    t->members = grown;
-    t->member_count += n;
-    free(block->members);
-    block->members = NULL;
-    block->member_count = 0;
-    return true;
-}
-
 static char *member_name(const char *prefix, const char *own)
 {
     if (prefix == NULL || prefix[0] == '\0')
@@ -58,7 +42,8 @@ static char *member_name(const char *prefix, const char *own)
 /* One virtual base of the complete object read at scope, with its members under --expand, put
  * among the members of its level in offset order (a primary one shares offset 0). */
 static bool add_virtual_base(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
-                             const struct cxx_vbase *v, struct member_scope scope)
+                             const struct cxx_vbase *v, struct member_scope scope,
+                             probe_members_reader read_members)
 {
     struct layout_type block = {.kind = t->kind};
     Dwarf_Die die = v->die, entry;
@@ -91,14 +76,14 @@ static bool add_virtual_base(struct layout_type *t, Dwarf_Die *aggregate, size_t
         nested.complete = false;
         char *prefix = strdup(m.name);
         nested.prefix = prefix;
-        ok = prefix != NULL && probe_read_members(&block, &die, nested);
+        ok = prefix != NULL && read_members(&block, &die, nested);
         free(prefix);
     }
     size_t at = first;
     while (at < t->member_count &&
            !(t->members[at].depth == scope.depth && t->members[at].offset > m.offset))
         at++;
-    if (ok && splice_members(t, at, &block))
+    if (ok && probe_splice_members(t, at, &block))
         return true;
     for (size_t i = 0; i < block.member_count; i++) {
         free(block.members[i].name);
@@ -111,7 +96,7 @@ static bool add_virtual_base(struct layout_type *t, Dwarf_Die *aggregate, size_t
 
 /* The virtual bases of a complete object (Itanium C++ ABI placement, cxx_bases.h). */
 bool probe_add_virtual_bases(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
-                             struct member_scope scope)
+                             struct member_scope scope, probe_members_reader read_members)
 {
     struct cxx_cache *cxx = probe_cxx_of(scope.aligns);
     if (cxx == NULL)
@@ -122,7 +107,7 @@ bool probe_add_virtual_bases(struct layout_type *t, Dwarf_Die *aggregate, size_t
     int n = probe_cxx_virtual_bases(cxx, aggregate, &v);
     bool ok = n >= 0;
     for (int i = 0; ok && i < n; i++)
-        ok = add_virtual_base(t, aggregate, first, &v[i], scope);
+        ok = add_virtual_base(t, aggregate, first, &v[i], scope, read_members);
     free(v);
     return ok;
 }
