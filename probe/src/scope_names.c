@@ -501,7 +501,9 @@ static bool is_nameless_function(Dwarf_Die *die)
 
 /* The name of a closure under a nameless function, from its call operator's definition's
  * linkage name ("ns::f(int)::{lambda(long)#1}::operator()(long) const" without its operator).
- * NULL when there is none (or out of memory: *failed). */
+ * NULL when there is none or the demangler cannot read it (a conversion operator template's
+ * lambdas): the closure is then unnamed, and a template argument it is stays as its producer
+ * wrote it (or out of memory: *failed). */
 static char *closure_by_call_definition(Dwarf_Die *die, bool *failed)
 {
     Dwarf_Die call, definition;
@@ -542,11 +544,8 @@ static char *closure_name(struct unit *u, Dwarf_Die *die, const char *prefix, bo
         if ((s = copy_name(die, failed)) != NULL || *failed)
             return s;
     }
-    if (scope != NULL && is_nameless_function(scope)) {
-        char *s = closure_by_call_definition(die, failed);
-        if (s != NULL || *failed)
-            return s;
-    }
+    if (scope != NULL && is_nameless_function(scope)) /* numbered in what, named after what? */
+        return closure_by_call_definition(die, failed);
     Dwarf_Off start = context >= 0 ? u->scopes[context].start : 0;
     Dwarf_Off end = context >= 0 ? u->scopes[context].end : NO_END;
     size_t number = 1;

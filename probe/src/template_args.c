@@ -166,7 +166,9 @@ static char *value_argument(Dwarf_Die *param, int64_t *value)
     return strdup(text);
 }
 
-/* A type parameter's argument spelled from its type (a closure by its demangled name). */
+/* A type parameter's argument spelled from its type (a closure by its demangled name); NULL,
+ * the argument kept as written, when the type has no name to give ("class {...}": a closure of
+ * a function DWARF does not name, scope_names.c). */
 static char *type_argument(Dwarf_Die *param)
 {
     Dwarf_Attribute attr;
@@ -174,7 +176,12 @@ static char *type_argument(Dwarf_Die *param)
     if (dwarf_attr_integrate(param, DW_AT_type, &attr) == NULL ||
         dwarf_formref_die(&attr, &type) == NULL)
         return NULL;
-    return probe_type_name_resolved(&type);
+    char *s = probe_type_name_resolved(&type);
+    if (s != NULL && (strchr(s, '?') != NULL || strstr(s, "{...}") != NULL)) {
+        free(s);
+        return NULL;
+    }
+    return s;
 }
 
 static bool is_literal(const char *s, size_t n)
