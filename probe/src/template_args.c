@@ -177,7 +177,7 @@ static char *type_argument(Dwarf_Die *param)
         dwarf_formref_die(&attr, &type) == NULL)
         return NULL;
     char *s = probe_type_name_resolved(&type);
-    if (s != NULL && (strchr(s, '?') != NULL || strstr(s, "{...}") != NULL)) {
+    if (s != NULL && (strchr(s, '?') != NULL || strcmp(s, "class {...}") == 0)) {
         free(s);
         return NULL;
     }
