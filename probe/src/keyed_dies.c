@@ -50,12 +50,17 @@ void probe_keyed_dies_free(struct keyed_dies *k)
     memset(k, 0, sizeof *k);
 }
 
-uint64_t probe_keyed_hash(const char *s)
+uint64_t probe_keyed_hash_n(const char *s, size_t n)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    while (*s)
+    while (n-- > 0)
         h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
     return h;
+}
+
+uint64_t probe_keyed_hash(const char *s)
+{
+    return probe_keyed_hash_n(s, strlen(s));
 }
 
 bool probe_each_compile_unit(Dwarf *dw, bool (*visit)(Dwarf_Die *root, void *arg), void *arg)

@@ -26,8 +26,9 @@ void probe_keyed_dies_sort(struct keyed_dies *k);
 size_t probe_keyed_dies_first(const struct keyed_dies *k, uint64_t key);
 void probe_keyed_dies_free(struct keyed_dies *k);
 
-/* FNV-1a of a string: the key of a name. */
+/* FNV-1a of a string, or of its first n bytes: the key of a name. */
 uint64_t probe_keyed_hash(const char *s);
+uint64_t probe_keyed_hash_n(const char *s, size_t n);
 
 /* Calls visit with the root DIE of every compile unit of dw (a skeleton's split unit; type units
  * left out) until it returns false; false then. */

@@ -12,12 +12,8 @@
 #include "aggregate_tag.h"
 #include "cxx_names.h"
 #include "die_table.h"
+#include "keyed_dies.h"
 #include "scope_names.h"
-
-struct def {
-    uint64_t hash; /* of the DW_AT_name */
-    Dwarf_Die die;
-};
 
 struct found {
     const void *decl; /* NULL: an empty slot */
@@ -28,8 +24,7 @@ struct found {
 struct type_defs {
     Dwarf *dw;
     bool built;
-    struct def *defs; /* sorted by hash once built */
-    size_t count, capacity;
+    struct keyed_dies defs; /* by the hash of their identifier, sorted once built */
     struct die_table found; /* of struct found: look-ups already answered, by declaration */
 };
 
@@ -45,7 +40,7 @@ void probe_type_defs_free(struct type_defs *d)
 {
     if (d == NULL)
         return;
-    free(d->defs);
+    probe_keyed_dies_free(&d->defs);
     probe_die_table_free(&d->found);
     free(d);
 }
@@ -59,24 +54,7 @@ static size_t identifier_length(const char *name)
 
 static uint64_t hash_name(const char *s)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t n = identifier_length(s); n > 0; n--)
-        h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-    return h;
-}
-
-static bool add_def(struct type_defs *d, uint64_t hash, Dwarf_Die *die)
-{
-    if (d->count == d->capacity) {
-        size_t capacity = d->capacity ? 2 * d->capacity : 1024;
-        struct def *grown = realloc(d->defs, capacity * sizeof *grown);
-        if (grown == NULL)
-            return false;
-        d->defs = grown;
-        d->capacity = capacity;
-    }
-    d->defs[d->count++] = (struct def){hash, *die};
-    return true;
+    return probe_keyed_hash_n(s, identifier_length(s));
 }
 
 /* The named class definitions under die: in namespaces, and in class declarations (a type unit
@@ -97,18 +75,12 @@ static bool gather(struct type_defs *d, Dwarf_Die *die, int depth)
         const char *name = dwarf_diename(&child);
         bool declaration = dwarf_hasattr(&child, DW_AT_declaration);
         if (is_aggregate_tag(tag) && name != NULL && !declaration &&
-            !add_def(d, hash_name(name), &child))
+            !probe_keyed_dies_add(&d->defs, hash_name(name), &child))
             return false;
         if ((tag == DW_TAG_namespace || declaration) && !gather(d, &child, depth + 1))
             return false;
     } while (dwarf_siblingof(&child, &child) == 0);
     return true;
-}
-
-static int by_hash(const void *a, const void *b)
-{
-    uint64_t x = ((const struct def *)a)->hash, y = ((const struct def *)b)->hash;
-    return x < y ? -1 : x > y;
 }
 
 static bool build(struct type_defs *d)
@@ -127,7 +99,7 @@ static bool build(struct type_defs *d)
             !gather(d, root, 0))
             return false;
     }
-    qsort(d->defs, d->count, sizeof *d->defs, by_hash);
+    probe_keyed_dies_sort(&d->defs);
     return true;
 }
 
@@ -160,16 +132,10 @@ static bool is_wanted(Dwarf_Die *candidate, const struct wanted *w)
 static bool indexed_next(struct type_defs *d, const struct wanted *w, size_t *at, Dwarf_Die *def)
 {
     uint64_t hash = hash_name(w->own);
-    size_t lo = *at, hi = d->count;
-    while (*at == 0 && lo < hi) { /* the first of the hash */
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->defs[mid].hash < hash)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i < d->count && d->defs[i].hash == hash; i++) {
-        Dwarf_Die candidate = d->defs[i].die;
+    const struct keyed_dies *k = &d->defs;
+    for (size_t i = *at == 0 ? probe_keyed_dies_first(k, hash) : *at;
+         i < k->count && k->items[i].key == hash; i++) {
+        Dwarf_Die candidate = k->items[i].die;
         if (is_wanted(&candidate, w)) {
             *def = candidate;
             *at = i + 1;
