@@ -105,7 +105,7 @@ static void open_library(struct library *lib)
     char error[256];
     if (!probe_check_file(lib->path, error, sizeof error)) /* a cut file: not read */
         return;
-    if (open_with_dwfl(lib) || open_debug_build(lib))
+    if (open_debug_build(lib) || open_with_dwfl(lib))
         lib->defs = probe_type_defs_new(lib->dw);
 }
 
