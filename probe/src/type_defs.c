@@ -1,7 +1,8 @@
-/* Class definitions of every unit indexed by their own identifier (DW_AT_name up to its template
- * arguments, which producers spell each their own way), gathered by one walk
- * through the namespaces and classes of each unit the first time a declaration is looked up;
- * the few candidates of a name are then told apart by their qualified names (scope_names.h). */
+/* Class definitions of the units indexed by their own identifier (DW_AT_name up to its template
+ * arguments, which producers spell each their own way), gathered by a walk through the
+ * namespaces and classes of each unit, a batch of units at a time as declarations are looked up
+ * and not found in the units indexed so far; the few candidates of a name are then told apart by
+ * their qualified names (scope_names.h). */
 #include "type_defs.h"
 
 #include <dwarf.h>
@@ -23,8 +24,11 @@ struct found {
 
 struct type_defs {
     Dwarf *dw;
-    bool built;
-    struct keyed_dies defs; /* by the hash of their identifier, sorted once built */
+    Dwarf_CU *cu;           /* the last unit indexed (NULL: none yet) */
+    bool all;               /* every unit is indexed */
+    size_t batch;           /* how many units the next extension indexes */
+    bool failed;            /* out of memory while indexing */
+    struct keyed_dies defs; /* by the hash of their identifier, sorted after each extension */
     struct die_table found; /* of struct found: look-ups already answered, by declaration */
 };
 
@@ -83,21 +87,31 @@ static bool gather(struct type_defs *d, Dwarf_Die *die, int depth)
     return true;
 }
 
-static bool build(struct type_defs *d)
+/* Indexes the next batch of units (one, then twice as many each time), so that a definition an
+ * early unit holds is found without indexing the rest: libstdc++'s debug build has 181 units,
+ * and std::string is defined in its first ones. False when every unit is indexed already. */
+static bool extend(struct type_defs *d)
 {
-    Dwarf_CU *cu = NULL;
     Dwarf_Half version;
     uint8_t unit_type;
     Dwarf_Die cudie, subdie;
-    d->built = true;
-    while (dwarf_get_units(d->dw, cu, &cu, &version, &unit_type, &cudie, &subdie) == 0) {
+    if (d->all || d->failed)
+        return false;
+    d->batch = d->batch ? 2 * d->batch : 1;
+    for (size_t n = 0; n < d->batch; n++) {
+        if (dwarf_get_units(d->dw, d->cu, &d->cu, &version, &unit_type, &cudie, &subdie) != 0) {
+            d->all = true;
+            break;
+        }
         Dwarf_Die *root =
             unit_type == DW_UT_skeleton && dwarf_tag(&subdie) != DW_TAG_invalid ? &subdie : &cudie;
         int lang = dwarf_srclang(root);
         if ((lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
              lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14) &&
-            !gather(d, root, 0))
-            return false;
+            !gather(d, root, 0)) {
+            d->failed = true; /* (what is indexed stays usable) */
+            break;
+        }
     }
     probe_keyed_dies_sort(&d->defs);
     return true;
@@ -208,16 +222,27 @@ static bool search(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
     return ok;
 }
 
+/* search in the units indexed so far, indexing more until found or none are left. */
+static bool search_extending(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
+{
+    if (d->defs.count > 0 && search(d, decl, def))
+        return true;
+    while (extend(d))
+        if (search(d, decl, def))
+            return true;
+    return false;
+}
+
 bool probe_type_defs_find(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
 {
-    if (d == NULL || (!d->built && !build(d)))
+    if (d == NULL)
         return false;
     if (!die_table_room(&d->found, sizeof(struct found)))
         return false;
     struct found *slot = die_table_slot(&d->found, decl->addr);
     if (slot->decl == NULL) {
         struct found f = {decl->addr, false, {0}};
-        f.ok = search(d, decl, &f.def);
+        f.ok = search_extending(d, decl, &f.def);
         slot = die_table_slot(&d->found, decl->addr); /* (search never adds, but stay safe) */
         *slot = f;
         d->found.count++;
