@@ -4,7 +4,9 @@
 # DWARF 4, 5, type units, split DWARF). For each binary, interleaved (qaudit text, qaudit JSON,
 # pahole, then the next run): full dumps of every struct, class and union; then one type by name
 # in qaudit's default mode (no index, every unit read, ODR conflicts seen) against pahole -C.
-# Wall time from the shell's clock, medians of RUNS; the ratios are pahole's time over qaudit's.
+# Wall time from the shell's clock, or with MEASURE=cpu the CPU time perf stat counts
+# (task-clock: less at the mercy of a shared machine's load), medians of RUNS; the ratios are
+# pahole's time over qaudit's.
 # usage: bench/cxx_bench.sh SRC OUT [RUNS]   (SRC, OUT as for cxx_projects.sh; RUNS default 5;
 #        the build is $QAUDIT_BUILD, default build; $BINARIES, a file listing binaries already
 #        built, one a line, replaces the build)
@@ -49,14 +51,19 @@ interleaved() {
   for i in "${!names[@]}"; do : >"$work/${names[$i]}"; done
   for _ in $(seq "$runs"); do
     for i in "${!names[@]}"; do
-      local start=$EPOCHREALTIME rc=0
-      eval "${commands[$i]}" >/dev/null 2>&1 || rc=$?
+      local start=$EPOCHREALTIME rc=0 prefix=""
+      [ "${MEASURE:-wall}" = cpu ] && prefix="perf stat -x, -e task-clock -o '$work/cpu'"
+      eval "$prefix ${commands[$i]}" >/dev/null 2>&1 || rc=$?
       local end=$EPOCHREALTIME
       if [ "$rc" != 0 ]; then # a run that failed is no time: the cell says how it ended
         echo "exit$rc" >"$work/${names[$i]}.failed"
         continue
       fi
-      awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f\n", b - a }' >>"$work/${names[$i]}"
+      if [ "${MEASURE:-wall}" = cpu ]; then # task-clock in ms
+        awk -F, '/task-clock/ { printf "%.4f\n", $1 / 1000 }' "$work/cpu" >>"$work/${names[$i]}"
+      else
+        awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f\n", b - a }' >>"$work/${names[$i]}"
+      fi
     done
   done
   for i in "${!names[@]}"; do
