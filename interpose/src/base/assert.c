@@ -1,6 +1,7 @@
 /* A failed check of the interposer's own invariants, in a -DQA_DEBUG build: one line written with
  * write(2) from a stack buffer (no malloc, no stdio: the check may fail inside malloc or a signal
- * handler), then abort(). */
+ * handler), then abort().
+ * Context: any, signal handlers included; nothing here allocates. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

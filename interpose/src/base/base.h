@@ -2,7 +2,8 @@
  * Settings, lines on stderr, raw memory and clocks, the start-up state, the next allocator and
  * the usable size of its blocks, the per-thread records with their gate and re-entrancy guard,
  * the interposer's own descriptors, the JSON writer, signal and error names, the lock dumps take,
- * and debug-build assertions. Files: the .c files of base/. */
+ * and debug-build assertions. Files: the .c files of base/.
+ * Context: each function's own file says where it runs and what is forbidden there. */
 #ifndef QAUDIT_BASE_H
 #define QAUDIT_BASE_H
 

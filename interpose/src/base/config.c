@@ -1,6 +1,8 @@
 /* QAUDIT_* environment variables, read once at initialisation without allocating. A value that
  * does not parse is reported on stderr and replaced by the default: a typo must not take the
- * audited process down. */
+ * audited process down.
+ * Context: start-up only (entry/start.c), before counting starts; the settings are read-only
+ * after it, read in every context. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>

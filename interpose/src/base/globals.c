@@ -1,5 +1,6 @@
 /* The base layer's data read by its inline functions (globals.h): here, in a file that needs no
- * function of anyone's, so that reading them ties no file to another. */
+ * function of anyone's, so that reading them ties no file to another.
+ * Context: data only, no function; globals.h says beside each variable who writes it. */
 #include "globals.h"
 
 atomic_int qa_ready;

@@ -1,7 +1,9 @@
 /* The data the base layer's inline functions read on every call: how far start-up has come, the
  * settings' verdict on the fast path, the calling thread's record, the bootstrap arena, the next
  * allocator and how usable sizes are read. Defined in globals.c, which needs nothing else, so
- * that no file these functions are used in is also one they depend on. */
+ * that no file these functions are used in is also one they depend on.
+ * Context: read in every context, the fast path first; written at start-up (and the
+ * thread record at a thread's first counted call), never on the fast path. */
 #ifndef QAUDIT_GLOBALS_H
 #define QAUDIT_GLOBALS_H
 

@@ -1,6 +1,8 @@
 /* A JSON writer that needs no heap: it renders into mmap'd memory of its own, grown with mremap.
  * The dump is written with it while the audited process runs, even from a fatal signal handler,
- * so it never calls malloc or stdio. */
+ * so it never calls malloc or stdio.
+ * Context: whatever writes a dump: the writer thread, the exit and exec hooks, and _exit and
+ * fatal signal handlers (async-signal-safe: mmap and mremap only). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>

@@ -2,7 +2,9 @@
  * tables). A descriptor number belongs to the whole process: a program that closes or dup2()s
  * over every number it does not know (daemons, fd closers) can take ours and put its own file
  * there. So each descriptor is used only while fstat() still shows the file we opened, checked
- * before every read, write and close; once it is not ours, we stop touching that number. */
+ * before every read, write and close; once it is not ours, we stop touching that number.
+ * Context: any thread, signal handlers included (open, fstat, read, write, close only); never
+ * the fast path. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

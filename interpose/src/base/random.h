@@ -1,5 +1,6 @@
 /* The interposer's random numbers: xorshift64*, one state word per stream (a thread's fault
- * injector, a thread's sampler), no locks, no allocation. */
+ * injector, a thread's sampler), no locks, no allocation.
+ * Context: a stream's owning thread only, the fast path's sampler included. */
 #ifndef QA_RANDOM_H
 #define QA_RANDOM_H
 

@@ -1,7 +1,9 @@
 /* How many bytes a block really holds. Asking the allocator (malloc_usable_size) at every malloc
  * and free costs more than all the counting together, so when the next allocator is glibc's own
  * and its chunk headers agree with malloc_usable_size on every probe at start-up, the size is
- * read from the header instead (qa_usable_size in base.h). */
+ * read from the header instead (qa_usable_size in base.h).
+ * Context: qa_usable_choose at start-up, before counting starts; the inline reader in base.h
+ * on every call, the fast path included (no lock, no system call). */
 #include <dlfcn.h>
 #include <gnu/libc-version.h>
 

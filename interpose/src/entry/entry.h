@@ -1,5 +1,6 @@
 /* The entry points' own: the start-up they run on first use. Files: the .c files of entry/ (the
- * malloc family, the allocator shims' table, the queue hook), entry/start.c. */
+ * malloc family, the allocator shims' table, the queue hook), entry/start.c.
+ * Context: each function's own file says where it runs and what is forbidden there. */
 #ifndef QAUDIT_ENTRY_H
 #define QAUDIT_ENTRY_H
 

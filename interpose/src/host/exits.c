@@ -4,7 +4,9 @@
  * replaced (if the exec fails, the image goes on counting and writes again later). A vfork child
  * shares its parent's memory and account: it writes nothing (qa_dump* check the pid). An image
  * that counted nothing writes no exec dump: a forked child that only calls exec has nothing to
- * tell, and a shell would otherwise leave two files per command. */
+ * tell, and a shell would otherwise leave two files per command.
+ * Context: the program's thread that calls _exit or exec, possibly inside a signal handler
+ * or a vfork child: async-signal-safe only, no lock but the dump lock, taken for a bounded time. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>

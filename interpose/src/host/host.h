@@ -2,7 +2,7 @@
  * program's own handlers behind a trampoline), the ways a process image ends (_exit, exec), fork,
  * chroot, the loader (dlopen, dlclose), and libunwind's descriptors. Each file interposes the
  * program's calls of its kind and calls output/, records/ and base/. Files: the .c files of host/.
- */
+ * Context: each function's own file says where it runs and what is forbidden there. */
 #ifndef QAUDIT_HOST_H
 #define QAUDIT_HOST_H
 

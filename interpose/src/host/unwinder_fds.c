@@ -7,7 +7,9 @@
  * one: pipe2() called from libunwind's code returns two negative numbers no program uses; read()
  * of the first says "empty" (EAGAIN); syscall(SYS_write) to the second answers the question the
  * pipe was for with process_vm_readv() on the process itself, which needs no descriptor. Every
- * other call is forwarded untouched. */
+ * other call is forwarded untouched.
+ * Context: libunwind's own calls, inside a stack walk on the slow path (under the guard);
+ * every other caller's call is forwarded untouched. */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <errno.h>

@@ -4,7 +4,9 @@
  * signal must be async-signal-safe, so it takes the last map gathered and waits for the dump lock
  * only for a bounded time, never for itself. The JSON goes to a private temporary file which
  * dump_file.c puts in place: a reader never sees half a file. A failure is reported once on
- * stderr and the process goes on. */
+ * stderr and the process goes on.
+ * Context: the writer thread and the exit and exec hooks (ordinary dumps); _exit and fatal
+ * signal handlers (final dumps: async-signal-safe only). */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>

@@ -13,7 +13,8 @@
  * When the directory refuses the file (a process that dropped its privileges, a directory gone),
  * the dump goes to the fallback directory (QAUDIT_FALLBACK_DIR, /tmp by default) as
  * "qaudit-fallback-[<run id>-]<name>", where `qaudit run` and `qaudit report` find it.
- * Everything here is async-signal-safe: a dump may be written from a fatal signal handler. */
+ * Everything here is async-signal-safe: a dump may be written from a fatal signal handler.
+ * Context: as dump.c's: any that writes a dump, fatal signal handlers included. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,7 +1,8 @@
 /* The interposer's output: the dump (rendered without malloc, written async-signal-safely for the
  * last one), its file and name, the directories it goes to, the control record `qaudit snapshot`
  * reads and writes requests into, and the writer thread. Calls base/ and records/. Files:
- * the .c files of output/. */
+ * the .c files of output/.
+ * Context: each function's own file says where it runs and what is forbidden there. */
 #ifndef QAUDIT_OUTPUT_H
 #define QAUDIT_OUTPUT_H
 

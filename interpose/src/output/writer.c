@@ -1,7 +1,9 @@
 /* When dumps are written: at exit (a destructor), on request (the dump signal's handler bumps a
  * futex word and wakes a writer thread that has every signal blocked; no descriptor is involved,
  * so the program's fds are never touched), every QAUDIT_INTERVAL seconds, and in a forked child
- * (fork.c), which starts its own account, its own writer thread and its own files. */
+ * (fork.c), which starts its own account, its own writer thread and its own files.
+ * Context: the writer thread (every signal blocked, the guard held for its whole life), the
+ * destructor at exit, and fork's handler in the child. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>

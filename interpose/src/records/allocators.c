@@ -2,7 +2,8 @@
  * mimalloc's mi_*) loaded at start-up, and whether a qaudit shim interposes each: the link map
  * is walked in symbol search order, and the first object defining the family's marker symbol is
  * the one the program's calls reach. When that is not a shim, the family's own calls are not
- * counted: said once on stderr, and the dump is not exact. */
+ * counted: said once on stderr, and the dump is not exact.
+ * Context: start-up only. */
 #include <string.h>
 #include <unistd.h>
 

@@ -3,7 +3,9 @@
  * mmap'd memory behind its own spinlock, so two threads rarely meet; deletion shifts entries
  * back instead of leaving tombstones. Enabled only when stacks or poison need it.
  * free() first asks the block's shard, without its lock, whether it holds anything: most frees
- * in `queue` mode are of blocks never tracked, and asking touches no line shared by all threads. */
+ * in `queue` mode are of blocks never tracked, and asking touches no line shared by all threads.
+ * Context: the slow path under the guard (insert, find, remove); free's fast path reads a
+ * shard's fill count without its lock; the fork handlers wait for every shard to be free. */
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>

@@ -1,6 +1,8 @@
 /* Fault injection (QAUDIT_FAIL: fail the Nth allocation, every Nth, or with probability p from a
  * seed, optionally only for a size range or a stack matching a pattern) and poison (fill new
- * blocks with a byte, count at free the bytes that still hold it). */
+ * blocks with a byte, count at free the bytes that still hold it).
+ * Context: the slow path under the guard (a thread's own injector state, no lock); the dump
+ * writes the injected failures. */
 #include <string.h>
 
 #include "../base/random.h"

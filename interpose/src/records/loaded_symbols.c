@@ -1,7 +1,8 @@
 /* Whether a loaded object defines a dynamic symbol, looked up in its hash table in memory (GNU,
  * or SysV where there is none) rather than with dlsym: a lookup that fails leaves no loader error
  * message behind (dlsym's would be allocated now and freed by the program's next dl call, a free
- * the interposer never saw allocated), and nothing here allocates. */
+ * the interposer never saw allocated), and nothing here allocates.
+ * Context: start-up and after dlopen (under the guard); reads loaded objects' memory only. */
 #include <elf.h>
 #include <string.h>
 

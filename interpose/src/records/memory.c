@@ -3,7 +3,8 @@
  * shows as anonymous growth the counted bytes do not explain. Read from /proc/self/smaps_rollup
  * ("Anonymous:") or, without it, /proc/self/statm (resident minus shared pages) into a stack
  * buffer with qa_file_slurp, which touches its descriptor only while it is still its own (a
- * program may close or reuse any number): no malloc, no stdio, safe in a signal handler. */
+ * program may close or reuse any number): no malloc, no stdio, safe in a signal handler.
+ * Context: start-up and every dump, fatal signal handlers included. */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>

@@ -3,7 +3,9 @@
  * never wait for (the crash may have happened inside the loader). So the map is gathered at
  * start-up, after every dlopen/dlclose and by every ordinary dump (which holds the lock until it
  * has written), into one of two static copies, so that the current one stays whole while the
- * other is rewritten; a fatal dump reads the current one without a lock. */
+ * other is rewritten; a fatal dump reads the current one without a lock.
+ * Context: gathered at start-up, after dlopen/dlclose and by ordinary dumps (the loader's lock
+ * taken, no qaudit lock held); read without a lock by fatal dumps. */
 #include <elf.h>
 #include <stddef.h>
 #include <link.h>

@@ -1,7 +1,9 @@
 /* The hook consumer: qaudit_hook receives the server's connection and queue events, maps each
  * queue to its connection, follows depths, and attributes every allocation made between
  * QUEUE_ENTER and QUEUE_LEAVE to that queue, its connection and its depth. It also checks that
- * values are conserved and that nothing is allocated at depth one. */
+ * values are conserved and that nothing is allocated at depth one.
+ * Context: qaudit_hook's calls on the program's threads and the slow path of an allocation
+ * inside a queue operation, both under the guard; dumps read the records and run the checks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,8 @@
  * module map, anonymous memory and other allocators (what stays unseen), and the record paths
  * the entry points take (recording.h, recording.c). Calls only base/, and output/'s qa_dump
  * once (queues.c: the dump before an abort on a depth-one violation). Files: the .c files of
- * records/. */
+ * records/.
+ * Context: each function's own file says where it runs and what is forbidden there. */
 #ifndef QAUDIT_RECORDS_H
 #define QAUDIT_RECORDS_H
 

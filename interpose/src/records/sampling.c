@@ -3,7 +3,9 @@
  * 16 allocations under sampled:16) cannot hide its other sites: by count each allocation is
  * sampled with probability 1/N (geometric intervals), by bytes each byte with probability 1/N
  * (exponential intervals, as tcmalloc and jemalloc sample), so an allocation of s bytes is sampled
- * with probability 1 - e^(-s/N) and one sample stands for 1 / (1 - e^(-s/N)) allocations. */
+ * with probability 1 - e^(-s/N) and one sample stands for 1 / (1 - e^(-s/N)) allocations.
+ * Context: the due check is inline on the fast path (counting.h); a new interval is drawn
+ * out of line on the allocating thread, with no lock; the fork handlers reseed. */
 #include <math.h>
 #include <sys/random.h>
 #include <time.h>

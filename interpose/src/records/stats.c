@@ -1,6 +1,8 @@
 /* Counting in per-thread records (threads.c): sums over the records at dump time, the
  * usable-size histogram, and live/peak bytes published in batches so threads do not share a hot
- * cache line. */
+ * cache line.
+ * Context: each thread counts into its own record from its fast and slow paths (no lock);
+ * dumps sum the records without locks. */
 #include <string.h>
 
 #include "counting.h"

@@ -1,7 +1,9 @@
 /* Memory over time: the writer thread takes a point every QAUDIT_TIMELINE milliseconds (time,
  * live bytes, allocations, resident set) into a fixed array; when the array is full every other
  * point goes and the period doubles, so the series always spans the whole run in bounded memory.
- * Each dump writes the series and a last point taken as it is written. */
+ * Each dump writes the series and a last point taken as it is written.
+ * Context: the writer thread takes the points, each dump writes them (both under the dump
+ * lock). */
 #include <time.h>
 
 #include "records.h"

@@ -1,6 +1,7 @@
 /* What the interposer cannot see by interposing malloc, taken at start-up and written in each
  * dump's precision object: other allocators' own entry points (allocators.c, extra.c) and
- * anonymous memory the counted bytes do not explain (memory.c). */
+ * anonymous memory the counted bytes do not explain (memory.c).
+ * Context: start-up and dumps. */
 #include <pthread.h>
 
 #include "records.h"
