@@ -124,6 +124,34 @@ void qa_control_dump_written(const char *path)
     end_update(&saved);
 }
 
+/* The attach's state (qaudit attach, detach: host/attach.c), and the entries redirected. */
+void qa_control_attach_state(uint32_t state, uint64_t attached_at_ns, uint32_t redirected)
+{
+    sigset_t saved;
+    begin_update(&saved);
+    record.attach_state = state;
+    record.attached_at_ns = attached_at_ns;
+    record.redirected = redirected;
+    end_update(&saved);
+}
+
+/* The token of a detach request not served yet, or 0 (read as the dump request is). */
+uint64_t qa_control_pending_detach(void)
+{
+    uint64_t request = __atomic_load_n(&record.detach_request, __ATOMIC_ACQUIRE);
+    if (request == __atomic_load_n(&record.detach_served, __ATOMIC_RELAXED))
+        return 0;
+    return request == __atomic_load_n(&record.detach_request, __ATOMIC_ACQUIRE) ? request : 0;
+}
+
+void qa_control_detach_served(uint64_t request)
+{
+    sigset_t saved;
+    begin_update(&saved);
+    record.detach_served = request;
+    end_update(&saved);
+}
+
 void qa_control_after_fork_child(uint64_t start_time_ns)
 {
     /* The child's only thread: an update another thread had under way at the fork will never
