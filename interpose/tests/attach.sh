@@ -103,6 +103,26 @@ else
   fail "attach multi-threaded: $(cat "$work/mt.err")"
 fi
 
+# ---- hooks after the fact: a non-PIE program whose loop of queue events began before ----
+mkdir "$work/hk"
+"$target" hooks >"$work/hk.out" &
+hk=$!
+pids+=("$hk")
+wait_for "$work/hk.out" ready
+readelf -rW "$target" | grep -q qaudit_hook &&
+  fail "the hooks fixture has a relocation of qaudit_hook: it is not the non-PIE case"
+if "$qaudit" attach "$hk" --out "$work/hk/" --stacks off 2>"$work/hk.err"; then
+  sleep 0.5
+  dump=$("$qaudit" detach "$hk" 2>/dev/null)
+  pushes=$(field "$dump" "d['queues']['pushes']")
+  checks=$(field "$dump" "' '.join(c['name']+'='+c['status'] for c in d['checks'])")
+  [ "$pushes" -gt 0 ] && [[ $checks == *conservation=pass* ]] &&
+    pass "hook events through qaudit_hook_slot after the attach: $pushes pushes, $checks" ||
+    fail "hooks after the attach: $pushes pushes, $checks"
+else
+  fail "attach hooks: $(cat "$work/hk.err")"
+fi
+
 # ---- a prefork process: children forked after the attach count in dumps of their own ----
 mkdir "$work/pf"
 "$target" prefork >"$work/pf.out" &

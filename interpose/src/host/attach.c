@@ -20,6 +20,7 @@
 
 #include "host.h"
 #include "qaudit/control.h"
+#include "qaudit/hooks.h"
 
 /* What is redirected: the name a module binds, the preload's definition, the one the program
  * reached before (RTLD_DEFAULT; NULL for the weak hook). only_in: a module whose path contains
@@ -60,6 +61,7 @@ static size_t slot_count;
 static uint64_t slots_dropped, left_alone;
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long long loads_seen;
+static unsigned hook_slots; /* qaudit_hook_slot instances filled in */
 static bool active;
 
 /* Started under LD_PRELOAD (the variable names this file, as it did when the loader read it at
@@ -243,6 +245,39 @@ static void restore(const struct module *m, const ElfW(Rela) * r, const struct t
     store_entry(at, original);
 }
 
+/* ---- qaudit_hook_slot (qaudit/hooks.h, header version 2) ---- */
+/* The hook slots of a module: in its initialised writable data (the slot's magic is not zero, so
+ * it is never in .bss), 16-byte aligned. Each one holding from (NULL at attach, the preload's
+ * hook at detach) gets to. A few hundred KiB of data a module at most, read once per attach. */
+static unsigned fill_hook_slots(const struct dl_phdr_info *info, uintptr_t from, uintptr_t to)
+{
+    static const char magic[16] = QAUDIT_HOOK_SLOT_MAGIC;
+    unsigned filled = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
+            continue;
+        uintptr_t at = (info->dlpi_addr + ph->p_vaddr + 15) & ~(uintptr_t)15;
+        uintptr_t end = info->dlpi_addr + ph->p_vaddr + ph->p_filesz;
+        for (; at + sizeof(struct qaudit_hook_slot) <= end; at += 16) {
+            struct qaudit_hook_slot *slot = (struct qaudit_hook_slot *)at;
+            if (memcmp(slot->magic, magic, sizeof magic) != 0 || (uintptr_t)slot->hook != from)
+                continue;
+            slot->hook = (void (*)(const struct qaudit_event *))to;
+            filled++;
+        }
+    }
+    return filled;
+}
+
+static uintptr_t our_hook(void)
+{
+    for (size_t i = 0; i < TARGETS; i++)
+        if (strcmp(targets[i].name, "qaudit_hook") == 0)
+            return targets[i].ours;
+    return 0;
+}
+
 static int visit_module(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
@@ -250,6 +285,10 @@ static int visit_module(struct dl_phdr_info *info, size_t size, void *data)
     struct module m;
     if (!read_module(info, &m))
         return 0;
+    bool attaching = action == redirect;
+    uintptr_t hook = our_hook();
+    if (hook != 0)
+        hook_slots += attaching ? fill_hook_slots(info, 0, hook) : fill_hook_slots(info, hook, 0);
     for (size_t i = 0; i < m.rela_count + m.jmprel_count; i++) {
         const ElfW(Rela) *r = i < m.rela_count ? &m.rela[i] : &m.jmprel[i - m.rela_count];
         struct target *t = target_of(&m, r);
@@ -287,7 +326,7 @@ static void rescan(void)
     if (active && loads_now() != loads_seen) {
         redirect_all();
         qa_control_attach_state(QAUDIT_ATTACH_ACTIVE, qa_inherited.attached_at_ns,
-                                (uint32_t)slot_count);
+                                (uint32_t)(slot_count + hook_slots));
     }
 }
 
@@ -298,6 +337,7 @@ static void restore_all(void)
     active = false;
     dl_iterate_phdr(visit_module, (void *)restore);
     slot_count = 0;
+    hook_slots = 0;
     pthread_mutex_unlock(&slots_lock);
     qa_inert = true;
     qa_control_attach_state(QAUDIT_ATTACH_DETACHED, qa_inherited.attached_at_ns, 0);
@@ -324,8 +364,8 @@ int qa_attach_begin(void)
     qa_writer_attached(rescan, restore_all);
     redirect_all();
     qa_control_attach_state(QAUDIT_ATTACH_ACTIVE, qa_inherited.attached_at_ns,
-                            (uint32_t)slot_count);
-    return (int)slot_count;
+                            (uint32_t)(slot_count + hook_slots));
+    return (int)(slot_count + hook_slots);
 }
 
 uint64_t qa_attach_left_alone(void)
