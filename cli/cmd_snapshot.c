@@ -318,22 +318,21 @@ static int parse_arguments(int argc, char **argv, long *timeout, pid_t *pid)
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     int opt;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+    opterr = 0; /* a mistake is said in one line, by option_error */
+    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
         if (opt == 'h') {
             fputs(snapshot_usage, stdout);
             return 0;
         }
-        if (opt != 't' || !parse_option_number("snapshot", "timeout", optarg, 1, timeout)) {
-            fputs(snapshot_usage, stderr);
+        if (opt != 't')
+            return option_error("snapshot", opt, argv, options);
+        if (!parse_option_number("snapshot", "timeout", optarg, 1, timeout))
             return 2;
-        }
     }
     char *end = NULL;
     long n = optind == argc - 1 ? strtol(argv[optind], &end, 10) : 0;
-    if (end == NULL || *end != '\0' || n <= 0 || n > 0x7fffffff) {
-        fprintf(stderr, "qaudit snapshot: expected one PID\n%s", snapshot_usage);
-        return 2;
-    }
+    if (end == NULL || *end != '\0' || n <= 0 || n > 0x7fffffff)
+        return usage_error("snapshot", "expected one PID");
     *pid = (pid_t)n;
     return -1;
 }
@@ -341,7 +340,7 @@ static int parse_arguments(int argc, char **argv, long *timeout, pid_t *pid)
 int command_snapshot(int argc, char **argv)
 {
     long timeout = 10;
-    pid_t pid;
+    pid_t pid = 0;
     int status = parse_arguments(argc, argv, &timeout, &pid);
     if (status >= 0)
         return status;

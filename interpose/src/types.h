@@ -62,6 +62,8 @@ struct qa_config {
     char run_id[33];        /* QAUDIT_RUN_ID: set by qaudit run, in every dump */
     uint64_t seed;          /* QAUDIT_SEED: the sampling seed, when seed_set */
     bool seed_set;
+    char pythonmalloc[32]; /* PYTHONMALLOC as the process started, "" when unset: whether a
+                              Python's objects reach malloc, said in every dump */
 };
 
 /* ---- the thread record (base/threads.c maps, links and reuses it; its fields belong to the

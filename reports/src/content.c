@@ -10,11 +10,6 @@
 #include "probe/classes.h"
 #include "reports/render.h"
 
-const char *count_cell(char *buf, uint64_t n)
-{
-    return fmt_count(buf, CELL, n);
-}
-
 static void section_dumps(struct document *d, const struct report *r)
 {
     doc_heading(d, 1, "qaudit allocation report");
@@ -261,17 +256,6 @@ static void section_attribution(struct document *d, const struct report_queues *
                       "ABI), %s queues beyond what the interposer follows.",
                       count_cell(a, q->events_without_connection), count_cell(b, q->refused_events),
                       count_cell(c, q->records_dropped));
-}
-
-void stack_lines(struct document *d, const struct report *r, const struct report_stack *s)
-{
-    char where[1024];
-    for (size_t i = 0; i < s->frame_count; i++) {
-        report_frame_describe(r, &s->frames[i], where, sizeof where);
-        doc_line(d, "    #%zu %s", i, where);
-    }
-    if (s->frame_count == 0)
-        doc_line(d, "    (no stack: stacks were off for this allocation)");
 }
 
 static void section_violations(struct document *d, const struct report *r)

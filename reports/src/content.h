@@ -1,5 +1,6 @@
 /* The pieces of a report's content shared by content.c (dumps, checks, totals, queue, sizes,
- * layouts, precision) and content_sites.c (sites, live bytes, temporary allocations). */
+ * layouts, precision), its sections in files of their own and content_cells.c (the cells and
+ * lines they all write). content.c calls the sections; a section never calls content.c. */
 #ifndef REPORTS_CONTENT_H
 #define REPORTS_CONTENT_H
 
@@ -10,6 +11,7 @@
 
 #define CELL 64
 
+/* content_cells.c: cells and lines every section writes */
 const char *count_cell(char *buf, uint64_t n);
 /* A figure into buf (CELL bytes): 1234.4 -> "1,234", bytes as fmt_bytes; "~" before an estimate. */
 const char *fig_count(char *buf, double v, bool estimated);

@@ -7,22 +7,6 @@
 
 #include "content.h"
 
-const char *fig_count(char *buf, double v, bool estimated)
-{
-    char n[CELL - 2];
-    fmt_count(n, sizeof n, (unsigned long long)(v + 0.5));
-    snprintf(buf, CELL, "%s%s", estimated ? "~" : "", n);
-    return buf;
-}
-
-const char *fig_bytes(char *buf, double v, bool estimated)
-{
-    char n[CELL - 2];
-    fmt_bytes(n, sizeof n, (unsigned long long)(v + 0.5));
-    snprintf(buf, CELL, "%s%s", estimated ? "~" : "", n);
-    return buf;
-}
-
 static const char *count_range(char *buf, double low, double high)
 {
     char a[CELL - 1], b[CELL - 1];
@@ -44,28 +28,6 @@ static const char *bytes_range(char *buf, double low, double high)
 static double share(double part, double whole)
 {
     return whole > 0 ? 100.0 * part / whole : 0.0;
-}
-
-void site_where(const struct report *r, const struct report_site *s, char *out, size_t size)
-{
-    const struct report_stack *stack = &s->stack;
-    for (size_t i = 0; i < stack->frame_count; i++) {
-        const struct report_frame *f = &stack->frames[i];
-        if (runtime_frame(r, f))
-            continue;
-        size_t first = 0; /* a wrapper inlined into its caller: name the caller */
-        while (first + 1 < f->location_count && report_is_wrapper(r, f->locations[first].function))
-            first++;
-        if (first + 1 == f->location_count && report_is_wrapper(r, f->locations[first].function) &&
-            i + 1 < stack->frame_count)
-            continue; /* a wrapper frame the fold kept (shallow stacks): look further */
-        report_frame_describe_from(r, f, first, out, size);
-        return;
-    }
-    if (stack->frame_count == 0)
-        snprintf(out, size, "(no stack)");
-    else
-        report_frame_describe(r, &stack->frames[0], out, size);
 }
 
 static bool any_estimated(const struct report_site *const *sites, size_t n)

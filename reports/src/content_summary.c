@@ -157,6 +157,11 @@ static void interpreter_items(struct document *d, const struct report *r)
         if (python_objects_counted(p))
             doc_item(d, "pid %llu is Python: its objects are counted (PYTHONMALLOC=malloc).",
                      (unsigned long long)p->pid);
+        else if (p->pythonmalloc != NULL)
+            doc_item(d,
+                     "pid %llu is Python and its small objects are not counted (it ran with "
+                     "PYTHONMALLOC=%s: pymalloc): run it with PYTHONMALLOC=malloc.",
+                     (unsigned long long)p->pid, p->pythonmalloc);
         else
             doc_item(d,
                      "pid %llu is Python and its small objects are likely not counted "

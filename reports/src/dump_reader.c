@@ -289,6 +289,7 @@ static void read_process(struct reader *r, json_t *doc, struct report *out)
     proc->final = ended || is_final_reason(proc->reason);
     proc->end_signal = copy_string(optional_text(r, p, "process", "end_signal"));
     proc->run_id = copy_string(optional_text(r, p, "process", "run_id"));
+    proc->pythonmalloc = copy_string(optional_text(r, p, "process", "pythonmalloc"));
     proc->fallback_dir =
         copy_string(optional_text(r, json_object_get(doc, "config"), "config", "fallback_dir"));
     json_t *parent = json_object_get(p, "forked_from");

@@ -2,10 +2,11 @@
  *
  * Python: its own allocator (pymalloc, the default) serves objects of 512 bytes or less from
  * arenas it maps itself, which no interposed call sees; PYTHONMALLOC=malloc sends every object to
- * malloc (qaudit run sets it unless PYTHONMALLOC is set). A dump does not record the variable, so
- * the report reads it from the sizes: under PYTHONMALLOC=malloc CPython's start-up alone makes
- * over 20,000 allocations of 512 bytes or less (3.11: 22,168 of 22,073 + reallocs for `pass`),
- * nearly all it makes; under pymalloc a few hundred (633 of 1,113 calls for `pass`).
+ * malloc (qaudit run sets it unless PYTHONMALLOC is set). A dump records the variable as the
+ * process started (process.pythonmalloc, when set); a dump that does not (an older one, or a
+ * process started without it) is read from the sizes: under PYTHONMALLOC=malloc CPython's start-up
+ * alone makes over 20,000 allocations of 512 bytes or less (3.11: 22,168 of 22,073 + reallocs for
+ * `pass`), nearly all it makes; under pymalloc a few hundred (633 of 1,113 calls for `pass`).
  *
  * Frames without symbols: the Debian package that ships the module (dpkg's file lists) and the
  * one with its debug symbols: pythonX.Y-dbg for the interpreter, libc6-dbg for the C library,
@@ -28,8 +29,17 @@ bool process_is_python(const struct report_process *p)
     return strncmp(base ? base + 1 : p->exe, "python", 6) == 0;
 }
 
+/* PYTHONMALLOC's values that send every object to malloc (Python 3.11's "malloc" and
+ * "malloc_debug"); any other (pymalloc, pymalloc_debug, debug, default) keeps pymalloc's arenas. */
+bool python_malloc_said(const struct report_process *p)
+{
+    return p->pythonmalloc != NULL && strncmp(p->pythonmalloc, "malloc", 6) == 0;
+}
+
 bool python_objects_counted(const struct report_process *p)
 {
+    if (p->pythonmalloc != NULL) /* the dump says: no need to read it from the sizes */
+        return python_malloc_said(p);
     return p->small_allocs >= PYTHON_SMALL_COUNTED &&
            (double)p->small_allocs >= PYTHON_SMALL_SHARE * (double)p->alloc_calls;
 }

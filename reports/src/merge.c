@@ -273,6 +273,7 @@ void report_merge_one(struct report *into, const struct report *dump)
         p->stacks_mode = copy_string(d->stacks_mode);
         p->end_signal = copy_string(d->end_signal);
         p->run_id = copy_string(d->run_id);
+        p->pythonmalloc = copy_string(d->pythonmalloc);
         p->fallback_dir = copy_string(d->fallback_dir);
         timeline_copy(p, d);
     }

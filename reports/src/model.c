@@ -154,6 +154,7 @@ void report_free(struct report *r)
         free(p->stacks_mode);
         free(p->end_signal);
         free(p->run_id);
+        free(p->pythonmalloc);
         free(p->fallback_dir);
         timeline_free(p);
     }

@@ -155,7 +155,20 @@ static void assess_interpreters(struct report *r)
         char small[32], calls[32];
         fmt_count(small, sizeof small, p->small_allocs);
         fmt_count(calls, sizeof calls, p->alloc_calls);
-        if (python_objects_counted(p))
+        if (p->pythonmalloc != NULL && python_objects_counted(p))
+            note(r,
+                 "pid %" PRIu64 " is Python: its objects are counted (it ran with "
+                 "PYTHONMALLOC=%s, which sends every object to malloc).",
+                 p->pid, p->pythonmalloc);
+        else if (p->pythonmalloc != NULL)
+            partial(r,
+                    "pid %" PRIu64 " is Python and ran with PYTHONMALLOC=%s: its objects of 512 "
+                    "bytes or less come from Python's own allocator (pymalloc, its default), whose "
+                    "arenas no interposed call sees "
+                    "(%s of its %s allocation calls are that small). Run it with "
+                    "PYTHONMALLOC=malloc.",
+                    p->pid, p->pythonmalloc, small, calls);
+        else if (python_objects_counted(p))
             note(r,
                  "pid %" PRIu64 " is Python: its objects are counted (%s of its %s allocation "
                  "calls are of 512 bytes or less, as when PYTHONMALLOC=malloc sends every object "

@@ -105,13 +105,14 @@ static json_t *dumps_json(const struct report *r)
                                             "bytes", (json_int_t)in->freed_bytes, "reallocated",
                                             (json_int_t)in->reallocated)
                                 : json_null());
-        json_object_set_new(dump, "python",
-                            !process_is_python(p)
-                                ? json_null()
-                                : json_pack("{s:b, s:I, s:I}", "objects_counted",
-                                            python_objects_counted(p), "small_allocations",
-                                            (json_int_t)p->small_allocs, "allocation_calls",
-                                            (json_int_t)p->alloc_calls));
+        json_object_set_new(
+            dump, "python",
+            !process_is_python(p)
+                ? json_null()
+                : json_pack("{s:b, s:I, s:I, s:o}", "objects_counted", python_objects_counted(p),
+                            "small_allocations", (json_int_t)p->small_allocs, "allocation_calls",
+                            (json_int_t)p->alloc_calls, "pythonmalloc",
+                            p->pythonmalloc ? json_string(p->pythonmalloc) : json_null()));
         json_array_append_new(dumps, dump);
     }
     return dumps;

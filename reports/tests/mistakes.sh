@@ -65,6 +65,8 @@ expect 2 "layout --tpye" "unknown option --tpye \(did you mean --type\?\)$" "$qa
 expect 2 "gate --basline" "unknown option --basline \(did you mean --baseline\?\)$" "$qaudit" gate --basline b.json "$bin/ringkv"
 expect 2 "compare --dumpp" "unknown option --dumpp \(did you mean --dump\?\)$" "$qaudit" compare "$bin/ringkv" --dumpp x.json
 expect 2 "classes --prbe" "unknown option --prbe \(did you mean --probe\?\)$" "$qaudit" classes --prbe 64
+expect 2 "snapshot --timout" "unknown option --timout \(did you mean --timeout\?\)$" "$qaudit" snapshot --timout 3 1
+expect 2 "snapshot without a pid" "^qaudit snapshot: expected one PID" "$qaudit" snapshot
 expect 2 "an option far from any" "unknown option --zzzzzzzz \(qaudit report --help lists them\)$" \
   "$qaudit" report "$dump" --zzzzzzzz
 expect 2 "a flag that takes no value" "^qaudit report: --no-symbols takes no value$" "$qaudit" report "$dump" --no-symbols=1

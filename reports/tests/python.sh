@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Interpreters honest (issue 21): Debian's python3 under qaudit run has its objects counted
-# (PYTHONMALLOC=malloc, said by run and by the report); with pymalloc kept, the report says its
-# small objects are likely missing; frames of python3.11 without symbols name python3.11-dbg.
+# (PYTHONMALLOC=malloc, said by run, recorded in the dump and said by the report); with pymalloc
+# kept, the report says its small objects are missing (likely missing where the dump does not say); frames of python3.11 without symbols name python3.11-dbg.
 # usage: python.sh QAUDIT BIN_DIR SOURCE_DIR
 set -uo pipefail
 qaudit=$(realpath "$1") bin=$(realpath "$2") src=$(realpath "$3")
@@ -21,7 +21,7 @@ python3 - "$work/py-report.json" <<'EOF' && pass "the report says Python's objec
 import json, sys
 d = json.load(open(sys.argv[1]))
 p = d["dumps"][0]["python"]
-assert p and p["objects_counted"], p
+assert p and p["objects_counted"] and p["pythonmalloc"] == "malloc", p
 assert d["totals"]["allocs"] > 300000, d["totals"]["allocs"]  # str(i) and str(i) * 3, and the ints' strings
 assert any(s["allocs"] >= 100000 for s in d["sites"]), "no site holds the 100,000 strings"
 assert any("is Python: its objects are counted" in s for s in d["summary"]), d["summary"]
@@ -38,13 +38,27 @@ grep -q "PYTHONMALLOC=pymalloc kept as set" "$work/run.err" && pass "run says it
 python3 - "$work/pym-report.json" <<'EOF' && pass "pymalloc: objects not counted, counts partial, said on top" || fail "pymalloc"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["dumps"][0]["python"]["objects_counted"] is False, d["dumps"][0]["python"]
+p = d["dumps"][0]["python"]
+assert p["objects_counted"] is False and p["pythonmalloc"] == "pymalloc", p
 assert d["totals"]["allocs"] < 100000, d["totals"]["allocs"]  # the strings never reached malloc
 assert d["precision"]["counts"] == "partial", d["precision"]
-assert any("likely not counted (pymalloc)" in s for s in d["summary"]), d["summary"]
+assert any("not counted (it ran with PYTHONMALLOC=pymalloc" in s for s in d["summary"]), d["summary"]
 EOF
 tr '\n' ' ' <"$work/pym.txt" | grep -q "Python's own allocator (pymalloc, its default)" &&
   pass "text: pymalloc named under Precision" || fail "text: $(sed -n '/== Precision/,$p' "$work/pym.txt")"
+
+echo "--- a dump that does not say PYTHONMALLOC: read from the sizes"
+env -u PYTHONMALLOC QAUDIT_OUT="$work/bare.json" LD_PRELOAD="$bin/../lib/libqaudit-preload.so" \
+  "$python" -c "$code"
+"$qaudit" report "$work/bare.json" --format json -o "$work/bare-report.json" 2>/dev/null
+python3 - "$work/bare.json" "$work/bare-report.json" <<'EOF' && pass "no PYTHONMALLOC in the dump: pymalloc inferred from the sizes, said as likely" || fail "inferred"
+import json, sys
+dump, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert "pythonmalloc" not in dump["process"], dump["process"]
+p = d["dumps"][0]["python"]
+assert p["objects_counted"] is False and p["pythonmalloc"] is None, p
+assert any("likely not counted (pymalloc)" in s for s in d["summary"]), d["summary"]
+EOF
 
 echo "--- frames without symbols name Debian's debug package"
 module=$(readlink -f "$python")

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "server.h"
@@ -14,13 +13,6 @@
 /* Replies are sent once this much has accumulated, so a long pipeline cannot grow them without
  * bound before anything goes out. */
 #define FLUSH_THRESHOLD (64 * 1024)
-
-int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static bool vector_push(struct connection ***items, size_t *len, size_t *cap, struct connection *c)
 {

@@ -144,6 +144,7 @@ void command_execute(struct connection *c, const struct resp_args *args, struct 
 /* info.c: INFO [section] */
 void info_write(struct connection *c, const struct resp_arg *section, struct outbuf *out);
 
+/* clock.c: wall-clock milliseconds */
 int64_t now_ms(void);
 
 extern const struct backend_ops uring_backend;

@@ -70,6 +70,8 @@ static void write_process(struct qa_json *j, enum qa_dump_reason reason, int sig
         qa_json_key(j, "attached_at"), qa_json_u64(j, qa_inherited.attached_at_ns);
     if (qa_cfg.run_id[0] != '\0')
         qa_json_key(j, "run_id"), qa_json_str(j, qa_cfg.run_id);
+    if (qa_cfg.pythonmalloc[0] != '\0') /* a Python's objects reach malloc or not */
+        qa_json_key(j, "pythonmalloc"), qa_json_str(j, qa_cfg.pythonmalloc);
     if (qa_is_forked_child()) { /* the image it was forked from: its dumps hold the stacks of
                                    inherited_sites */
         qa_json_key(j, "forked_from");

@@ -132,6 +132,7 @@ struct report_process {
     char *stacks_mode;                  /* config.stacks */
     char *end_signal;                   /* with reason fatal_signal, or NULL */
     char *run_id;                       /* process.run_id (set by qaudit run), or NULL */
+    char *pythonmalloc; /* process.pythonmalloc (PYTHONMALLOC at start), NULL: unset or unknown */
     char *fallback_dir; /* config.fallback_dir: where its run's refused dumps went, or NULL */
     bool forked;        /* a forked child: process.forked_from names the image it was forked from */
     uint64_t forked_from_pid, forked_from_start_ns;
