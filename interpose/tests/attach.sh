@@ -69,6 +69,9 @@ if [ -f "$last" ]; then
     pass "totals.preexisting says earlier allocations are unknown" || fail "totals.preexisting"
 fi
 has_preload "$rk" && pass "detached preload stays mapped (inert)"
+"$qaudit" snapshot "$rk" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$work/err")" -eq 1 ] && pass "snapshot of a detached process: $(cat "$work/err")" ||
+  fail "snapshot of a detached process: $(cat "$work/err")"
 redis-benchmark -h 127.0.0.1 -p "$port" -n 20000 -c 50 -P 16 -t set -q >"$work/bench2.out" 2>&1 &
 bench=$!
 if "$qaudit" attach "$rk" --out "$work/rk/" 2>"$work/attach2.err"; then
