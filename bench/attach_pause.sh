@@ -17,7 +17,8 @@ bench=$!
 sleep 1
 for i in $(seq "$rounds"); do
   "$build/bin/qaudit" attach "$rk" --out "$work/" 2>"$work/a.err" || { cat "$work/a.err"; exit 1; }
-  grep -o 'paused [0-9.]* ms' "$work/a.err" | awk '{print "attach_pause_ms", $2}'
+  grep -o 'paused [0-9.]* ms, [0-9.]*' "$work/a.err" | tr -d ',' |
+    awk '{print "attach_pause_ms", $2; print "attach_stop_ms", $4}'
   sleep 0.5
   start=$(date +%s%N)
   "$build/bin/qaudit" detach "$rk" >/dev/null 2>&1 || exit 1

@@ -193,7 +193,7 @@ static void abandon_call(struct stopped_thread *t)
 /* Loads the preload (unless a detached one is there) and starts it; the entries redirected, or
  * -1 after one line. The process's threads are stopped meanwhile. */
 static int inject(pid_t pid, const char *preload, const char *settings, size_t settings_size,
-                  bool loaded, uint64_t dlopen_at, double *pause_ms)
+                  bool loaded, uint64_t dlopen_at, double *pause_ms, double *stop_ms)
 {
     struct stopped_process *p = calloc(1, sizeof *p);
     char why[512];
@@ -232,6 +232,7 @@ static int inject(pid_t pid, const char *preload, const char *settings, size_t s
         abandon_call(t);
     process_release(p);
     *pause_ms = (double)(monotonic_ns() - p->started_ns) / 1e6;
+    *stop_ms = (double)(p->stopped_ns - p->started_ns) / 1e6;
     free(p);
     if (err != 0) {
         refuse(pid, "%s", why);
@@ -375,14 +376,16 @@ int command_attach(int argc, char **argv)
     if (state == -1 && dlopen_at == 0)
         return refuse(s.pid, "no dlopen found in its C library%s", "");
     size_t size = settings_block(&s, settings, sizeof settings);
-    double pause_ms = 0;
-    int redirected = inject(s.pid, absolute, settings, size, state != -1, dlopen_at, &pause_ms);
+    double pause_ms = 0, stop_ms = 0;
+    int redirected =
+        inject(s.pid, absolute, settings, size, state != -1, dlopen_at, &pause_ms, &stop_ms);
     if (redirected < 0)
         return 2;
     fprintf(stderr,
             "qaudit attach: counting in process %d from now on (%d entry points redirected; its "
-            "threads paused %.1f ms); qaudit snapshot %d for a dump, qaudit detach %d to end\n",
-            (int)s.pid, redirected, pause_ms, (int)s.pid, (int)s.pid);
+            "threads paused %.1f ms, %.1f of them to stop all); qaudit snapshot %d for a dump, "
+            "qaudit detach %d to end\n",
+            (int)s.pid, redirected, pause_ms, stop_ms, (int)s.pid, (int)s.pid);
     if (s.for_seconds < 0)
         return 0;
     nanosleep(&(struct timespec){s.for_seconds, 0}, NULL);
