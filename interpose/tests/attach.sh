@@ -94,6 +94,7 @@ wait_for "$work/mt.out" ready
 if "$qaudit" attach "$mt" --out "$work/mt/" --stacks off 2>"$work/mt.err"; then
   touch "$work/mt/free-now"
   for _ in $(seq 600); do [ -f "$work/mt/freed" ] && break; sleep 0.1; done
+  sleep 1
   dump=$("$qaudit" detach "$mt" 2>/dev/null)
   pre=$(field "$dump" "d['totals']['preexisting']['freed_blocks']")
   live=$(field "$dump" "d['totals']['live_blocks']")
@@ -102,6 +103,14 @@ if "$qaudit" attach "$mt" --out "$work/mt/" --stacks off 2>"$work/mt.err"; then
     fail "preexisting frees $pre (want 1000..1004)"
   [ "$live" -le 64 ] && pass "live blocks after the churn: $live (no invented leak)" ||
     fail "live blocks $live"
+  # A second attach is a new account: a 0.2 s window after a window of over 1 s counts fewer
+  # allocations (with the first one's totals carried over it would count more).
+  "$qaudit" attach "$mt" --out "$work/mt/" --stacks off 2>/dev/null
+  sleep 0.2
+  dump2=$("$qaudit" detach "$mt" 2>/dev/null)
+  first=$(field "$dump" "d['totals']['allocs']") second=$(field "$dump2" "d['totals']['allocs']")
+  [ "$second" -lt "$first" ] && pass "a second attach counts afresh: $second allocations after $first" ||
+    fail "second attach's totals $second not below the first's $first"
 else
   fail "attach multi-threaded: $(cat "$work/mt.err")"
 fi

@@ -354,6 +354,8 @@ int qa_attach_begin(void)
         return -ENOMEM;
     if (!resolve_targets())
         return -ENOENT;
+    if (qa_inherited.attached_at_ns != 0) /* an earlier attach's totals: a new account */
+        qa_stats_reset_for_attach();
     qa_inherited_attach(qa_now_ns()); /* before any call reaches the preload */
     /* Records mapped before (this thread's, during start-up; an earlier attach's) mark their
      * blocks too. The program's threads are stopped: none is inside a call of the preload. */

@@ -27,6 +27,7 @@ int64_t qa_peak_live(void);
 void qa_peak_observe(int64_t live);
 uint64_t qa_thread_total(void); /* thread records that counted: a bound on threads alive at once */
 void qa_stats_reset_after_fork(void);
+void qa_stats_reset_for_attach(void); /* a second attach: every record's counts from zero */
 size_t qa_size_bucket_floor(unsigned bucket);
 
 static inline uint64_t qa_counters_aligned(const struct qa_counters *c)
