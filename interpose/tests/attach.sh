@@ -176,6 +176,39 @@ dump=$("$qaudit" detach "$rs" 2>/dev/null)
 ! grep -qi error "$work/bench3.out" && [ "$(redis-cli -p "$rport" get before-attach)" = kept ] &&
   pass "redis-server: no error, key kept" || fail "redis-server benchmark or key"
 
+# ---- an nginx worker (Debian's nginx; the worker runs as nobody, forked by a root master) ----
+chmod 755 "$work"
+mkdir -p "$work/ngx/conf" "$work/ngx/logs" "$work/ngx/html" "$work/ngxdumps"
+chmod 1777 "$work/ngxdumps"
+echo hello >"$work/ngx/html/index.html"
+nport=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
+cat >"$work/ngx/conf/nginx.conf" <<CONF
+daemon off;
+worker_processes 1;
+pid $work/ngx/logs/nginx.pid;
+error_log $work/ngx/logs/error.log notice;
+events { worker_connections 64; }
+http { access_log off; server { listen 127.0.0.1:$nport; root $work/ngx/html; } }
+CONF
+/usr/sbin/nginx -p "$work/ngx" -c conf/nginx.conf >"$work/ngx.out" 2>&1 &
+master=$!
+pids+=("$master")
+worker=
+for _ in $(seq 600); do worker=$(pgrep -P "$master"); [ -n "$worker" ] && break; sleep 0.1; done
+[ -n "$worker" ] && pids+=("$worker")
+for _ in $(seq 600); do curl -sf "http://127.0.0.1:$nport/" >/dev/null && break; sleep 0.1; done
+if [ -n "$worker" ] && "$qaudit" attach "$worker" --out "$work/ngxdumps/" 2>"$work/ngx.err"; then
+  codes=$(for _ in $(seq 200); do curl -s -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$nport/"; done | sort | uniq -c | tr -s ' ')
+  dump=$("$qaudit" detach "$worker" 2>/dev/null)
+  [ "$codes" = " 200 200" ] && pass "nginx worker: 200 requests answered 200 across the attach" ||
+    fail "nginx replies: $codes"
+  [ -f "$dump" ] && [ "$(field "$dump" "d['totals']['allocs'] > 0")" = True ] &&
+    pass "nginx worker counted after the attach ($(cat "$work/ngx.err" | grep -o 'paused [0-9.]* ms'))" ||
+    fail "nginx worker dump: $dump"
+else
+  fail "attach nginx worker ${worker:-none}: $(cat "$work/ngx.err" 2>/dev/null)"
+fi
+
 # ---- refusals: exit 2, one line, the process as it was ----
 # refused NAME PID [ARGS...]: attach must exit 2 with one line and leave no preload behind.
 refused() {
