@@ -182,6 +182,27 @@ static size_t settings_block(const struct attach_settings *s, char *out, size_t 
     return n > 0 && (size_t)n < size ? (size_t)n : 0;
 }
 
+/* Why PTRACE_SEIZE said EPERM: yama's ptrace_scope, or the process's credentials. */
+static void ptrace_refused(char *out, size_t size)
+{
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    int scope = -1;
+    if (f != NULL) {
+        if (fscanf(f, "%d", &scope) != 1)
+            scope = -1;
+        fclose(f);
+    }
+    if (scope >= 1)
+        snprintf(out, size,
+                 "ptrace refused: /proc/sys/kernel/yama/ptrace_scope is %d; attach as root "
+                 "(CAP_SYS_PTRACE)%s",
+                 scope, scope == 3 ? ", or not at all: scope 3 forbids every attach" : "");
+    else
+        snprintf(out, size,
+                 "ptrace refused: it changed credentials (setuid) or is not "
+                 "dumpable; attach as root (CAP_SYS_PTRACE)");
+}
+
 /* A call in the borrowed thread that did not come back: stop it where it is and let it go. */
 static void abandon_call(struct stopped_thread *t)
 {
@@ -197,13 +218,14 @@ static int inject(pid_t pid, const char *preload, const char *settings, size_t s
 {
     struct stopped_process *p = calloc(1, sizeof *p);
     char why[512];
-    if (p == NULL)
-        return refuse(pid, "%s", strerror(ENOMEM)) * 0 - 1;
+    if (p == NULL) {
+        refuse(pid, "%s", strerror(ENOMEM));
+        return -1;
+    }
     int err = process_stop(pid, p, why, sizeof why);
     if (err != 0) {
-        if (err == EPERM) {
-            preload_permission_hint(why, sizeof why);
-        }
+        if (err == EPERM)
+            ptrace_refused(why, sizeof why);
         free(p);
         refuse(pid, "%s", why);
         return -1;
@@ -362,6 +384,14 @@ int command_attach(int argc, char **argv)
         return refuse(s.pid, "cannot read the preload %s", preload);
     if ((r = check_process(s.pid)) != 0)
         return r;
+    char maps[64], why[512];
+    snprintf(maps, sizeof maps, "/proc/%d/maps", (int)s.pid);
+    FILE *readable = fopen(maps, "r"); /* opening asks what ptrace would: a process that is */
+    if (readable == NULL) {            /* not dumpable refuses it, even to its own user */
+        ptrace_refused(why, sizeof why);
+        return refuse(s.pid, "%s", why);
+    }
+    fclose(readable);
     if (!dynamically_linked(s.pid))
         return refuse(s.pid,
                       "it is statically linked (no dynamic loader mapped): there is no "
