@@ -206,6 +206,9 @@ struct qa_inherited {
      * preload (0: it started under it). What was allocated before is unknown: its frees are
      * counted as they come (a forked child of it inherits the same unknown). */
     uint64_t attached_at_ns;
+    /* GOT entries of the malloc family the attach found holding neither the program's allocator
+     * nor a lazy PLT stub (another tool's hook): left alone, their calls are not counted. */
+    uint64_t entries_left_alone;
 };
 
 /* ---- records/sites.c ---- */

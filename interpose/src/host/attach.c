@@ -58,7 +58,6 @@ struct slot {
 #define SLOTS_MAX 32768
 static struct slot *slots;
 static size_t slot_count;
-static uint64_t slots_dropped, left_alone;
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long long loads_seen;
 static unsigned hook_slots; /* qaudit_hook_slot instances filled in */
@@ -217,11 +216,11 @@ static void redirect(const struct module *m, const ElfW(Rela) * r, const struct 
         return;
     bool lazy = ELF64_R_TYPE(r->r_info) == R_X86_64_JUMP_SLOT && now >= m->lo && now < m->hi;
     if (now != t->before && !lazy) {
-        left_alone++;
+        qa_inherited.entries_left_alone++;
         return;
     }
-    if (slot_count == SLOTS_MAX) {
-        slots_dropped++;
+    if (slot_count == SLOTS_MAX) { /* not redirected: said as left alone */
+        qa_inherited.entries_left_alone++;
         return;
     }
     if (store_entry(at, t->ours))
@@ -316,6 +315,7 @@ static void redirect_all(void)
 {
     pthread_mutex_lock(&slots_lock);
     loads_seen = loads_now();
+    qa_inherited.entries_left_alone = 0; /* every module is visited again: counted afresh */
     dl_iterate_phdr(visit_module, (void *)redirect);
     pthread_mutex_unlock(&slots_lock);
 }
@@ -368,9 +368,4 @@ int qa_attach_begin(void)
     qa_control_attach_state(QAUDIT_ATTACH_ACTIVE, qa_inherited.attached_at_ns,
                             (uint32_t)(slot_count + hook_slots));
     return (int)(slot_count + hook_slots);
-}
-
-uint64_t qa_attach_left_alone(void)
-{
-    return left_alone + slots_dropped;
 }

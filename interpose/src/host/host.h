@@ -28,6 +28,5 @@ void qa_unwinder_fds_init(void);
 bool qa_attach_loaded_late(void); /* loaded after the program bound malloc: by qaudit attach */
 bool qa_attach_active(void);
 int qa_attach_begin(void);          /* entries redirected, or -errno */
-uint64_t qa_attach_left_alone(void); /* entries holding another definition, or not recorded */
 
 #endif

@@ -139,6 +139,8 @@ static void write_preexisting(struct qa_json *j, const struct qa_counters *c, in
     qa_json_key(j, "freed_blocks"), qa_json_i64(j, over > 0 ? over : 0);
     qa_json_key(j, "freed_bytes"), qa_json_i64(j, bytes > 0 ? bytes : 0);
     qa_json_key(j, "allocated_before_attach"), qa_json_str(j, "unknown");
+    /* GOT entries holding another tool's function: calls through them were not counted */
+    qa_json_key(j, "entries_left_alone"), qa_json_u64(j, qa_inherited.entries_left_alone);
     qa_json_end_object(j);
 }
 

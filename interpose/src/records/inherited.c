@@ -51,6 +51,7 @@ void qa_inherited_attach(uint64_t now_ns)
     qa_inherited.blocks = 0;
     qa_inherited.bytes = 0;
     qa_inherited.attached_at_ns = now_ns;
+    qa_inherited.entries_left_alone = 0;
     qa_owned_reset_after_fork(); /* maps the map's table, or zeroes what an earlier attach used */
 }
 
