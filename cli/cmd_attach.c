@@ -361,6 +361,8 @@ static int parse_attach(int argc, char **argv, struct attach_settings *s)
     }
     if (optind != argc - 1)
         return usage_error("attach", "wants one PID");
+    if (s->out != NULL && s->out[0] == '\0')
+        return usage_error("attach", "--out wants a path pattern or a directory");
     if (s->stacks != NULL && !stacks_mode_valid(s->stacks))
         return usage_error("attach",
                            "--stacks wants off, sampled:N, sampled:Nb, always, fp or queue");
@@ -406,6 +408,8 @@ int command_attach(int argc, char **argv)
     if (state == -1 && dlopen_at == 0)
         return refuse(s.pid, "no dlopen found in its C library%s", "");
     size_t size = settings_block(&s, settings, sizeof settings);
+    if (size == 0)
+        return refuse(s.pid, "the --out pattern is too long%s", "");
     double pause_ms = 0, stop_ms = 0;
     int redirected =
         inject(s.pid, absolute, settings, size, state != -1, dlopen_at, &pause_ms, &stop_ms);
