@@ -1,49 +1,70 @@
 #!/usr/bin/env bash
 # Fork cost under the interposer (issue 19, point 6): bench/fork_cost (FORKS times: fork, a child
-# that makes ten allocations and exits, wait) natively and under `qaudit run` in its default mode
-# (sampled stacks), with a parent holding no live blocks and one holding 2,000 (what a server's
-# master holds and every child inherits). Interleaved rounds; medians of microseconds per fork
-# and the median over rounds of each round's own ratio to native.
+# that makes ten allocations and exits, wait) natively and under `qaudit run --stacks queue` (the
+# preload's own defaults, what QAUDIT_STACKS unset gives), with a parent holding no live blocks
+# and one holding 2,000 (what a server's master holds and every child inherits). Interleaved
+# rounds; medians of microseconds per fork (wall), of CPU milliseconds and page faults per fork
+# (`perf stat`: task-clock and page-faults, parent and children) and of each round's own ratios
+# to native.
+# PRELOADS="NAME=PATH ..." compares preload builds (A/B) in the same rounds; by default this
+# tree's build/lib/libqaudit-preload.so. Each run's dumps go to a directory of its own, removed
+# only at the end (ext4 makes a file created just after many were deleted slower to create).
 # usage: bench/fork_bench.sh [RUNS] [FORKS]   (defaults 7 and 1000)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-7}
 forks=${2:-1000}
 bin=$top/build/bin
+preloads=${PRELOADS:-this=$top/build/lib/libqaudit-preload.so}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 median() { sort -g | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
 
-# one MODE LIVE -> microseconds per fork, one run (its dumps counted into $work/dumps-MODE-LIVE)
+# one PRELOAD LIVE RUN -> "microseconds-per-fork faults-per-fork cpu-ms-per-fork"; the dumps counted into
+# $work/dumps-NAME-LIVE
 one() {
-  local mode=$1 live=$2 out=$work/out
-  rm -rf "$out" && mkdir "$out"
-  case $mode in
-    native) "$bin/fork_cost" "$forks" "$live" ;;
-    default) "$bin/qaudit" run --out "$out/d-%p.json" -- "$bin/fork_cost" "$forks" "$live" 2>/dev/null ;;
-  esac
-  if [ "$mode" != native ]; then
-    echo "$(ls "$out" | wc -l) $(du -sk "$out" | cut -f1)" >>"$work/dumps-$mode-$live"
-  fi
+  local name=$1 so=$2 live=$3 out=$work/out-$1-$3-$4 stat=$work/stat
+  mkdir "$out"
+  local cmd=("$bin/fork_cost" "$forks" "$live")
+  [ "$name" = native ] || cmd=("$bin/qaudit" run --preload "$so" --stacks queue --out "$out/d-%p.json" -- "${cmd[@]}")
+  local us
+  us=$(perf stat -x, -e page-faults,task-clock -o "$stat" -- "${cmd[@]}" 2>/dev/null)
+  echo "$us $(awk -F, -v n="$forks" '/page-faults/ {printf "%.1f", $1 / n}' "$stat")" \
+    "$(awk -F, -v n="$forks" '/task-clock/ {printf "%.3f", $1 / n}' "$stat")"
+  [ "$name" = native ] || echo "$(ls "$out" | wc -l) $(du -sk "$out" | cut -f1)" >>"$work/dumps-$name-$live"
 }
 
+names=(native)
+for p in $preloads; do names+=("${p%%=*}"); done
+so_of() { for p in $preloads; do [ "${p%%=*}" = "$1" ] && echo "${p#*=}"; done; }
+
 for live in 0 2000; do
-  for _ in $(seq "$runs"); do
-    n=$(one native "$live")
-    q=$(one default "$live")
-    echo "$n $q $(awk -v a="$q" -v b="$n" 'BEGIN{printf "%.3f", a / b}')"
+  for r in $(seq "$runs"); do
+    line=""
+    for name in "${names[@]}"; do line="$line $(one "$name" "$(so_of "$name")" "$live" "$r")"; done
+    echo "$line"
   done >"$work/rounds-$live"
 done
 
 echo "## Fork cost: fork_cost $forks forks, $runs interleaved rounds ($(date -u +%Y-%m-%d))"
 echo
-echo "| parent's live blocks | native us/fork | qaudit run (default) us/fork | ratio (median of rounds) | dumps per run | KiB of dumps per child |"
-echo "|---|---|---|---|---|---|"
+echo "| parent's live blocks | build | us/fork, wall (median) | ratio to native (median of rounds) | CPU ms/fork (median) | CPU ratio to native (median of rounds) | page faults/fork (median) | dumps per run | KiB of dumps per child |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for live in 0 2000; do
   r=$work/rounds-$live
-  d=$work/dumps-default-$live
-  files=$(awk '{print $1}' "$d" | median)
-  kib=$(awk '{printf "%.1f\n", $2 / $1}' "$d" | median)
-  echo "| $live | $(awk '{print $1}' "$r" | median) | $(awk '{print $2}' "$r" | median) | $(awk '{print $3}' "$r" | median) | $files | $kib |"
+  for i in "${!names[@]}"; do
+    name=${names[$i]}
+    us=$(awk -v c=$((3 * i + 1)) '{print $c}' "$r" | median)
+    pf=$(awk -v c=$((3 * i + 2)) '{print $c}' "$r" | median)
+    cpu=$(awk -v c=$((3 * i + 3)) '{print $c}' "$r" | median)
+    ratio=$(awk -v c=$((3 * i + 1)) '{printf "%.3f\n", $c / $1}' "$r" | median)
+    cpu_ratio=$(awk -v c=$((3 * i + 3)) '{printf "%.3f\n", $c / $3}' "$r" | median)
+    if [ "$name" = native ]; then
+      echo "| $live | native | $us | 1 | $cpu | 1 | $pf | - | - |"
+    else
+      d=$work/dumps-$name-$live
+      echo "| $live | $name | $us | $ratio | $cpu | $cpu_ratio | $pf | $(awk '{print $1}' "$d" | median) | $(awk '{printf "%.1f\n", $2 / $1}' "$d" | median) |"
+    fi
+  done
 done

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # pgbench -C (a new connection, so a forked backend, per transaction) against Debian's
-# PostgreSQL 15, natively and with the server under `qaudit run` in its default mode and with
-# --stacks always (issue 19, point 6). One cluster (initdb natively, pgbench -i, scale 1); each
-# round starts the server once per mode, runs `pgbench -C -c 2 -t TRANSACTIONS` (the client
-# natively), stops it (fast). Medians of TPS and of each round's ratio to native; the dumps a
-# run wrote (files, total) and the size of one backend's dump (median over backends).
+# PostgreSQL 15, natively and with the server under `qaudit run --stacks queue` (the preload's
+# own defaults, what QAUDIT_STACKS unset gives) and `--stacks always` (qaudit run's default)
+# (issue 19, point 6). One cluster (initdb natively, pgbench -i, scale 1); each round starts the
+# server once per mode, runs `pgbench -C -c 2 -t TRANSACTIONS` (the client natively), stops it
+# (fast). Medians of TPS and of each round's ratio to native; the dumps a run wrote (files,
+# total) and the size of one backend's dump (median over backends).
+# PRELOADS="NAME=PATH ..." compares preload builds (A/B) in the same rounds; by default this
+# tree's build/lib/libqaudit-preload.so.
 # Runs as root (the server as postgres). usage: bench/pgbench_bench.sh [RUNS] [TRANSACTIONS]
 # (defaults 5 and 100)
 set -euo pipefail
@@ -13,6 +16,7 @@ runs=${1:-5}
 transactions=${2:-100}
 pg=/usr/lib/postgresql/15/bin
 qaudit=$top/build/bin/qaudit
+preloads=${PRELOADS:-this=$top/build/lib/libqaudit-preload.so}
 work=$(mktemp -d)
 chmod 755 "$work"
 trap '$pg/pg_ctl -D "$work/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
@@ -24,20 +28,23 @@ options="-p $port -k $work/sock -c listen_addresses=127.0.0.1"
 
 median() { sort -g | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
 
-# start MODE OUT: pg_ctl start natively or under qaudit run (dumps into OUT)
+# start MODE OUT: pg_ctl start natively, or under qaudit run with preload NAME and stacks STACKS
+# (MODE is NAME:STACKS; dumps into OUT)
 start() {
   local mode=$1 out=$2
   local ctl=("$pg/pg_ctl" -D "$work/data" -l "$work/pg.log" -w -o "$options" start)
-  case $mode in
-    native) as_pg "${ctl[@]}" ;;
-    default) as_pg "$qaudit" run --out "$out/d-%p.json" -- "${ctl[@]}" ;;
-    always) as_pg "$qaudit" run --out "$out/d-%p.json" --stacks always -- "${ctl[@]}" ;;
-  esac >/dev/null 2>&1
+  if [ "$mode" = native ]; then
+    as_pg "${ctl[@]}"
+  else
+    as_pg "$qaudit" run --preload "$(so_of "${mode%%:*}")" --stacks "${mode#*:}" \
+      --out "$out/d-%p.json" -- "${ctl[@]}"
+  fi >/dev/null 2>&1
 }
+so_of() { for p in $preloads; do [ "${p%%=*}" = "$1" ] && echo "${p#*=}"; done; }
 
 # one MODE -> "TPS FILES KIB BACKEND_KIB" for one run
 one() {
-  local mode=$1 out=$work/out-$1
+  local mode=$1 out=$work/out-${1/:/-}
   rm -rf "$out" && mkdir "$out" && chown postgres "$out"
   start "$mode" "$out"
   local tps
@@ -70,13 +77,14 @@ as_pg "$pg/pg_ctl" -D "$work/data" -l "$work/pg.log" -w -o "$options" start >/de
 as_pg "$pg/pgbench" -i -q -h "$work/sock" -p "$port" -U postgres postgres >/dev/null 2>&1
 as_pg "$pg/pg_ctl" -D "$work/data" -m fast -w stop >/dev/null
 
+modes=(native)
+for p in $preloads; do modes+=("${p%%=*}:queue" "${p%%=*}:always"); done
 for _ in $(seq "$runs"); do
-  n=$(one native)
-  d=$(one default)
-  a=$(one always)
-  echo "$n $d $a"
+  line=""
+  for mode in "${modes[@]}"; do line="$line $(one "$mode")"; done
+  echo "$line"
 done >"$work/rounds"
-# columns: 1 native tps; 5-8 default tps files KiB backend-KiB; 9-12 always tps files KiB backend-KiB
+# columns: 4 per mode, in the order of modes: tps files KiB backend-KiB
 
 echo "## pgbench -C against PostgreSQL 15: -c 2 -t $transactions, $runs interleaved rounds ($(date -u +%Y-%m-%d))"
 echo
@@ -85,5 +93,8 @@ echo "|---|---|---|---|---|---|"
 col() { awk -v c="$1" '{print $c}' "$work/rounds" | median; }
 ratio() { awk -v c="$1" '{printf "%.3f\n", $c / $1}' "$work/rounds" | median; }
 echo "| native | $(col 1) | 1 | - | - | - |"
-echo "| qaudit run (default: sampled stacks) | $(col 5) | $(ratio 5) | $(col 6) | $(awk '{printf "%.1f\n", $7 / 1024}' "$work/rounds" | median) | $(col 8) |"
-echo "| qaudit run --stacks always | $(col 9) | $(ratio 9) | $(col 10) | $(awk '{printf "%.1f\n", $11 / 1024}' "$work/rounds" | median) | $(col 12) |"
+for i in "${!modes[@]}"; do
+  [ "$i" = 0 ] && continue
+  c=$((4 * i + 1))
+  echo "| ${modes[$i]%%:*}: qaudit run --stacks ${modes[$i]#*:} | $(col $c) | $(ratio $c) | $(col $((c + 1))) | $(awk -v c=$((c + 2)) '{printf "%.1f\n", $c / 1024}' "$work/rounds" | median) | $(col $((c + 3))) |"
+done

@@ -20,7 +20,7 @@ static enum allocator model_for(const char *library)
     if (library == NULL)
         return ALLOC_GLIBC;
     for (int a = 1; a < ALLOC_COUNT; a++)
-        if (strstr(library, class_models[a].name))
+        if (strstr(library, probe_class_models[a].name))
             return (enum allocator)a;
     return ALLOC_COUNT;
 }
@@ -66,7 +66,7 @@ int command_classes(int argc, char **argv)
     }
     printf("%10s", "size");
     for (int a = 0; a < ALLOC_COUNT; a++)
-        printf(" | %-19s", class_models[a].name);
+        printf(" | %-19s", probe_class_models[a].name);
     printf("\n%10s", "");
     for (int a = 0; a < ALLOC_COUNT; a++)
         printf(" | %-19s", "class/usable/waste");
@@ -75,7 +75,7 @@ int command_classes(int argc, char **argv)
         printf("%10llu", (unsigned long long)sizes[i]);
         for (int a = 0; a < ALLOC_COUNT; a++) {
             struct size_class c;
-            class_of((enum allocator)a, sizes[i], &c);
+            probe_class_of((enum allocator)a, sizes[i], &c);
             char cell[64];
             snprintf(cell, sizeof cell, "%llu/%llu/%llu", (unsigned long long)c.reserved,
                      (unsigned long long)c.usable, (unsigned long long)(c.reserved - sizes[i]));
@@ -88,18 +88,18 @@ int command_classes(int argc, char **argv)
         enum allocator model = model_for(library);
         struct probe_result *results = calloc(n, sizeof *results);
         char error[512];
-        if (!class_probe("/proc/self/exe", library, sizes, n, results, error, sizeof error)) {
+        if (!probe_class_probe("/proc/self/exe", library, sizes, n, results, error, sizeof error)) {
             fprintf(stderr, "qaudit classes: %s\n", error);
             free(results);
             free(sizes);
             return 2;
         }
         printf("\nprobe: %s (model: %s)\n", library ? library : "the C library's malloc",
-               model < ALLOC_COUNT ? class_models[model].version : "none");
+               model < ALLOC_COUNT ? probe_class_models[model].version : "none");
         printf("%10s | %8s | %8s | %6s | %s\n", "size", "usable", "stride", "align", "model");
         for (size_t i = 0; i < n; i++) {
             struct size_class c;
-            bool agrees = model < ALLOC_COUNT && class_of(model, sizes[i], &c) &&
+            bool agrees = model < ALLOC_COUNT && probe_class_of(model, sizes[i], &c) &&
                           c.usable == results[i].usable;
             printf("%10llu | %8llu | %8llu | %6llu | %s\n", (unsigned long long)sizes[i],
                    (unsigned long long)results[i].usable, (unsigned long long)results[i].stride,

@@ -31,14 +31,15 @@ static const char layout_usage[] =
     "                     such as .cold and .constprop.N included) and how often DWARF says they\n"
     "                     were inlined (repeatable)\n";
 
-static bool selected(const struct layout_type *t, char **patterns, size_t n, long min_holes)
+static bool selected(const struct layout_set *set, const struct layout_type *t, char **patterns,
+                     size_t n, long min_holes)
 {
     if ((long)t->hole_count < min_holes)
         return false;
     if (n == 0)
         return true;
     for (size_t i = 0; i < n; i++)
-        if (type_name_matches(patterns[i], t->name))
+        if (layout_type_matches(set, t, patterns[i]))
             return true;
     return false;
 }
@@ -181,14 +182,20 @@ int command_layout(int argc, char **argv)
     else if (stats)
         fprintf(stderr, "qaudit layout: read %zu of %zu units%s, %zu types\n", set.units_read,
                 set.units_total, set.index_used ? set.index_used : "", set.count);
-    json_t *types = json_array();
+    struct layout_json_writer json;
+    if (format[0] == 'j')
+        layout_json_begin(&json, stdout, binary, (unsigned)cacheline);
     for (size_t i = 0; i < set.count; i++) {
         const struct layout_type *t = &set.types[i];
-        if (!selected(t, patterns, pattern_count, min_holes))
+        if (!selected(&set, t, patterns, pattern_count, min_holes))
             continue;
-        if (format[0] == 'j')
-            json_array_append_new(types, layout_type_json(t));
-        else if (format[0] == 'm')
+        if (format[0] == 'j') {
+            if (!layout_json_type(&json, t)) {
+                fprintf(stderr, "qaudit layout: out of memory\n");
+                status = 2;
+                goto done;
+            }
+        } else if (format[0] == 'm')
             layout_print_markdown(stdout, t);
         else
             layout_print_text(stdout, t, (unsigned)cacheline);
@@ -196,22 +203,15 @@ int command_layout(int argc, char **argv)
     for (size_t p = 0; p < pattern_count; p++) {
         bool found = false;
         for (size_t i = 0; i < set.count && !found; i++)
-            found = type_name_matches(patterns[p], set.types[i].name);
+            found = layout_type_matches(&set, &set.types[i], patterns[p]);
         if (!found) {
             fprintf(stderr, "qaudit layout: no struct, class or union matches '%s' in %s\n",
                     patterns[p], binary);
             status = 2;
         }
     }
-    if (format[0] == 'j') {
-        json_t *doc = json_pack("{s:s, s:s, s:I, s:o}", "format", "qaudit-layout/1", "binary",
-                                binary, "cacheline", (json_int_t)cacheline, "types", types);
-        json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-        fputc('\n', stdout);
-        json_decref(doc);
-    } else {
-        json_decref(types);
-    }
+    if (format[0] == 'j')
+        layout_json_end(&json);
 done:
     layout_free(&set);
     free(patterns);

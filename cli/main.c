@@ -52,7 +52,7 @@ static int unknown_command(const char *word)
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "__probe-child") == 0)
-        return class_probe_child(argc - 2, argv + 2);
+        return probe_class_probe_child(argc - 2, argv + 2);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -183,6 +183,27 @@ static void test_inheritance_by_site(void **state)
         found_b = true;
     }
     assert_true(found_b);
+    /* The grandchild allocated nothing: it frees one inherited block at site B and one at the
+     * child's own site, which its dump lists by id with what it freed there, with no stack. */
+    assert_int_equal(json_array_size(json_object_get(t.grandchild, "sites")), 0);
+    long long freed_blocks = 0, freed_bytes = 0;
+    json_array_foreach(json_object_get(t.grandchild, "inherited_sites"), i, s)
+    {
+        assert_true(json_array_size(s) == 3 || json_array_size(s) == 5);
+        if (json_array_size(s) == 5) {
+            freed_blocks += json_integer_value(json_array_get(s, 3));
+            freed_bytes += json_integer_value(json_array_get(s, 4));
+        }
+        if (json_integer_value(json_array_get(s, 0)) ==
+            json_integer_value(json_object_get(b, "id"))) {
+            assert_int_equal(json_array_size(s), 5);
+            assert_int_equal(json_integer_value(json_array_get(s, 1)), 10);
+            assert_int_equal(json_integer_value(json_array_get(s, 3)), 1);
+            assert_int_equal(json_integer_value(json_array_get(s, 4)), 1000);
+        }
+    }
+    assert_int_equal(freed_blocks, 2);
+    assert_int_equal(freed_bytes, 1000 + 48); /* requested bytes, as sites count them */
     free_dumps(t.all, t.count);
     remove_dir();
 }

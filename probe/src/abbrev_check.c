@@ -450,8 +450,8 @@ static const char *abbreviation(const unsigned char **p, const unsigned char *en
 }
 
 /* The table at [start, end): NULL when every abbreviation is well formed and the table ends. */
-const char *abbrev_table_problem(const unsigned char *start, const unsigned char *end, bool c,
-                                 char *why, size_t size)
+const char *probe_abbrev_table_problem(const unsigned char *start, const unsigned char *end, bool c,
+                                       char *why, size_t size)
 {
     const unsigned char *p = start;
     unsigned long long code;

@@ -10,7 +10,7 @@
 /* NULL when the table that starts at start (and lies before end) is well formed up to its
  * closing null entry, else what is wrong: a constant string, or why (filled) for details.
  * c: the table is a C unit's. */
-const char *abbrev_table_problem(const unsigned char *start, const unsigned char *end, bool c,
-                                 char *why, size_t size);
+const char *probe_abbrev_table_problem(const unsigned char *start, const unsigned char *end, bool c,
+                                       char *why, size_t size);
 
 #endif

@@ -3,6 +3,7 @@
 #define PROBE_AGGREGATE_TAG_H
 
 #include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -10,6 +11,11 @@
 static inline bool is_aggregate_tag(uint64_t tag)
 {
     return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
+}
+
+static inline bool probe_is_aggregate_type(Dwarf_Die *die)
+{
+    return is_aggregate_tag(dwarf_tag(die));
 }
 
 #endif

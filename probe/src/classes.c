@@ -7,7 +7,7 @@
  * larger ones. */
 #include "probe/classes.h"
 
-const struct class_model class_models[ALLOC_COUNT] = {
+const struct class_model probe_class_models[ALLOC_COUNT] = {
     [ALLOC_GLIBC] = {"glibc", "glibc 2.36 ptmalloc", NULL},
     [ALLOC_MIMALLOC] = {"mimalloc", "mimalloc 2.0.9", "/usr/lib/x86_64-linux-gnu/libmimalloc.so.2"},
     [ALLOC_JEMALLOC] = {"jemalloc", "jemalloc 5.3.0", "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"},
@@ -49,7 +49,7 @@ static uint64_t geometric_class(uint64_t n)
     return round_up(n, (uint64_t)1 << (p - 2));
 }
 
-bool class_of(enum allocator a, uint64_t size, struct size_class *out)
+bool probe_class_of(enum allocator a, uint64_t size, struct size_class *out)
 {
     if (size == 0 || size > ((uint64_t)1 << 30))
         return false;

@@ -30,7 +30,7 @@ struct cls {
     Dwarf_Die die;
     uint64_t size, dsize, nvsize, nvalign;
     uint64_t least;  /* the least data size any [[no_unique_address]] members allow (see
-                        cxx_share_size) */
+                        probe_cxx_share_size) */
     int32_t primary; /* the primary base class, -1 when none */
     bool primary_virtual, dynamic, empty, pod, has_vptr;
     bool may_be_empty; /* empty if each class-type member is [[no_unique_address]] */
@@ -84,7 +84,7 @@ static int32_t list_find(const struct list *l, int32_t v)
     return -1;
 }
 
-struct cxx_cache *cxx_cache_new(const struct cxx_measure *measure)
+struct cxx_cache *probe_cxx_cache_new(const struct cxx_measure *measure)
 {
     struct cxx_cache *c = calloc(1, sizeof *c);
     if (c != NULL)
@@ -92,7 +92,7 @@ struct cxx_cache *cxx_cache_new(const struct cxx_measure *measure)
     return c;
 }
 
-void cxx_cache_free(struct cxx_cache *c)
+void probe_cxx_cache_free(struct cxx_cache *c)
 {
     if (c == NULL)
         return;
@@ -101,7 +101,7 @@ void cxx_cache_free(struct cxx_cache *c)
         free(c->classes[i].zero_members);
     }
     free(c->classes);
-    die_table_free(&c->slots);
+    probe_die_table_free(&c->slots);
     free(c);
 }
 
@@ -121,7 +121,7 @@ static bool class_die(const struct cxx_measure *m, Dwarf_Die *type, Dwarf_Die *o
 {
     if (dwarf_peel_type(type, out) != 0)
         return false;
-    resolve_signature(out);
+    probe_resolve_signature(out);
     Dwarf_Die target;
     int tag = dwarf_tag(out);
     if (dwarf_hasattr(out, DW_AT_declaration) && m->define(m->context, out, &target))
@@ -129,11 +129,12 @@ static bool class_die(const struct cxx_measure *m, Dwarf_Die *type, Dwarf_Die *o
     return is_aggregate_tag(tag);
 }
 
-bool cxx_is_virtual_inheritance(Dwarf_Die *inheritance)
+bool probe_cxx_is_virtual_inheritance(Dwarf_Die *inheritance)
 {
     Dwarf_Word virtuality = DW_VIRTUALITY_none;
     return dwarf_tag(inheritance) == DW_TAG_inheritance &&
-           udata(inheritance, DW_AT_virtuality, &virtuality) && virtuality != DW_VIRTUALITY_none;
+           probe_udata(inheritance, DW_AT_virtuality, &virtuality) &&
+           virtuality != DW_VIRTUALITY_none;
 }
 
 /* The index of the class die (a definition), added unknown on first sight; -1 out of memory. */
@@ -167,22 +168,23 @@ static bool scan_bases(struct cxx_cache *c, int32_t i)
     Dwarf_Die die = c->classes[i].die;
     struct base_ref *bases = NULL;
     size_t n = 0;
-    if (checked_child(&die, &child) == 0) {
+    if (probe_checked_child(&die, &child) == 0) {
         do {
-            if (dwarf_tag(&child) != DW_TAG_inheritance || type_of(&child, &type) == NULL ||
+            if (dwarf_tag(&child) != DW_TAG_inheritance || probe_type_of(&child, &type) == NULL ||
                 !class_die(&c->measure, &type, &base))
                 continue;
-            struct base_ref b = {class_index(c, &base), cxx_is_virtual_inheritance(&child), 0};
+            struct base_ref b = {class_index(c, &base), probe_cxx_is_virtual_inheritance(&child),
+                                 0};
             struct base_ref *grown = realloc(bases, (n + 1) * sizeof *grown);
             if (b.cls < 0 || grown == NULL) {
                 free(grown ? grown : bases);
                 return false;
             }
             bases = grown;
-            if (!b.is_virtual && !member_location(&child, &b.offset))
+            if (!b.is_virtual && !probe_member_location(&child, &b.offset))
                 b.offset = 0; /* absent: the base is at the start */
             bases[n++] = b;
-        } while (checked_siblingof(&child, &child) == 0);
+        } while (probe_checked_siblingof(&child, &child) == 0);
     }
     c->classes[i].bases = bases;
     c->classes[i].base_count = n;
@@ -206,7 +208,7 @@ static int has_vbases(struct cxx_cache *c, int32_t i, int depth)
     return found;
 }
 
-bool cxx_has_virtual_bases(struct cxx_cache *c, Dwarf_Die *cls)
+bool probe_cxx_has_virtual_bases(struct cxx_cache *c, Dwarf_Die *cls)
 {
     int32_t i = class_index(c, cls);
     return i >= 0 && has_vbases(c, i, 0) == 1;
@@ -329,7 +331,7 @@ static bool member_class(struct cxx_cache *c, Dwarf_Die *type, uint64_t offset, 
     }
     int ptag = dwarf_tag(&peeled);
     f->pod &= ptag != DW_TAG_reference_type && ptag != DW_TAG_rvalue_reference_type;
-    while (dwarf_tag(&peeled) == DW_TAG_array_type && type_of(&peeled, &inner) &&
+    while (dwarf_tag(&peeled) == DW_TAG_array_type && probe_type_of(&peeled, &inner) &&
            dwarf_peel_type(&inner, &peeled) == 0)
         ;
     if (!class_die(&c->measure, &peeled, &inner)) {
@@ -358,7 +360,7 @@ static bool measure_member(struct cxx_cache *c, Dwarf_Die *child, bool is_class,
     int tag = dwarf_tag(child);
     if (tag == DW_TAG_subprogram) {
         Dwarf_Word v = DW_VIRTUALITY_none;
-        f->virtual_fn |= udata(child, DW_AT_virtuality, &v) && v != DW_VIRTUALITY_none;
+        f->virtual_fn |= probe_udata(child, DW_AT_virtuality, &v) && v != DW_VIRTUALITY_none;
         f->pod &= !user_special_member(child, class_name);
         return true;
     }
@@ -371,32 +373,32 @@ static bool measure_member(struct cxx_cache *c, Dwarf_Die *child, bool is_class,
         return true;
     }
     Dwarf_Die type;
-    if (type_of(child, &type) == NULL)
+    if (probe_type_of(child, &type) == NULL)
         return true;
     Dwarf_Word bits = 0, access = is_class ? DW_ACCESS_private : DW_ACCESS_public;
     uint64_t offset = 0, end;
-    if (!member_location(child, &offset))
+    if (!probe_member_location(child, &offset))
         offset = 0; /* absent: a union's member, or unreadable */
-    if (udata(child, DW_AT_bit_size, &bits)) {
+    if (probe_udata(child, DW_AT_bit_size, &bits)) {
         if (bits == 0)
             return true; /* a zero-width bit-field holds nothing */
         Dwarf_Word start = offset * 8, legacy, storage = c->measure.size(c->measure.context, &type);
-        if (!udata(child, DW_AT_data_bit_offset, &start) &&
-            udata(child, DW_AT_bit_offset, &legacy)) {
-            udata(child, DW_AT_byte_size, &storage);
+        if (!probe_udata(child, DW_AT_data_bit_offset, &start) &&
+            probe_udata(child, DW_AT_bit_offset, &legacy)) {
+            probe_udata(child, DW_AT_byte_size, &storage);
             start = offset * 8 + storage * 8 - legacy - bits;
         }
         end = (start + bits + 7) / 8;
     } else {
         end = offset + c->measure.size(c->measure.context, &type);
     }
-    udata(child, DW_AT_accessibility, &access);
+    probe_udata(child, DW_AT_accessibility, &access);
     f->pod &= access == DW_ACCESS_public;
     f->data = true;
     f->end = max_u64(f->end, end);
     uint64_t least_end = end; /* lowered below for a member of class type */
     Dwarf_Word own = 1;       /* alignas on the member */
-    udata(child, DW_AT_alignment, &own);
+    probe_udata(child, DW_AT_alignment, &own);
     f->align = max_u64(f->align, max_u64(own, c->measure.align(c->measure.context, &type)));
     bool ok = member_class(c, &type, offset, bits > 0, &least_end, f, depth);
     f->least_end = max_u64(f->least_end, least_end);
@@ -430,7 +432,7 @@ static void settle_nonvirtual(struct cxx_cache *c, int32_t i, const struct membe
 {
     struct cls *x = &c->classes[i];
     Dwarf_Word align = 1;
-    udata(&x->die, DW_AT_alignment, &align);
+    probe_udata(&x->die, DW_AT_alignment, &align);
     uint64_t nvsize = f->end, dsize = f->end, nvalign = max_u64(align, f->align);
     if (f->vptr) {
         nvsize = dsize = max_u64(nvsize, POINTER);
@@ -469,7 +471,7 @@ static bool measure(struct cxx_cache *c, int32_t i, int depth)
     c->classes[i].measuring = true;
     Dwarf_Die die = c->classes[i].die, child;
     Dwarf_Word size = 0;
-    udata(&die, DW_AT_byte_size, &size);
+    probe_udata(&die, DW_AT_byte_size, &size);
     c->classes[i].size = size;
     for (size_t b = 0; b < c->classes[i].base_count; b++)
         if (!measure(c, c->classes[i].bases[b].cls, depth + 1))
@@ -477,10 +479,10 @@ static bool measure(struct cxx_cache *c, int32_t i, int depth)
     struct member_facts f = {.align = 1, .pod = true, .only_empty_members = true};
     bool is_class = dwarf_tag(&die) == DW_TAG_class_type, ok = true;
     const char *name = dwarf_diename(&die);
-    if (checked_child(&die, &child) == 0) {
+    if (probe_checked_child(&die, &child) == 0) {
         do
             ok = measure_member(c, &child, is_class, name, &f, depth);
-        while (ok && checked_siblingof(&child, &child) == 0);
+        while (ok && probe_checked_siblingof(&child, &child) == 0);
     }
     struct cls *x = &c->classes[i];
     x->has_vptr = f.vptr;
@@ -509,7 +511,7 @@ static bool measure(struct cxx_cache *c, int32_t i, int depth)
     return ok;
 }
 
-uint64_t cxx_base_size(struct cxx_cache *c, Dwarf_Die *cls)
+uint64_t probe_cxx_base_size(struct cxx_cache *c, Dwarf_Die *cls)
 {
     int32_t i = class_index(c, cls);
     if (i < 0 || !measure(c, i, 0))
@@ -517,7 +519,7 @@ uint64_t cxx_base_size(struct cxx_cache *c, Dwarf_Die *cls)
     return c->classes[i].empty ? 0 : c->classes[i].nvsize;
 }
 
-uint64_t cxx_share_size(struct cxx_cache *c, Dwarf_Die *cls)
+uint64_t probe_cxx_share_size(struct cxx_cache *c, Dwarf_Die *cls)
 {
     int32_t i = class_index(c, cls);
     if (i < 0 || !measure(c, i, 0))
@@ -525,19 +527,19 @@ uint64_t cxx_share_size(struct cxx_cache *c, Dwarf_Die *cls)
     return c->classes[i].least;
 }
 
-bool cxx_is_empty(struct cxx_cache *c, Dwarf_Die *cls)
+bool probe_cxx_is_empty(struct cxx_cache *c, Dwarf_Die *cls)
 {
     int32_t i = class_index(c, cls);
     return i >= 0 && measure(c, i, 0) && c->classes[i].empty;
 }
 
-bool cxx_is_unknown(struct cxx_cache *c, Dwarf_Die *cls)
+bool probe_cxx_is_unknown(struct cxx_cache *c, Dwarf_Die *cls)
 {
     int32_t i = class_index(c, cls);
     return i < 0 || !measure(c, i, 0) || c->classes[i].unknown;
 }
 
-bool cxx_base_unknown(struct cxx_cache *c, Dwarf_Die *cls)
+bool probe_cxx_base_unknown(struct cxx_cache *c, Dwarf_Die *cls)
 {
     int32_t i = class_index(c, cls);
     if (i < 0 || !measure(c, i, 0))
@@ -650,7 +652,7 @@ static bool place_others(struct cxx_cache *c, int32_t top, const struct list *or
     return ok;
 }
 
-int cxx_virtual_bases(struct cxx_cache *c, Dwarf_Die *cls, struct cxx_vbase **out)
+int probe_cxx_virtual_bases(struct cxx_cache *c, Dwarf_Die *cls, struct cxx_vbase **out)
 {
     *out = NULL;
     int32_t top = class_index(c, cls);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "aggregate_tag.h"
+#include "cxx_names.h"
 #include "elf_sections.h"
 
 /* Index attributes (DWARF 5, table 7.23); elfutils' dwarf.h does not name them. */
@@ -79,7 +80,7 @@ struct sections {
 static Elf_Data *section_data(Elf *elf, size_t names, Elf_Scn *scn, const char *wanted)
 {
     GElf_Shdr h;
-    const char *name = section_name(elf, names, scn, &h);
+    const char *name = probe_section_name(elf, names, scn, &h);
     if (name == NULL || strcmp(name, wanted) != 0 || h.sh_type == SHT_NOBITS)
         return NULL;
     /* Compressed (-gz): inflated in memory, as libdw does with the sections it knows. */
@@ -335,22 +336,6 @@ static bool entries_of(const struct name_index *x, uint32_t i, uint64_t *units, 
     }
 }
 
-/* "Inner" of "lc::Outer::Inner": the part after the last "::" outside template arguments. */
-static const char *last_component(const char *name)
-{
-    const char *last = name;
-    int depth = 0;
-    for (const char *p = name; *p; p++) {
-        if (*p == '<' || *p == '(')
-            depth++;
-        else if ((*p == '>' || *p == ')') && depth > 0)
-            depth--;
-        else if (depth == 0 && p[0] == ':' && p[1] == ':')
-            last = p + 2;
-    }
-    return last;
-}
-
 /* Adds the units defining name in every name index; false when the index cannot answer. */
 static bool units_of(const struct sections *s, const char *name, uint64_t *units, size_t *n,
                      size_t max, bool *found)
@@ -367,15 +352,15 @@ static bool units_of(const struct sections *s, const char *name, uint64_t *units
     return true;
 }
 
-size_t debug_names_units(Dwarf *dw, const char *const *names, size_t count, uint64_t *units,
-                         size_t max)
+size_t probe_debug_names_units(Dwarf *dw, const char *const *names, size_t count, uint64_t *units,
+                               size_t max)
 {
     struct sections s;
     if (count == 0 || !find_sections(dw, &s))
         return 0;
     size_t n = 0;
     for (size_t i = 0; i < count; i++) {
-        const char *last = last_component(names[i]);
+        const char *last = probe_cxx_last_component(names[i]);
         bool found = false;
         if (strpbrk(names[i], "*?[") != NULL || !units_of(&s, names[i], units, &n, max, &found) ||
             (last != names[i] && !units_of(&s, last, units, &n, max, &found)) || !found)

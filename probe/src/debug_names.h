@@ -15,7 +15,7 @@
  * component ("Inner" of "lc::Outer::Inner", as producers index nested names). 0 (read every
  * unit) when the file has no such index, a name is a glob or absent from it, an entry is in a
  * foreign type unit (split DWARF) or the index is damaged. */
-size_t debug_names_units(Dwarf *dw, const char *const *names, size_t count, uint64_t *units,
-                         size_t max);
+size_t probe_debug_names_units(Dwarf *dw, const char *const *names, size_t count, uint64_t *units,
+                               size_t max);
 
 #endif

@@ -13,7 +13,7 @@ static bool ends_with_dotdot(const char *out, size_t len)
     return len >= 2 && strncmp(out + len - 2, "..", 2) == 0 && (len == 2 || out[len - 3] == '/');
 }
 
-char *decl_path(const char *file, const char *comp_dir)
+char *probe_decl_path(const char *file, const char *comp_dir)
 {
     bool relative = file[0] != '/' && comp_dir != NULL && comp_dir[0] != '\0';
     size_t n = strlen(file) + (relative ? strlen(comp_dir) + 1 : 0) + 2;

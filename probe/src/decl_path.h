@@ -5,6 +5,6 @@
 
 /* file joined to comp_dir when relative (comp_dir may be NULL), with "." and ".." resolved
  * lexically; malloc'd, NULL when out of memory. */
-char *decl_path(const char *file, const char *comp_dir);
+char *probe_decl_path(const char *file, const char *comp_dir);
 
 #endif

@@ -54,7 +54,10 @@ static size_t name_at_in(const char *s, size_t from, size_t end)
     return end;
 }
 
-size_t declarator_name_at(const char *type)
+/* Where a name goes in a C abstract declarator spelled as type_names.c spells them: before the
+ * first '[' of "char *[4]", inside the group of "void (*)(int)", else at the end. Names that hold
+ * parentheses ("(anonymous namespace)::S", "decltype(nullptr)", "f()::Local") are skipped. */
+static size_t declarator_name_at(const char *type)
 {
     return name_at_in(type, 0, strlen(type));
 }
@@ -72,7 +75,8 @@ static size_t open_group(const char *s, size_t n)
     return depth > 0 ? opened[0] : n;
 }
 
-bool declaration_split(const char *type, size_t name_at, const char *name, struct declaration *out)
+bool probe_declaration_split(const char *type, size_t name_at, const char *name,
+                             struct declaration *out)
 {
     size_t len = strlen(type);
     size_t at = name_at ? name_at : declarator_name_at(type);
@@ -87,7 +91,7 @@ bool declaration_split(const char *type, size_t name_at, const char *name, struc
     out->specifiers = strndup(type, spec_end);
     out->declarator = malloc(n);
     if (out->specifiers == NULL || out->declarator == NULL) {
-        declaration_free(out);
+        probe_declaration_free(out);
         return false;
     }
     memcpy(out->declarator, type + split, at - split);
@@ -97,7 +101,7 @@ bool declaration_split(const char *type, size_t name_at, const char *name, struc
     return true;
 }
 
-void declaration_free(struct declaration *d)
+void probe_declaration_free(struct declaration *d)
 {
     free(d->specifiers);
     free(d->declarator);

@@ -12,15 +12,12 @@ struct declaration {
     char *declarator; /* without the closing ';' */
 };
 
-/* Where a name goes in a C abstract declarator spelled as type_names.c spells them: before the
- * first '[' of "char *[4]", inside the group of "void (*)(int)", else at the end. Names that hold
- * parentheses ("(anonymous namespace)::S", "decltype(nullptr)", "f()::Local") are skipped. */
-size_t declarator_name_at(const char *type);
-
-/* Splits type around name, inserted at name_at (0: found by declarator_name_at). False when
+/* Splits type around name, inserted at name_at (0: where a C declarator puts a name: before the
+ * first '[' of "char *[4]", inside the group of "void (*)(int)", else at the end). False when
  * out of memory. */
-bool declaration_split(const char *type, size_t name_at, const char *name, struct declaration *out);
+bool probe_declaration_split(const char *type, size_t name_at, const char *name,
+                             struct declaration *out);
 
-void declaration_free(struct declaration *d);
+void probe_declaration_free(struct declaration *d);
 
 #endif

@@ -15,12 +15,12 @@ static uint64_t start_of(const struct layout_member *m)
     return m->bit_offset >= 0 ? (uint64_t)m->bit_offset / 8 : m->offset;
 }
 
-void derive_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
-                  struct member_scope scope)
+void probe_derive_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
+                        struct member_scope scope)
 {
     Dwarf_Word size = 0;
     if (dwarf_aggregate_size(aggregate, &size) != 0)
-        udata(aggregate, DW_AT_byte_size, &size);
+        probe_udata(aggregate, DW_AT_byte_size, &size);
     bool in_union = dwarf_tag(aggregate) == DW_TAG_union_type;
     uint64_t end = scope.base + size;
     for (size_t i = first; i < t->member_count; i++) {

@@ -119,7 +119,7 @@ static size_t value_size(unsigned form, const unsigned char *p, uint8_t address_
     }
 }
 
-const unsigned char *die_attributes_end(Dwarf_Die *die)
+const unsigned char *probe_die_attributes_end(Dwarf_Die *die)
 {
     struct last last = {NULL, 0, false};
     Dwarf_Die unit;

@@ -7,6 +7,6 @@
 
 /* The address just past die's last attribute (where its children, or its next sibling, start),
  * or NULL when it cannot be told (a form of unknown size, DW_FORM_indirect, damage). */
-const unsigned char *die_attributes_end(Dwarf_Die *die);
+const unsigned char *probe_die_attributes_end(Dwarf_Die *die);
 
 #endif

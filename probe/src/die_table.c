@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool die_table_grow(struct die_table *t, size_t entry_size)
+bool probe_die_table_grow(struct die_table *t, size_t entry_size)
 {
     struct die_table bigger = {NULL, entry_size, t->capacity ? 2 * t->capacity : 256, t->count};
     bigger.slots = calloc(bigger.capacity, entry_size);
@@ -21,7 +21,7 @@ bool die_table_grow(struct die_table *t, size_t entry_size)
     return true;
 }
 
-void die_table_free(struct die_table *t)
+void probe_die_table_free(struct die_table *t)
 {
     free(t->slots);
     *t = (struct die_table){0};

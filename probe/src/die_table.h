@@ -17,14 +17,14 @@ struct die_table {
     size_t capacity, count;
 };
 
-bool die_table_grow(struct die_table *t, size_t entry_size);
+bool probe_die_table_grow(struct die_table *t, size_t entry_size);
 
 /* Room for one more entry of entry_size bytes: the table grows (its entries move, so slots found
  * before are stale) when one more would fill it past half. False out of memory. (Inline: it is
  * asked before every look-up.) */
 static inline bool die_table_room(struct die_table *t, size_t entry_size)
 {
-    return 2 * (t->count + 1) <= t->capacity || die_table_grow(t, entry_size);
+    return 2 * (t->count + 1) <= t->capacity || probe_die_table_grow(t, entry_size);
 }
 
 static inline const void *die_table_key(const void *entry)
@@ -48,6 +48,6 @@ static inline void *die_table_slot(const struct die_table *t, const void *key)
     }
 }
 
-void die_table_free(struct die_table *t);
+void probe_die_table_free(struct die_table *t);
 
 #endif

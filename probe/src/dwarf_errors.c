@@ -18,12 +18,12 @@ static _Thread_local struct {
 } first;
 
 /* The lists of children being walked, and where each must end: a stack, as walks go depth first.
- * A walk of a DIE's children starts with checked_child (a push) and steps with checked_siblingof
- * from the child last reached (the cursor); a step finds its list by its cursor, and lists above
- * it were left part way (a search that stopped at what it looked for): they are dropped. A list
- * must end right before its parent's DW_AT_sibling, when the parent has one; the end of a unit's
- * top list is kept for unit_check, which knows where the unit ends. Deeper than the stack, lists
- * go unchecked. */
+ * A walk of a DIE's children starts with probe_checked_child (a push) and steps with
+ * probe_checked_siblingof from the child last reached (the cursor); a step finds its list by its
+ * cursor, and lists above it were left part way (a search that stopped at what it looked for): they
+ * are dropped. A list must end right before its parent's DW_AT_sibling, when the parent has one;
+ * the end of a unit's top list is kept for probe_unit_check, which knows where the unit ends.
+ * Deeper than the stack, lists go unchecked. */
 #define LISTS_KEPT 64
 static _Thread_local struct {
     struct list {
@@ -35,7 +35,7 @@ static _Thread_local struct {
     } lists[LISTS_KEPT];
     unsigned depth;
     /* Each unit's top list end, by unit (open addressing; a unit's top list may be walked well
-     * before unit_check runs on it: when another unit's type led into it). */
+     * before probe_unit_check runs on it: when another unit's type led into it). */
     struct top_end {
         Dwarf_CU *cu;
         const void *end; /* the null entry that ended the top DIE's children */
@@ -121,8 +121,8 @@ static bool nested_only(int tag)
 static void top_child(Dwarf_Die *child)
 {
     if (nested_only(dwarf_tag(child)))
-        dwarf_errors_note(child,
-                          "a DIE that only lives inside another is among its unit's top DIEs");
+        probe_dwarf_errors_note(
+            child, "a DIE that only lives inside another is among its unit's top DIEs");
 }
 
 static void list_starts(Dwarf_Die *parent, Dwarf_Die *first)
@@ -170,7 +170,7 @@ static void list_steps(Dwarf_Die *die, Dwarf_Die *next, bool end)
         char why[128];
         snprintf(why, sizeof why, "the children of DIE 0x%llx do not end where its sibling starts",
                  (unsigned long long)l->parent);
-        dwarf_errors_note(&(Dwarf_Die){.addr = next->addr, .cu = die->cu}, why);
+        probe_dwarf_errors_note(&(Dwarf_Die){.addr = next->addr, .cu = die->cu}, why);
     }
     if (l->top)
         remember_top_end(die->cu, next->addr);
@@ -181,26 +181,26 @@ static void list_steps(Dwarf_Die *die, Dwarf_Die *next, bool end)
  * where the last one was). */
 static _Thread_local unsigned generation;
 
-unsigned dwarf_errors_generation(void)
+unsigned probe_dwarf_errors_generation(void)
 {
     return generation;
 }
 
-void dwarf_errors_reset(void)
+void probe_dwarf_errors_reset(void)
 {
     generation++;
     first.set = false;
     first.message[0] = '\0';
-    dwarf_errors_release();
+    probe_dwarf_errors_release();
     dwarf_errno(); /* libdw's own last error, so a stale one is never reported */
 }
 
-const char *dwarf_errors_first(void)
+const char *probe_dwarf_errors_first(void)
 {
     return first.set ? first.message : NULL;
 }
 
-void dwarf_errors_note(Dwarf_Die *die, const char *what)
+void probe_dwarf_errors_note(Dwarf_Die *die, const char *what)
 {
     if (first.set)
         return;
@@ -215,7 +215,7 @@ static const char *string_attr(Dwarf_Die *die, unsigned name)
     return dwarf_formstring(dwarf_attr(die, name, &attr));
 }
 
-void dwarf_errors_missing_dwo(Dwarf_Die *skeleton)
+void probe_dwarf_errors_missing_dwo(Dwarf_Die *skeleton)
 {
     if (first.set)
         return;
@@ -239,7 +239,7 @@ static bool found_in_place(Dwarf_Die *die)
 {
     if (!is_unit_tag(dwarf_tag(die)))
         return true;
-    dwarf_errors_note(die, "a unit's top DIE inside a unit");
+    probe_dwarf_errors_note(die, "a unit's top DIE inside a unit");
     return false;
 }
 
@@ -250,19 +250,19 @@ static void empty_list(Dwarf_Die *die)
 {
     Dwarf_Attribute attr;
     Dwarf_Die sibling;
-    const unsigned char *end = die_attributes_end(die);
+    const unsigned char *end = probe_die_attributes_end(die);
     if (end == NULL || dwarf_attr(die, DW_AT_sibling, &attr) == NULL ||
         dwarf_formref_die(&attr, &sibling) == NULL || *end != 0)
         return;
     if ((const unsigned char *)sibling.addr != end + 1)
-        dwarf_errors_note(die, "its children end where its sibling does not start");
+        probe_dwarf_errors_note(die, "its children end where its sibling does not start");
 }
 
-int checked_child(Dwarf_Die *die, Dwarf_Die *result)
+int probe_checked_child(Dwarf_Die *die, Dwarf_Die *result)
 {
     int rc = dwarf_child(die, result);
     if (rc < 0)
-        dwarf_errors_note(die, dwarf_errmsg(-1));
+        probe_dwarf_errors_note(die, dwarf_errmsg(-1));
     else if (rc == 0 && !found_in_place(result))
         return 1;
     else if (rc == 0)
@@ -272,7 +272,7 @@ int checked_child(Dwarf_Die *die, Dwarf_Die *result)
     return rc;
 }
 
-int checked_siblingof(Dwarf_Die *die, Dwarf_Die *result)
+int probe_checked_siblingof(Dwarf_Die *die, Dwarf_Die *result)
 {
     Dwarf_Die next;
     int rc = dwarf_siblingof(die, &next);
@@ -283,15 +283,15 @@ int checked_siblingof(Dwarf_Die *die, Dwarf_Die *result)
     if (rc == 0)
         *result = next;
     else if (rc < 0)
-        dwarf_errors_note(die, dwarf_errmsg(-1));
+        probe_dwarf_errors_note(die, dwarf_errmsg(-1));
     else if (next.addr == NULL) /* libdw leaves it NULL when it ran off the unit's end */
-        dwarf_errors_note(die, "its unit ends inside the list of DIEs it belongs to");
+        probe_dwarf_errors_note(die, "its unit ends inside the list of DIEs it belongs to");
     else
         list_steps(die, &next, true);
     return rc;
 }
 
-bool dwarf_errors_top_end(Dwarf_CU *cu, Dwarf_Die *end)
+bool probe_dwarf_errors_top_end(Dwarf_CU *cu, Dwarf_Die *end)
 {
     if (walks.top_capacity == 0 || cu == NULL)
         return false;
@@ -302,7 +302,7 @@ bool dwarf_errors_top_end(Dwarf_CU *cu, Dwarf_Die *end)
     return true;
 }
 
-void dwarf_errors_release(void)
+void probe_dwarf_errors_release(void)
 {
     free(walks.tops);
     memset(&walks, 0, sizeof walks);
@@ -348,13 +348,13 @@ static bool is_type_tag(int tag)
     }
 }
 
-Dwarf_Die *checked_formref_die(Dwarf_Attribute *attr, Dwarf_Die *result)
+Dwarf_Die *probe_checked_formref_die(Dwarf_Attribute *attr, Dwarf_Die *result)
 {
     Dwarf_Die *die = dwarf_formref_die(attr, result);
     unsigned name = attr ? dwarf_whatattr(attr) : 0;
     if (die != NULL && (name == DW_AT_type || name == DW_AT_signature) &&
         !is_type_tag(dwarf_tag(die))) {
-        dwarf_errors_note(die, "a type reference leads to a DIE that is no type");
+        probe_dwarf_errors_note(die, "a type reference leads to a DIE that is no type");
         return NULL;
     }
     if (die == NULL && attr != NULL) {
@@ -389,15 +389,16 @@ static bool base_size_plausible(Dwarf_Die *base)
     return size == 2 || size == 4 || size == 8 || size == 10 || size == 12 || size == 16;
 }
 
-int checked_peel_type(Dwarf_Die *die, Dwarf_Die *result)
+int probe_checked_peel_type(Dwarf_Die *die, Dwarf_Die *result)
 {
     int rc = dwarf_peel_type(die, result);
     if (rc < 0)
-        dwarf_errors_note(die, "its chain of qualifiers and typedefs is broken");
+        probe_dwarf_errors_note(die, "its chain of qualifiers and typedefs is broken");
     else if (rc > 0) /* peeled for an object's type, and no object is of type void */
-        dwarf_errors_note(die, "an object's type is void (a qualifier or typedef without a type)");
+        probe_dwarf_errors_note(die,
+                                "an object's type is void (a qualifier or typedef without a type)");
     else if (dwarf_tag(result) == DW_TAG_base_type && !base_size_plausible(result))
-        dwarf_errors_note(result, "a base type without a size an ABI gives");
+        probe_dwarf_errors_note(result, "a base type without a size an ABI gives");
     return rc;
 }
 
@@ -423,7 +424,7 @@ static enum language language_of(Dwarf_Die *die)
         dwarf_attr(&unit, DW_AT_language, &attr) != NULL)
         dwarf_formudata(&attr, &code);
     if (!known_language(code))
-        dwarf_errors_note(die, "its unit has no language or one of no known code");
+        probe_dwarf_errors_note(die, "its unit has no language or one of no known code");
     walks.last_unit.cu = die->cu;
     walks.last_unit.language =
         code == DW_LANG_C89 || code == DW_LANG_C || code == DW_LANG_C99 || code == DW_LANG_C11 ||
@@ -437,7 +438,7 @@ static enum language language_of(Dwarf_Die *die)
     return (enum language)walks.last_unit.language;
 }
 
-void checked_aggregate_child(Dwarf_Die *child, int tag)
+void probe_checked_aggregate_child(Dwarf_Die *child, int tag)
 {
     enum language language = language_of(child);
     bool fits = language == OTHER || tag == DW_TAG_member || tag == DW_TAG_structure_type ||
@@ -466,18 +467,19 @@ void checked_aggregate_child(Dwarf_Die *child, int tag)
     if (language == C && tag != DW_TAG_member && dwarf_hasattr(child, DW_AT_name))
         fits = false; /* C's named types are hoisted to the unit's top, only unnamed ones nest */
     if (!fits)
-        dwarf_errors_note(child, "a struct, class or union holds a DIE of a kind it cannot hold");
+        probe_dwarf_errors_note(child,
+                                "a struct, class or union holds a DIE of a kind it cannot hold");
     else if ((tag == DW_TAG_member || tag == DW_TAG_inheritance) &&
              !dwarf_hasattr_integrate(child, DW_AT_type))
-        dwarf_errors_note(child, "a member or base without a type");
+        probe_dwarf_errors_note(child, "a member or base without a type");
 }
 
-const char *checked_diename(Dwarf_Die *die)
+const char *probe_checked_diename(Dwarf_Die *die)
 {
     const char *name = dwarf_diename(die);
     if (name == NULL && dwarf_hasattr_integrate(die, DW_AT_name))
-        dwarf_errors_note(die, dwarf_errmsg(-1));
+        probe_dwarf_errors_note(die, dwarf_errmsg(-1));
     else if (name != NULL && name[0] == '\0') /* producers leave the attribute out instead */
-        dwarf_errors_note(die, "an empty name");
+        probe_dwarf_errors_note(die, "an empty name");
     return name;
 }

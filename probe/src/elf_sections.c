@@ -3,12 +3,12 @@
 
 #include <string.h>
 
-char *section_name(Elf *elf, size_t names, Elf_Scn *scn, GElf_Shdr *header)
+char *probe_section_name(Elf *elf, size_t names, Elf_Scn *scn, GElf_Shdr *header)
 {
     return gelf_getshdr(scn, header) ? elf_strptr(elf, names, header->sh_name) : NULL;
 }
 
-Elf_Scn *find_section(Elf *elf, const char *wanted)
+Elf_Scn *probe_find_section(Elf *elf, const char *wanted)
 {
     size_t names;
     if (elf == NULL || elf_getshdrstrndx(elf, &names) != 0)
@@ -16,7 +16,7 @@ Elf_Scn *find_section(Elf *elf, const char *wanted)
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(elf, scn)) != NULL) {
         GElf_Shdr header;
-        const char *name = section_name(elf, names, scn, &header);
+        const char *name = probe_section_name(elf, names, scn, &header);
         if (name != NULL && strcmp(name, wanted) == 0 && header.sh_type != SHT_NOBITS)
             return scn;
     }

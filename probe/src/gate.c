@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cxx_names.h"
 #include "gate_members.h"
 #include "probe/classes.h"
 #include "probe/functions.h"
@@ -31,12 +32,20 @@ bool gate_pin_parse(const char *word, enum gate_pin *pin)
     return false;
 }
 
+/* The type a baseline names: by its name as printed, else by another spelling of it (a baseline
+ * written when C++ names kept the producer's "long unsigned int"). */
 static const struct layout_type *find_type(const struct layout_set *set, const char *name)
 {
     for (size_t i = 0; i < set->count; i++)
         if (strcmp(set->types[i].name, name) == 0)
             return &set->types[i];
-    return NULL;
+    char *canonical = probe_cxx_canonical(name);
+    const struct layout_type *found = NULL;
+    for (size_t i = 0; canonical != NULL && found == NULL && i < set->count; i++)
+        if (probe_cxx_names_equivalent(canonical, set->types[i].name))
+            found = &set->types[i];
+    free(canonical);
+    return found;
 }
 
 /* What a rule is about: a type (its kind, name and definition's place) or a function. */
@@ -87,7 +96,7 @@ static bool integer(json_t *value, const char *what, const char *type, long long
 static int allocator_named(const char *name)
 {
     for (int a = 0; a < ALLOC_COUNT; a++)
-        if (strcmp(class_models[a].name, name) == 0)
+        if (strcmp(probe_class_models[a].name, name) == 0)
             return a;
     return -1;
 }
@@ -147,7 +156,7 @@ static bool check_entry(struct check *c, const char *key, const char *inner, jso
                  inner, t->name);
             return false;
         }
-        class_of((enum allocator)a, t->size ? t->size : 1, &sc);
+        probe_class_of((enum allocator)a, t->size ? t->size : 1, &sc);
         if (sc.reserved > (uint64_t)want)
             record(c->r, &c->s, rule, true, "%s class %" PRIu64 " > %lld (size %" PRIu64 ")", inner,
                    sc.reserved, want, t->size);

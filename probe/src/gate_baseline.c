@@ -28,7 +28,7 @@ static void fail(char *error, size_t size, const char *fmt, ...)
 static uint64_t class_for(int allocator, uint64_t size)
 {
     struct size_class c;
-    class_of((enum allocator)allocator, size ? size : 1, &c);
+    probe_class_of((enum allocator)allocator, size ? size : 1, &c);
     return c.reserved;
 }
 
@@ -36,7 +36,7 @@ static json_t *classes_json(const struct layout_type *t)
 {
     json_t *classes = json_object();
     for (int a = 0; a < ALLOC_COUNT; a++)
-        json_object_set_new(classes, class_models[a].name,
+        json_object_set_new(classes, probe_class_models[a].name,
                             json_integer((json_int_t)class_for(a, t->size)));
     return classes;
 }
@@ -76,7 +76,7 @@ static void refresh_rules(json_t *rules, const struct layout_type *t, unsigned c
     raise_to(rules, "max_holes", t->byte_holes);
     json_t *classes = json_object_get(rules, "max_class");
     for (int a = 0; a < ALLOC_COUNT && json_is_object(classes); a++)
-        raise_to(classes, class_models[a].name, class_for(a, t->size));
+        raise_to(classes, probe_class_models[a].name, class_for(a, t->size));
     if (json_is_object(json_object_get(rules, "members")))
         json_object_set_new(rules, "members", gate_members_json(t));
     const char *keys[] = {"offsets", "within"};
@@ -131,7 +131,7 @@ static bool write_types(json_t *types, const struct layout_set *set, char **patt
         const struct layout_type *t = &set->types[i];
         bool wanted = false;
         for (size_t p = 0; p < n && !wanted; p++)
-            wanted = type_name_matches(patterns[p], t->name);
+            wanted = layout_type_matches(set, t, patterns[p]);
         if (!wanted || t->odr_conflict)
             continue;
         written++;

@@ -161,12 +161,12 @@ bool gate_write_junit(const char *path, const struct gate_report *r, const char 
     for (size_t i = 0; i < r->rule_count; i++) {
         const struct gate_rule *rule = &r->rules[i];
         fprintf(out, "  <testcase classname=\"");
-        xml_escape(out, rule->type);
+        probe_xml_escape(out, rule->type);
         fprintf(out, "\" name=\"");
-        xml_escape(out, rule->rule);
+        probe_xml_escape(out, rule->rule);
         if (rule->file != NULL) {
             fprintf(out, "\" file=\"");
-            xml_escape(out, rule->file);
+            probe_xml_escape(out, rule->file);
             fprintf(out, "\" line=\"%u", rule->line);
         }
         if (rule->message == NULL) {
@@ -174,13 +174,13 @@ bool gate_write_junit(const char *path, const struct gate_report *r, const char 
             continue;
         }
         fprintf(out, "\">\n    <failure type=\"");
-        xml_escape(out, rule->rule);
+        probe_xml_escape(out, rule->rule);
         fprintf(out, "\" message=\"");
-        xml_escape(out, rule->message);
+        probe_xml_escape(out, rule->message);
         fprintf(out, "\">");
         if (accept != NULL) {
             fprintf(out, "to accept this change: ");
-            xml_escape(out, accept);
+            probe_xml_escape(out, accept);
         }
         fprintf(out, "</failure>\n  </testcase>\n");
     }

@@ -21,9 +21,9 @@ static uint64_t read64(const unsigned char *p)
     return (uint64_t)read32(p) | (uint64_t)read32(p + 4) << 32;
 }
 
-bool gdb_index_open(Dwarf *dw, struct gdb_index *out)
+bool probe_gdb_index_open(Dwarf *dw, struct gdb_index *out)
 {
-    Elf_Scn *scn = find_section(dwarf_getelf(dw), ".gdb_index");
+    Elf_Scn *scn = probe_find_section(dwarf_getelf(dw), ".gdb_index");
     Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
     if (data == NULL || data->d_buf == NULL || data->d_size < 24)
         return false;
@@ -69,7 +69,8 @@ static int64_t find_name(const struct gdb_index *x, const char *name)
     return -1;
 }
 
-int gdb_index_type_units(const struct gdb_index *x, const char *name, uint64_t *offsets, int max)
+int probe_gdb_index_type_units(const struct gdb_index *x, const char *name, uint64_t *offsets,
+                               int max)
 {
     int64_t at = find_name(x, name);
     if (at < 0)

@@ -22,12 +22,12 @@ struct gdb_index {
 
 /* Finds and checks the index of the file dw was read from; false when there is none or it is not
  * a version 7 or 8 index. */
-bool gdb_index_open(Dwarf *dw, struct gdb_index *out);
+bool probe_gdb_index_open(Dwarf *dw, struct gdb_index *out);
 
 /* The .debug_info offsets of the compilation units the index names as defining type `name`,
  * at most max of them. Returns how many, 0 when the name is absent, or -1 when an entry points
  * into a type unit or out of bounds (the caller then reads everything). */
-int gdb_index_type_units(const struct gdb_index *index, const char *name, uint64_t *offsets,
-                         int max);
+int probe_gdb_index_type_units(const struct gdb_index *index, const char *name, uint64_t *offsets,
+                               int max);
 
 #endif

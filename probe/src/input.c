@@ -79,7 +79,7 @@ bool probe_check_elf(Elf *elf, const char *path, char *error, size_t error_size)
     if (bad != 0) {
         GElf_Shdr header;
         Elf_Scn *scn = elf_getscn(elf, bad);
-        const char *name = scn ? section_name(elf, names, scn, &header) : NULL;
+        const char *name = scn ? probe_section_name(elf, names, scn, &header) : NULL;
         snprintf(error, error_size,
                  "%s: truncated or corrupt ELF: section %zu (%s) ends at byte %llu, past the end "
                  "of the file (%zu bytes)",
@@ -101,7 +101,7 @@ static bool split_type_sections(Elf *elf, const char *path, char *error, size_t 
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(elf, scn)) != NULL) {
         GElf_Shdr header;
-        const char *name = section_name(elf, names, scn, &header);
+        const char *name = probe_section_name(elf, names, scn, &header);
         count += name != NULL && strcmp(name, ".debug_types") == 0;
     }
     if (count < 2)

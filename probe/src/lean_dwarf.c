@@ -40,7 +40,7 @@ static bool hide_unread_sections(struct lean_dwarf *d)
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(d->elf, scn)) != NULL) {
         GElf_Shdr header;
-        char *name = section_name(d->elf, names, scn, &header);
+        char *name = probe_section_name(d->elf, names, scn, &header);
         if (name == NULL)
             continue;
         if (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0)
@@ -59,7 +59,7 @@ static bool is_relocatable(Elf *elf)
     return gelf_getehdr(elf, &header) == NULL || header.e_type == ET_REL;
 }
 
-bool lean_dwarf_open(const char *path, struct lean_dwarf *out)
+bool probe_lean_dwarf_open(const char *path, struct lean_dwarf *out)
 {
     *out = (struct lean_dwarf){0};
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -82,13 +82,13 @@ bool lean_dwarf_open(const char *path, struct lean_dwarf *out)
     if (out->elf == NULL || elf_kind(out->elf) != ELF_K_ELF || is_relocatable(out->elf) ||
         !hide_unread_sections(out) ||
         (out->dwarf = dwarf_begin_elf(out->elf, DWARF_C_READ, NULL)) == NULL) {
-        lean_dwarf_close(out);
+        probe_lean_dwarf_close(out);
         return false;
     }
     return true;
 }
 
-void lean_dwarf_close(struct lean_dwarf *d)
+void probe_lean_dwarf_close(struct lean_dwarf *d)
 {
     if (d->dwarf != NULL)
         dwarf_end(d->dwarf);

@@ -19,7 +19,7 @@ struct lean_dwarf {
  * renamed. False (nothing to close) when path is not an ELF file with .debug_info of its own, or
  * is an object file (.o) whose DWARF needs relocating: the caller then goes through libdwfl,
  * which also finds separate debug files and relocates. */
-bool lean_dwarf_open(const char *path, struct lean_dwarf *out);
-void lean_dwarf_close(struct lean_dwarf *d);
+bool probe_lean_dwarf_open(const char *path, struct lean_dwarf *out);
+void probe_lean_dwarf_close(struct lean_dwarf *d);
 
 #endif

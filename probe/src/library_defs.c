@@ -30,7 +30,7 @@ struct library_defs {
     size_t count;
 };
 
-struct library_defs *library_defs_new(const char *binary)
+struct library_defs *probe_library_defs_new(const char *binary)
 {
     struct library_defs *l = calloc(1, sizeof *l);
     if (l != NULL && (l->binary = strdup(binary)) == NULL) {
@@ -44,7 +44,7 @@ static bool list_libraries(struct library_defs *l)
 {
     struct needed_libs needed;
     l->listed = true;
-    if (!needed_libs_find(l->binary, &needed))
+    if (!probe_needed_libs_find(l->binary, &needed))
         return false;
     l->libs = calloc(needed.count + 1, sizeof *l->libs);
     for (size_t i = 0; l->libs != NULL && i < needed.count; i++) {
@@ -52,7 +52,7 @@ static bool list_libraries(struct library_defs *l)
         needed.paths[i] = NULL;
         l->count++;
     }
-    needed_libs_free(&needed);
+    probe_needed_libs_free(&needed);
     return l->libs != NULL;
 }
 
@@ -91,7 +91,7 @@ static bool open_debug_build(struct library *lib)
     free(copy2);
     char error[256];
     if (!probe_check_file(candidate, error, sizeof error) ||
-        !lean_dwarf_open(candidate, &lib->lean))
+        !probe_lean_dwarf_open(candidate, &lib->lean))
         return false;
     lib->lean_open = true;
     lib->dw = lib->lean.dwarf;
@@ -105,11 +105,11 @@ static void open_library(struct library *lib)
     char error[256];
     if (!probe_check_file(lib->path, error, sizeof error)) /* a cut file: not read */
         return;
-    if (open_with_dwfl(lib) || open_debug_build(lib))
-        lib->defs = type_defs_new(lib->dw);
+    if (open_debug_build(lib) || open_with_dwfl(lib))
+        lib->defs = probe_type_defs_new(lib->dw);
 }
 
-bool library_defs_find(struct library_defs *l, Dwarf_Die *decl, Dwarf_Die *def)
+bool probe_library_defs_find(struct library_defs *l, Dwarf_Die *decl, Dwarf_Die *def)
 {
     if (l == NULL || (!l->listed && !list_libraries(l)))
         return false;
@@ -117,13 +117,13 @@ bool library_defs_find(struct library_defs *l, Dwarf_Die *decl, Dwarf_Die *def)
         struct library *lib = &l->libs[i];
         if (!lib->opened)
             open_library(lib);
-        if (lib->defs != NULL && type_defs_find(lib->defs, decl, def))
+        if (lib->defs != NULL && probe_type_defs_find(lib->defs, decl, def))
             return true;
     }
     return false;
 }
 
-const char *library_defs_source(const struct library_defs *l, const Dwarf_Die *def)
+const char *probe_library_defs_source(const struct library_defs *l, const Dwarf_Die *def)
 {
     Dwarf *dw = l != NULL && def->cu != NULL ? dwarf_cu_getdwarf(def->cu) : NULL;
     for (size_t i = 0; dw != NULL && i < l->count; i++)
@@ -132,15 +132,15 @@ const char *library_defs_source(const struct library_defs *l, const Dwarf_Die *d
     return NULL;
 }
 
-void library_defs_free(struct library_defs *l)
+void probe_library_defs_free(struct library_defs *l)
 {
     if (l == NULL)
         return;
     for (size_t i = 0; i < l->count; i++) {
         struct library *lib = &l->libs[i];
-        type_defs_free(lib->defs);
+        probe_type_defs_free(lib->defs);
         if (lib->lean_open)
-            lean_dwarf_close(&lib->lean);
+            probe_lean_dwarf_close(&lib->lean);
         if (lib->dwfl != NULL)
             dwfl_end(lib->dwfl);
         free(lib->path);

@@ -16,13 +16,13 @@
 struct library_defs;
 
 /* For the libraries binary needs (nothing is read yet); NULL when out of memory. */
-struct library_defs *library_defs_new(const char *binary);
-void library_defs_free(struct library_defs *libs);
+struct library_defs *probe_library_defs_new(const char *binary);
+void probe_library_defs_free(struct library_defs *libs);
 
 /* The definition of the class declared by decl in one of the libraries, by qualified name. */
-bool library_defs_find(struct library_defs *libs, Dwarf_Die *decl, Dwarf_Die *def);
+bool probe_library_defs_find(struct library_defs *libs, Dwarf_Die *decl, Dwarf_Die *def);
 
 /* The file whose DWARF holds def when it is one of the libraries', else NULL. */
-const char *library_defs_source(const struct library_defs *libs, const Dwarf_Die *def);
+const char *probe_library_defs_source(const struct library_defs *libs, const Dwarf_Die *def);
 
 #endif

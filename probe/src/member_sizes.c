@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "probe/layout.h"
+#include "aggregate_tag.h"
 #include "cxx_bases.h"
 #include "dwarf_errors.h"
 #include "reader.h"
@@ -37,7 +38,7 @@ static bool taken_by_another(const struct layout_type *t, size_t i, size_t first
 /* Whether some member of the level starting at first begins before the previous ones end (an
  * empty base or [[no_unique_address]] member shares bytes, or a base's tail padding is used,
  * maybe by a bit-field), compared in bits. */
-bool any_overlap(const struct layout_type *t, size_t first, uint8_t depth)
+bool probe_any_overlap(const struct layout_type *t, size_t first, uint8_t depth)
 {
     uint64_t end = 0;
     for (size_t i = first; i < t->member_count; i++) {
@@ -57,25 +58,25 @@ bool any_overlap(const struct layout_type *t, size_t first, uint8_t depth)
  * empty base takes no byte (its one byte is its derived class's padding); a base with virtual
  * bases of its own takes its non-virtual size (they lie elsewhere); and a base or a member that
  * other members overlap (a [[no_unique_address]] one: DWARF does not mark them) takes the least
- * data size its class allows (cxx_share_size: none for a class that could be empty, else its
+ * data size its class allows (probe_cxx_share_size: none for a class that could be empty, else its
  * data size), when the bytes past that hold a later member. Members pair with the DWARF entries
- * read_members read, in order. */
-bool settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
-                  struct member_scope scope)
+ * probe_read_members read, in order. */
+bool probe_settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
+                        struct member_scope scope)
 {
-    struct cxx_cache *cxx = cxx_of(scope.aligns);
+    struct cxx_cache *cxx = probe_cxx_of(scope.aligns);
     Dwarf_Die child, type, cls;
     size_t next = first;
     if (cxx == NULL)
         return false;
-    if (checked_child(aggregate, &child) != 0)
+    if (probe_checked_child(aggregate, &child) != 0)
         return true;
     do {
         int tag = dwarf_tag(&child);
-        if (!((tag == DW_TAG_member && !is_static_member(&child)) ||
-              (tag == DW_TAG_inheritance && !cxx_is_virtual_inheritance(&child))) ||
-            type_of(&child, &type) == NULL)
-            continue; /* (as read_members and read_member skip them) */
+        if (!((tag == DW_TAG_member && !probe_is_static_member(&child)) ||
+              (tag == DW_TAG_inheritance && !probe_cxx_is_virtual_inheritance(&child))) ||
+            probe_type_of(&child, &type) == NULL)
+            continue; /* (as probe_read_members and read_member skip them) */
         while (next < t->member_count &&
                (t->members[next].depth != scope.depth || t->members[next].is_virtual))
             next++;
@@ -83,21 +84,21 @@ bool settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
             break;
         size_t i = next++;
         if (t->members[i].bit_offset >= 0 || t->members[i].size_derived ||
-            checked_peel_type(&type, &cls) != 0 ||
-            !is_aggregate_type(defined(resolve_signature(&cls))))
+            probe_checked_peel_type(&type, &cls) != 0 ||
+            !probe_is_aggregate_type(probe_defined(probe_resolve_signature(&cls))))
             continue;
         struct layout_member *m = &t->members[i];
         bool base = tag == DW_TAG_inheritance;
-        if (base && cxx_is_empty(cxx, &cls)) {
+        if (base && probe_cxx_is_empty(cxx, &cls)) {
             m->size = 0;
             continue;
         }
-        if (base && cxx_has_virtual_bases(cxx, &cls))
-            m->size = cxx_base_size(cxx, &cls);
-        uint64_t least = cxx_share_size(cxx, &cls);
+        if (base && probe_cxx_has_virtual_bases(cxx, &cls))
+            m->size = probe_cxx_base_size(cxx, &cls);
+        uint64_t least = probe_cxx_share_size(cxx, &cls);
         if (least < m->size &&
             taken_by_another(t, i, first, m->offset + least, m->offset + m->size))
             m->size = least;
-    } while (checked_siblingof(&child, &child) == 0);
+    } while (probe_checked_siblingof(&child, &child) == 0);
     return true;
 }

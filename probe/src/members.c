@@ -9,24 +9,10 @@
 #include "probe/layout.h"
 #include "cxx_bases.h"
 #include "dwarf_errors.h"
+#include "member_list.h"
 #include "aggregate_tag.h"
 #include "reader.h"
 #include "type_names.h"
-
-bool add_member(struct layout_type *t, struct layout_member m)
-{
-    struct layout_member *grown = realloc(t->members, (t->member_count + 1) * sizeof *grown);
-    if (grown == NULL)
-        return false;
-    t->members = grown;
-    t->members[t->member_count++] = m;
-    return true;
-}
-
-bool is_aggregate_type(Dwarf_Die *die)
-{
-    return is_aggregate_tag(dwarf_tag(die));
-}
 
 /* A struct or union without a name, or an array of them, qualifiers aside (not through a
  * typedef, as pahole): into out, whose members text shows inline (those of the first element). */
@@ -37,9 +23,9 @@ static bool unnamed_aggregate(Dwarf_Die *type, Dwarf_Die *out)
          i < 8 && (dwarf_tag(out) == DW_TAG_const_type || dwarf_tag(out) == DW_TAG_volatile_type ||
                    dwarf_tag(out) == DW_TAG_array_type);
          i++)
-        if (type_of(out, out) == NULL)
+        if (probe_type_of(out, out) == NULL)
             return false;
-    return is_aggregate_type(out) && dwarf_diename(out) == NULL;
+    return probe_is_aggregate_type(out) && dwarf_diename(out) == NULL;
 }
 
 /* The vtable pointer a dynamic class starts with: GCC's "_vptr.X" and clang's "_vptr$X",
@@ -56,17 +42,17 @@ static bool is_vptr(Dwarf_Die *member)
 }
 
 /* Where the class a member's type is (or holds an array of) is defined, when not in the binary:
- * a library's debug file (defined_in), or nowhere, and then its size is to be derived
- * (derive_sizes). False when out of memory. */
+ * a library's debug file (probe_defined_in), or nowhere, and then its size is to be derived
+ * (probe_derive_sizes). False when out of memory. */
 static bool where_defined(Dwarf_Die *type, struct layout_member *m)
 {
     Dwarf_Die cls = *type;
-    if (undefined_class(type, &cls)) {
+    if (probe_undefined_class(type, &cls)) {
         m->size_derived = true;
         m->type_size = 0;
         return true;
     }
-    const char *source = is_aggregate_type(&cls) ? defined_in(&cls) : NULL;
+    const char *source = probe_is_aggregate_type(&cls) ? probe_defined_in(&cls) : NULL;
     return source == NULL || (m->defined_in = strdup(source)) != NULL;
 }
 
@@ -75,7 +61,7 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
                         struct member_scope scope)
 {
     Dwarf_Die type;
-    if (type_of(child, &type) == NULL)
+    if (probe_type_of(child, &type) == NULL)
         return true; /* no type: nothing to lay out */
     struct layout_member m = {.bit_offset = -1, .depth = scope.depth};
     m.is_base = dwarf_tag(child) == DW_TAG_inheritance;
@@ -89,10 +75,10 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
     }
     Dwarf_Word access; /* DWARF's default: public in a struct, private in a class */
     if (m.is_base)
-        m.access = udata(child, DW_AT_accessibility, &access) ? (uint8_t)access
-                   : t->kind[0] == 'c'                        ? DW_ACCESS_private
-                                                              : DW_ACCESS_public;
-    const char *name = checked_diename(child);
+        m.access = probe_udata(child, DW_AT_accessibility, &access) ? (uint8_t)access
+                   : t->kind[0] == 'c'                              ? DW_ACCESS_private
+                                                                    : DW_ACCESS_public;
+    const char *name = probe_checked_diename(child);
     const char *own = m.is_base ? (m.type ? m.type : "") : name ? name : "";
     /* Members of an anonymous struct or union are named as C names them: without a prefix. */
     if (scope.prefix != NULL && scope.prefix[0] != '\0') {
@@ -103,28 +89,29 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
     } else {
         m.name = strdup(own);
     }
-    Dwarf_Word size = type_size(&type, 0), offset = 0, bits;
+    Dwarf_Word size = probe_type_size(&type, 0), offset = 0, bits;
     m.size = m.type_size = size;
     if (!scope.light && !where_defined(&type, &m)) {
         free(m.type);
         return false;
     }
-    bool located = member_location(child, &offset);
+    bool located = probe_member_location(child, &offset);
     if (!located && !in_union)
         offset = 0;
     m.offset = scope.base + offset;
     /* A member at an offset its type's alignment forbids: the type is packed. */
     if (!scope.light && scope.depth == 0 && located && offset != 0 && !m.is_base &&
-        !dwarf_hasattr(child, DW_AT_bit_size) && offset % type_align(scope.aligns, &type, 0) != 0)
+        !dwarf_hasattr(child, DW_AT_bit_size) &&
+        offset % probe_type_align(scope.aligns, &type, 0) != 0)
         t->packed = true;
-    if (udata(child, DW_AT_bit_size, &bits)) {
+    if (probe_udata(child, DW_AT_bit_size, &bits)) {
         m.bit_size = (uint32_t)bits;
         Dwarf_Word data_bit, legacy;
-        if (udata(child, DW_AT_data_bit_offset, &data_bit)) {
+        if (probe_udata(child, DW_AT_data_bit_offset, &data_bit)) {
             m.bit_offset = (int64_t)data_bit;
-        } else if (udata(child, DW_AT_bit_offset, &legacy)) {
+        } else if (probe_udata(child, DW_AT_bit_offset, &legacy)) {
             Dwarf_Word storage = size;
-            udata(child, DW_AT_byte_size, &storage);
+            probe_udata(child, DW_AT_byte_size, &storage);
             /* DWARF 2/3 count from the most significant bit of the storage unit. */
             m.bit_offset = (int64_t)(offset * 8 + storage * 8 - legacy - bits);
         } else {
@@ -134,7 +121,7 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
         if (size > 0)
             m.offset = (uint64_t)m.bit_offset / 8 / size * size;
     }
-    if (m.name == NULL || (m.type == NULL && !scope.light) || !add_member(t, m)) {
+    if (m.name == NULL || (m.type == NULL && !scope.light) || !probe_add_member(t, m)) {
         free(m.name);
         free(m.type);
         free(m.defined_in);
@@ -145,8 +132,8 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
      * not those of an empty array of them (they would lie past the end). */
     if (scope.depth >= 8 || m.bit_offset >= 0 ||
         (!(!scope.light && m.size > 0 && unnamed_aggregate(&type, &inner)) &&
-         (!scope.expand || checked_peel_type(&type, &inner) != 0 ||
-          !is_aggregate_type(defined(resolve_signature(&inner))))))
+         (!scope.expand || probe_checked_peel_type(&type, &inner) != 0 ||
+          !probe_is_aggregate_type(probe_defined(probe_resolve_signature(&inner))))))
         return true;
     struct member_scope nested = {m.offset,
                                   t->members[t->member_count - 1].name,
@@ -155,61 +142,62 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
                                   scope.aligns,
                                   scope.light,
                                   !m.is_base};
-    /* The name lives in t->members, which read_members may move: pass a copy. */
+    /* The name lives in t->members, which probe_read_members may move: pass a copy. */
     char *prefix = strdup(nested.prefix);
     if (prefix == NULL)
         return false;
     nested.prefix = prefix;
-    bool ok = read_members(t, &inner, nested);
+    bool ok = probe_read_members(t, &inner, nested);
     free(prefix);
     return ok;
 }
 
-bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope)
+bool probe_read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope)
 {
     Dwarf_Die child;
     bool in_union = dwarf_tag(aggregate) == DW_TAG_union_type;
-    if (checked_child(aggregate, &child) != 0)
+    if (probe_checked_child(aggregate, &child) != 0)
         return true;
     size_t first = t->member_count;
     bool bases = false;
     do {
         int ctag = dwarf_tag(&child);
-        checked_aggregate_child(&child, ctag); /* a damaged tag makes a member vanish */
+        probe_checked_aggregate_child(&child, ctag); /* a damaged tag makes a member vanish */
         bases |= ctag == DW_TAG_inheritance;
-        /* Virtual bases are placed in the complete object (add_virtual_bases). */
-        if ((ctag == DW_TAG_member && !is_static_member(&child)) ||
-            (ctag == DW_TAG_inheritance && !cxx_is_virtual_inheritance(&child)))
+        /* Virtual bases are placed in the complete object (probe_add_virtual_bases). */
+        if ((ctag == DW_TAG_member && !probe_is_static_member(&child)) ||
+            (ctag == DW_TAG_inheritance && !probe_cxx_is_virtual_inheritance(&child)))
             if (!read_member(t, &child, in_union, scope))
                 return false;
-    } while (checked_siblingof(&child, &child) == 0);
-    if (bases && scope.complete && !add_virtual_bases(t, aggregate, first, scope))
+    } while (probe_checked_siblingof(&child, &child) == 0);
+    if (bases && scope.complete &&
+        !probe_add_virtual_bases(t, aggregate, first, scope, probe_read_members))
         return false;
     if (scope.light)
         return true;
-    derive_sizes(t, aggregate, first, scope);
-    if (in_union || (!bases && !any_overlap(t, first, scope.depth)))
+    probe_derive_sizes(t, aggregate, first, scope);
+    if (in_union || (!bases && !probe_any_overlap(t, first, scope.depth)))
         return true;
-    return settle_sizes(t, aggregate, first, scope);
+    return probe_settle_sizes(t, aggregate, first, scope);
 }
 
 /* Whether a base of t is of a class whose layout rests on a class only declared
- * (cxx_base_unknown): its virtual bases may then lie, unplaced, in the tail of t. */
+ * (probe_cxx_base_unknown): its virtual bases may then lie, unplaced, in the tail of t. */
 static bool rests_on_unknown_base(struct align_cache *cache, Dwarf_Die *die,
                                   const struct layout_type *t)
 {
     bool bases = false;
     for (size_t i = 0; i < t->member_count && !bases; i++)
         bases = t->members[i].is_base && t->members[i].depth == 0;
-    struct cxx_cache *cxx = bases ? cxx_of(cache) : NULL;
-    return cxx != NULL && cxx_base_unknown(cxx, die);
+    struct cxx_cache *cxx = bases ? probe_cxx_of(cache) : NULL;
+    return cxx != NULL && probe_cxx_base_unknown(cxx, die);
 }
 
 /* An aggregate definition into a layout_type (members in DWARF order). A light read fills only
  * what same_definition compares (size, member names, offsets, bit positions): enough to tell a
  * definition met again in another unit, which is most of them, at a fraction of the cost. */
-bool read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char *name, bool expand,
-                    bool light, struct layout_type *t)
+bool probe_read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char *name, bool expand,
+                          bool light, struct layout_type *t)
 {
     memset(t, 0, sizeof *t);
     int tag = dwarf_tag(die);
@@ -217,16 +205,17 @@ bool read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char *name,
     t->name = strdup(name);
     Dwarf_Word size = 0, align;
     if (dwarf_aggregate_size(die, &size) != 0)
-        udata(die, DW_AT_byte_size, &size);
+        probe_udata(die, DW_AT_byte_size, &size);
     t->size = size;
-    if (!read_members(t, die, (struct member_scope){0, NULL, 0, expand, cache, light, true}))
+    if (!probe_read_members(t, die, (struct member_scope){0, NULL, 0, expand, cache, light, true}))
         return false;
     if (light)
         return t->name != NULL;
     uint64_t natural = 1; /* stays 1 when DW_AT_alignment says it */
-    t->align_from_dwarf = udata(die, DW_AT_alignment, &align);
-    t->align =
-        t->align_from_dwarf ? align : aggregate_align(cache, die, 0, &natural, &t->align_unknown);
+    t->align_from_dwarf = probe_udata(die, DW_AT_alignment, &align);
+    t->align = t->align_from_dwarf
+                   ? align
+                   : probe_aggregate_align(cache, die, 0, &natural, &t->align_unknown);
     t->packed |= t->align < natural;
     layout_find_holes(t);
     t->padding_unknown = t->padding > 0 && rests_on_unknown_base(cache, die, t);

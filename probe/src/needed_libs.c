@@ -247,7 +247,7 @@ static bool walk(struct search *s)
     return true;
 }
 
-bool needed_libs_find(const char *binary, struct needed_libs *out)
+bool probe_needed_libs_find(const char *binary, struct needed_libs *out)
 {
     memset(out, 0, sizeof *out);
     struct search s = {.out = out};
@@ -265,11 +265,11 @@ bool needed_libs_find(const char *binary, struct needed_libs *out)
         free(s.dirs[i]);
     free(s.dirs);
     if (!ok)
-        needed_libs_free(out);
+        probe_needed_libs_free(out);
     return ok;
 }
 
-void needed_libs_free(struct needed_libs *libs)
+void probe_needed_libs_free(struct needed_libs *libs)
 {
     for (size_t i = 0; i < libs->count; i++)
         free(libs->paths[i]);

@@ -16,7 +16,7 @@ struct needed_libs {
 
 /* The C++ libraries binary needs into out (none when binary is no dynamic ELF file). False only
  * when out of memory. */
-bool needed_libs_find(const char *binary, struct needed_libs *out);
-void needed_libs_free(struct needed_libs *libs);
+bool probe_needed_libs_find(const char *binary, struct needed_libs *out);
+void probe_needed_libs_free(struct needed_libs *libs);
 
 #endif

@@ -19,7 +19,7 @@ static int compare_addresses(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int class_probe_child(int argc, char **argv)
+int probe_class_probe_child(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++) {
         char *end;
@@ -50,8 +50,8 @@ int class_probe_child(int argc, char **argv)
     return 0;
 }
 
-bool class_probe(const char *self_exe, const char *library, const uint64_t *sizes, size_t n,
-                 struct probe_result *out, char *error, size_t error_size)
+bool probe_class_probe(const char *self_exe, const char *library, const uint64_t *sizes, size_t n,
+                       struct probe_result *out, char *error, size_t error_size)
 {
     if (library != NULL && access(library, R_OK) != 0) {
         snprintf(error, error_size, "%s: %s", library, strerror(errno));

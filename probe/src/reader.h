@@ -16,16 +16,16 @@ struct library_defs;
 struct type_defs;
 
 /* type_measure.c: attributes, the types they refer to, sizes and alignments. */
-bool udata(Dwarf_Die *die, unsigned name, Dwarf_Word *out);
-bool member_location(Dwarf_Die *die, Dwarf_Word *offset);
-Dwarf_Die *resolve_signature(Dwarf_Die *die);
-void measure_use_definitions(struct type_defs *defs, struct library_defs *libs);
-Dwarf_Die *defined(Dwarf_Die *die);
-const char *defined_in(Dwarf_Die *def);
-bool undefined_class(Dwarf_Die *type, Dwarf_Die *cls);
-Dwarf_Die *type_of(Dwarf_Die *die, Dwarf_Die *out);
-bool is_static_member(Dwarf_Die *member);
-uint64_t type_size(Dwarf_Die *die, int depth);
+bool probe_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *out);
+bool probe_member_location(Dwarf_Die *die, Dwarf_Word *offset);
+Dwarf_Die *probe_resolve_signature(Dwarf_Die *die);
+void probe_measure_use_definitions(struct type_defs *defs, struct library_defs *libs);
+Dwarf_Die *probe_defined(Dwarf_Die *die);
+const char *probe_defined_in(Dwarf_Die *def);
+bool probe_undefined_class(Dwarf_Die *type, Dwarf_Die *cls);
+Dwarf_Die *probe_type_of(Dwarf_Die *die, Dwarf_Die *out);
+bool probe_is_static_member(Dwarf_Die *member);
+uint64_t probe_type_size(Dwarf_Die *die, int depth);
 
 /* Alignments already derived, by DIE address (unique across the main file and split units): a
  * struct's alignment is the largest of its members', and without this every use of a struct
@@ -35,13 +35,13 @@ struct align_cache {
     struct cxx_cache *cxx;  /* C++ classes' base layouts (cxx_bases.h), made on first need */
 };
 
-uint64_t type_align(struct align_cache *cache, Dwarf_Die *die, int depth);
-uint64_t type_align_of(struct align_cache *cache, Dwarf_Die *die, int depth, bool *unknown);
-uint64_t aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth, uint64_t *natural,
-                         bool *unknown);
-struct cxx_cache *cxx_of(struct align_cache *cache);
+uint64_t probe_type_align(struct align_cache *cache, Dwarf_Die *die, int depth);
+uint64_t probe_aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth,
+                               uint64_t *natural, bool *unknown);
+struct cxx_cache *probe_cxx_of(struct align_cache *cache);
 
-/* members.c, virtual_bases.c, member_sizes.c, derived_sizes.c: the members of an aggregate. */
+/* members.c, virtual_bases.c, member_sizes.c, derived_sizes.c: the members of an aggregate
+ * (member_list.h holds the list they build; members.c calls the three others, none calls it). */
 
 /* Where a member goes: the offset of the aggregate it belongs to (from the start of the type
  * being laid out), its name prefix and nesting depth, and whether to descend further. */
@@ -55,18 +55,21 @@ struct member_scope {
     bool complete; /* a complete object (not a base subobject): its virtual bases are listed */
 };
 
-bool read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char *name, bool expand,
-                    bool light, struct layout_type *t);
-bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope);
-bool add_member(struct layout_type *t, struct layout_member m);
-bool is_aggregate_type(Dwarf_Die *die);
-bool add_virtual_bases(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
-                       struct member_scope scope);
-bool any_overlap(const struct layout_type *t, size_t first, uint8_t depth);
-bool settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
-                  struct member_scope scope);
-void derive_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
-                  struct member_scope scope);
+bool probe_read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char *name, bool expand,
+                          bool light, struct layout_type *t);
+bool probe_read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope);
+/* virtual_bases.c: the virtual bases of a complete object among t's members from first on; a
+ * base's own members, under --expand, are read by read_members (members.c's, passed down so
+ * that the two files do not call each other). */
+typedef bool (*probe_members_reader)(struct layout_type *t, Dwarf_Die *aggregate,
+                                     struct member_scope scope);
+bool probe_add_virtual_bases(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
+                             struct member_scope scope, probe_members_reader read_members);
+bool probe_any_overlap(const struct layout_type *t, size_t first, uint8_t depth);
+bool probe_settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
+                        struct member_scope scope);
+void probe_derive_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
+                        struct member_scope scope);
 
 /* type_set.c: the types kept, one per definition. */
 
@@ -76,9 +79,9 @@ struct seen {
     size_t capacity;
 };
 
-void free_type(struct layout_type *t);
-bool already_kept(const struct layout_set *set, const struct seen *seen,
-                  const struct layout_type *t);
-bool keep(struct layout_set *set, struct seen *seen, struct layout_type *t);
+void probe_free_type(struct layout_type *t);
+bool probe_already_kept(const struct layout_set *set, const struct seen *seen,
+                        const struct layout_type *t);
+bool probe_keep(struct layout_set *set, struct seen *seen, struct layout_type *t);
 
 #endif

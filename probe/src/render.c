@@ -18,15 +18,15 @@ static json_t *classes_json(uint64_t size)
     json_t *classes = json_object();
     for (int a = 0; a < ALLOC_COUNT; a++) {
         struct size_class c;
-        json_object_set_new(classes, class_models[a].name,
-                            class_of((enum allocator)a, size, &c)
+        json_object_set_new(classes, probe_class_models[a].name,
+                            probe_class_of((enum allocator)a, size, &c)
                                 ? json_integer((json_int_t)c.reserved)
                                 : json_null());
     }
     return classes;
 }
 
-void xml_escape(FILE *out, const char *s)
+void probe_xml_escape(FILE *out, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
@@ -143,7 +143,7 @@ static void print_member(struct printer *p, const struct layout_member *m, const
                          int tabs)
 {
     struct declaration d;
-    if (!declaration_split(m->type, m->name_at, name, &d))
+    if (!probe_declaration_split(m->type, m->name_at, name, &d))
         return;
     char bits[16] = "";
     if (m->bit_offset >= 0)
@@ -157,7 +157,7 @@ static void print_member(struct printer *p, const struct layout_member *m, const
                     d.declarator, bits);
     fprintf(p->out, "%*s", n < text_width(tabs) ? text_width(tabs) - n : 0, "");
     print_offsets(p->out, m, p->cacheline);
-    declaration_free(&d);
+    probe_declaration_free(&d);
 }
 
 /* A base class, as pahole shows it: a comment naming the base, "<ancestor>", then offsets. */
@@ -203,7 +203,7 @@ static void print_boundary(struct printer *p, const struct layout_member *m, int
 static bool block_text(const struct layout_member *m, const char *name, char **open, char **close)
 {
     struct declaration d;
-    if (!declaration_split(m->type, m->name_at, name, &d))
+    if (!probe_declaration_split(m->type, m->name_at, name, &d))
         return false;
     size_t n = strlen(d.specifiers);
     bool unnamed = n >= 5 && strcmp(d.specifiers + n - 5, "{...}") == 0;
@@ -214,7 +214,7 @@ static bool block_text(const struct layout_member *m, const char *name, char **o
                  unnamed ? "" : " ");
         sprintf(*close, "}%s%s", d.declarator[0] ? " " : "", d.declarator);
     }
-    declaration_free(&d);
+    probe_declaration_free(&d);
     if (*open && *close)
         return true;
     free(*open);
@@ -291,8 +291,8 @@ static void print_summary(FILE *out, const struct layout_type *t, unsigned cache
     fprintf(out, "\t/* classes:");
     for (int a = 0; a < ALLOC_COUNT; a++) {
         struct size_class c;
-        if (class_of((enum allocator)a, t->size ? t->size : 1, &c))
-            fprintf(out, " %s %" PRIu64 "%s", class_models[a].name, c.reserved,
+        if (probe_class_of((enum allocator)a, t->size ? t->size : 1, &c))
+            fprintf(out, " %s %" PRIu64 "%s", probe_class_models[a].name, c.reserved,
                     a + 1 < ALLOC_COUNT ? "," : "");
     }
     fprintf(out, " */\n");
@@ -340,7 +340,7 @@ static void markdown_cells(FILE *out, const struct layout_member *m)
 static void markdown_member(FILE *out, const struct layout_member *m, const char *name)
 {
     struct declaration d;
-    if (!declaration_split(m->type, m->name_at, name, &d))
+    if (!probe_declaration_split(m->type, m->name_at, name, &d))
         return;
     char bits[16] = "";
     if (m->bit_offset >= 0)
@@ -353,7 +353,7 @@ static void markdown_member(FILE *out, const struct layout_member *m, const char
     }
     fputs(" |\n", out);
     free(text);
-    declaration_free(&d);
+    probe_declaration_free(&d);
 }
 
 static void markdown_holes(FILE *out, const struct layout_type *t, size_t own, size_t *hole)
@@ -422,8 +422,8 @@ void layout_print_markdown(FILE *out, const struct layout_type *t)
             t->hole_bytes, t->padding_unknown ? "at most " : "", t->padding);
     for (int a = 0; a < ALLOC_COUNT; a++) {
         struct size_class c;
-        class_of((enum allocator)a, t->size ? t->size : 1, &c);
-        fprintf(out, " %s %" PRIu64 "%s", class_models[a].name, c.reserved,
+        probe_class_of((enum allocator)a, t->size ? t->size : 1, &c);
+        fprintf(out, " %s %" PRIu64 "%s", probe_class_models[a].name, c.reserved,
                 a + 1 < ALLOC_COUNT ? "," : "\n\n");
     }
 }

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 struct scope_name {
-    const char *name; /* valid until scope_names_reset; NULL for an unnamed type */
+    const char *name; /* valid until probe_scope_names_reset; NULL for an unnamed type */
     bool unit_local;  /* in an anonymous namespace or a function of internal linkage: the
                          same name in another unit is another type */
 };
@@ -19,15 +19,15 @@ struct scope_name {
  * enclosing namespaces, classes and functions in C++ (the scopes of a definition given by
  * DW_AT_specification are those of its declaration, as GCC's type units have it), plain in C.
  * False only when out of memory. */
-bool scope_name_of(Dwarf_Die *die, struct scope_name *out);
+bool probe_scope_name_of(Dwarf_Die *die, struct scope_name *out);
 
 /* The struct, class and union DIEs (declarations included) and typedefs of the unit whose root
  * DIE is root, in DWARF order: those at its top, in namespaces, nested in classes, and in C++
  * also those local to functions. The array stays valid until the next call or the reset. False
  * when out of memory. */
-bool scope_unit_types(Dwarf_Die *root, const Dwarf_Die **types, size_t *count);
+bool probe_scope_unit_types(Dwarf_Die *root, const Dwarf_Die **types, size_t *count);
 
 /* Frees every index and name: call when the Dwarf handles they point into are closed. */
-void scope_names_reset(void);
+void probe_scope_names_reset(void);
 
 #endif

@@ -1,6 +1,8 @@
-/* Class definitions of every unit indexed by their own name (DW_AT_name), gathered by one walk
- * through the namespaces and classes of each unit the first time a declaration is looked up;
- * the few candidates of a name are then told apart by their qualified names (scope_names.h). */
+/* Class definitions of the units indexed by their own identifier (DW_AT_name up to its template
+ * arguments, which producers spell each their own way), gathered by a walk through the
+ * namespaces and classes of each unit, a batch of units at a time as declarations are looked up
+ * and not found in the units indexed so far; the few candidates of a name are then told apart by
+ * their qualified names (scope_names.h). */
 #include "type_defs.h"
 
 #include <dwarf.h>
@@ -9,13 +11,10 @@
 #include <string.h>
 
 #include "aggregate_tag.h"
+#include "cxx_names.h"
 #include "die_table.h"
+#include "keyed_dies.h"
 #include "scope_names.h"
-
-struct def {
-    uint64_t hash; /* of the DW_AT_name */
-    Dwarf_Die die;
-};
 
 struct found {
     const void *decl; /* NULL: an empty slot */
@@ -25,13 +24,15 @@ struct found {
 
 struct type_defs {
     Dwarf *dw;
-    bool built;
-    struct def *defs; /* sorted by hash once built */
-    size_t count, capacity;
+    Dwarf_CU *cu;           /* the last unit indexed (NULL: none yet) */
+    bool all;               /* every unit is indexed */
+    size_t batch;           /* how many units the next extension indexes */
+    bool failed;            /* out of memory while indexing */
+    struct keyed_dies defs; /* by the hash of their identifier, sorted after each extension */
     struct die_table found; /* of struct found: look-ups already answered, by declaration */
 };
 
-struct type_defs *type_defs_new(Dwarf *dw)
+struct type_defs *probe_type_defs_new(Dwarf *dw)
 {
     struct type_defs *d = calloc(1, sizeof *d);
     if (d != NULL)
@@ -39,35 +40,25 @@ struct type_defs *type_defs_new(Dwarf *dw)
     return d;
 }
 
-void type_defs_free(struct type_defs *d)
+void probe_type_defs_free(struct type_defs *d)
 {
     if (d == NULL)
         return;
-    free(d->defs);
-    die_table_free(&d->found);
+    probe_keyed_dies_free(&d->defs);
+    probe_die_table_free(&d->found);
     free(d);
+}
+
+/* The identifier of a class's own name: "Ring" of "Ring<int, 3>" (DW_AT_name) and of
+ * "Ring<int, 3ul>" (the last component of its canonical name, cxx_names.h). */
+static size_t identifier_length(const char *name)
+{
+    return strcspn(name, "<");
 }
 
 static uint64_t hash_name(const char *s)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-    return h;
-}
-
-static bool add_def(struct type_defs *d, uint64_t hash, Dwarf_Die *die)
-{
-    if (d->count == d->capacity) {
-        size_t capacity = d->capacity ? 2 * d->capacity : 1024;
-        struct def *grown = realloc(d->defs, capacity * sizeof *grown);
-        if (grown == NULL)
-            return false;
-        d->defs = grown;
-        d->capacity = capacity;
-    }
-    d->defs[d->count++] = (struct def){hash, *die};
-    return true;
+    return probe_keyed_hash_n(s, identifier_length(s));
 }
 
 /* The named class definitions under die: in namespaces, and in class declarations (a type unit
@@ -88,7 +79,7 @@ static bool gather(struct type_defs *d, Dwarf_Die *die, int depth)
         const char *name = dwarf_diename(&child);
         bool declaration = dwarf_hasattr(&child, DW_AT_declaration);
         if (is_aggregate_tag(tag) && name != NULL && !declaration &&
-            !add_def(d, hash_name(name), &child))
+            !probe_keyed_dies_add(&d->defs, hash_name(name), &child))
             return false;
         if ((tag == DW_TAG_namespace || declaration) && !gather(d, &child, depth + 1))
             return false;
@@ -96,29 +87,33 @@ static bool gather(struct type_defs *d, Dwarf_Die *die, int depth)
     return true;
 }
 
-static int by_hash(const void *a, const void *b)
+/* Indexes the next batch of units (one, then twice as many each time), so that a definition an
+ * early unit holds is found without indexing the rest: libstdc++'s debug build has 181 units,
+ * and std::string is defined in its first ones. False when every unit is indexed already. */
+static bool extend(struct type_defs *d)
 {
-    uint64_t x = ((const struct def *)a)->hash, y = ((const struct def *)b)->hash;
-    return x < y ? -1 : x > y;
-}
-
-static bool build(struct type_defs *d)
-{
-    Dwarf_CU *cu = NULL;
     Dwarf_Half version;
     uint8_t unit_type;
     Dwarf_Die cudie, subdie;
-    d->built = true;
-    while (dwarf_get_units(d->dw, cu, &cu, &version, &unit_type, &cudie, &subdie) == 0) {
+    if (d->all || d->failed)
+        return false;
+    d->batch = d->batch ? 2 * d->batch : 1;
+    for (size_t n = 0; n < d->batch; n++) {
+        if (dwarf_get_units(d->dw, d->cu, &d->cu, &version, &unit_type, &cudie, &subdie) != 0) {
+            d->all = true;
+            break;
+        }
         Dwarf_Die *root =
             unit_type == DW_UT_skeleton && dwarf_tag(&subdie) != DW_TAG_invalid ? &subdie : &cudie;
         int lang = dwarf_srclang(root);
         if ((lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
              lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14) &&
-            !gather(d, root, 0))
-            return false;
+            !gather(d, root, 0)) {
+            d->failed = true; /* (what is indexed stays usable) */
+            break;
+        }
     }
-    qsort(d->defs, d->count, sizeof *d->defs, by_hash);
+    probe_keyed_dies_sort(&d->defs);
     return true;
 }
 
@@ -128,8 +123,9 @@ static const void *unit_of(Dwarf_Die *die)
     return dwarf_diecu(die, &root, NULL, NULL) ? root.addr : NULL;
 }
 
-/* What a definition must be: its own name, its qualified name, and for a name private to a unit
- * (an anonymous namespace's) that unit. */
+/* What a definition must be: its own identifier, its qualified name (canonical, compared as
+ * probe_cxx_names_equivalent does), and for a name private to a unit (an anonymous namespace's)
+ * that unit. */
 struct wanted {
     const char *own, *qualified;
     const void *unit; /* NULL: any */
@@ -139,8 +135,10 @@ static bool is_wanted(Dwarf_Die *candidate, const struct wanted *w)
 {
     const char *name = dwarf_diename(candidate);
     struct scope_name got;
-    return name != NULL && strcmp(name, w->own) == 0 && scope_name_of(candidate, &got) &&
-           got.name != NULL && strcmp(got.name, w->qualified) == 0 &&
+    size_t length = identifier_length(w->own);
+    return name != NULL && identifier_length(name) == length &&
+           strncmp(name, w->own, length) == 0 && probe_scope_name_of(candidate, &got) &&
+           got.name != NULL && probe_cxx_names_equivalent(got.name, w->qualified) &&
            (w->unit == NULL || unit_of(candidate) == w->unit);
 }
 
@@ -148,16 +146,10 @@ static bool is_wanted(Dwarf_Die *candidate, const struct wanted *w)
 static bool indexed_next(struct type_defs *d, const struct wanted *w, size_t *at, Dwarf_Die *def)
 {
     uint64_t hash = hash_name(w->own);
-    size_t lo = *at, hi = d->count;
-    while (*at == 0 && lo < hi) { /* the first of the hash */
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->defs[mid].hash < hash)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i < d->count && d->defs[i].hash == hash; i++) {
-        Dwarf_Die candidate = d->defs[i].die;
+    const struct keyed_dies *k = &d->defs;
+    for (size_t i = *at == 0 ? probe_keyed_dies_first(k, hash) : *at;
+         i < k->count && k->items[i].key == hash; i++) {
+        Dwarf_Die candidate = k->items[i].die;
         if (is_wanted(&candidate, w)) {
             *def = candidate;
             *at = i + 1;
@@ -165,23 +157,6 @@ static bool indexed_next(struct type_defs *d, const struct wanted *w, size_t *at
         }
     }
     return false;
-}
-
-/* Where the last "::" of a qualified name outside template arguments and parameter lists is,
- * or 0 when it has none. */
-static size_t last_scope(const char *name, size_t length)
-{
-    size_t at = 0;
-    int depth = 0;
-    for (size_t i = 0; i + 1 < length; i++) {
-        if (name[i] == '<' || name[i] == '(')
-            depth++;
-        else if ((name[i] == '>' || name[i] == ')') && depth > 0)
-            depth--;
-        else if (depth == 0 && name[i] == ':' && name[i + 1] == ':')
-            at = i;
-    }
-    return at;
 }
 
 /* The wanted class among the children of outer, a definition of its outer class (followed to
@@ -214,15 +189,15 @@ static bool next_definition(struct type_defs *d, const struct wanted *w, size_t 
 {
     if (*at != SIZE_MAX && indexed_next(d, w, at, def))
         return true;
-    size_t cut = last_scope(w->qualified, strlen(w->qualified));
-    if (cut == 0 || depth > 16 || *at != 0)
+    const char *last = probe_cxx_last_component(w->qualified);
+    if (last == w->qualified || depth > 16 || *at != 0)
         return false;
     *at = SIZE_MAX; /* (a nested one is found once: the first outer definition holding it) */
-    char *outer_name = strndup(w->qualified, cut);
+    char *outer_name = strndup(w->qualified, (size_t)(last - w->qualified) - 2);
     if (outer_name == NULL)
         return false;
-    size_t outer_cut = last_scope(outer_name, cut), outer_at = 0;
-    struct wanted outer = {outer_name + (outer_cut ? outer_cut + 2 : 0), outer_name, w->unit};
+    size_t outer_at = 0;
+    struct wanted outer = {probe_cxx_last_component(outer_name), outer_name, w->unit};
     Dwarf_Die found;
     bool ok = false;
     while (!ok && next_definition(d, &outer, &outer_at, &found, depth + 1))
@@ -237,7 +212,7 @@ static bool search(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
 {
     const char *own = dwarf_diename(decl);
     struct scope_name want;
-    if (own == NULL || !scope_name_of(decl, &want) || want.name == NULL)
+    if (own == NULL || !probe_scope_name_of(decl, &want) || want.name == NULL)
         return false;
     char *qualified = strdup(want.name);
     struct wanted w = {own, qualified, want.unit_local ? unit_of(decl) : NULL};
@@ -247,16 +222,27 @@ static bool search(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
     return ok;
 }
 
-bool type_defs_find(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
+/* search in the units indexed so far, indexing more until found or none are left. */
+static bool search_extending(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
 {
-    if (d == NULL || (!d->built && !build(d)))
+    if (d->defs.count > 0 && search(d, decl, def))
+        return true;
+    while (extend(d))
+        if (search(d, decl, def))
+            return true;
+    return false;
+}
+
+bool probe_type_defs_find(struct type_defs *d, Dwarf_Die *decl, Dwarf_Die *def)
+{
+    if (d == NULL)
         return false;
     if (!die_table_room(&d->found, sizeof(struct found)))
         return false;
     struct found *slot = die_table_slot(&d->found, decl->addr);
     if (slot->decl == NULL) {
         struct found f = {decl->addr, false, {0}};
-        f.ok = search(d, decl, &f.def);
+        f.ok = search_extending(d, decl, &f.def);
         slot = die_table_slot(&d->found, decl->addr); /* (search never adds, but stay safe) */
         *slot = f;
         d->found.count++;

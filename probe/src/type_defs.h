@@ -11,11 +11,11 @@
 struct type_defs;
 
 /* Definitions among the units of dw (their index is built on the first look-up). */
-struct type_defs *type_defs_new(Dwarf *dw);
-void type_defs_free(struct type_defs *defs);
+struct type_defs *probe_type_defs_new(Dwarf *dw);
+void probe_type_defs_free(struct type_defs *defs);
 
 /* The definition of the class declared by decl (a struct, class or union with
  * DW_AT_declaration): true with *def set when some unit defines a class of that qualified name. */
-bool type_defs_find(struct type_defs *defs, Dwarf_Die *decl, Dwarf_Die *def);
+bool probe_type_defs_find(struct type_defs *defs, Dwarf_Die *decl, Dwarf_Die *def);
 
 #endif

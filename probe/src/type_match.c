@@ -1,12 +1,13 @@
-/* --type name matching: both sides are compacted (spaces kept only between two words), then the
- * pattern is matched as a glob against the whole name and against each tail of it that starts
- * after a "::" outside template arguments. */
+/* --type name matching. A name is put in its canonical spelling (cxx_names.h), the one names are
+ * printed in, and compared whole and with each tail of the name that starts after a "::" outside
+ * template arguments and parameter lists; then matched as a glob against the same, both sides
+ * compacted (spaces kept only between two words). */
 #include "probe/type_match.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/layout.h"
+#include "cxx_names.h"
 
 static bool is_word_char(char c)
 {
@@ -31,11 +32,6 @@ static void compact(const char *s, char *out)
     out[n] = '\0';
 }
 
-bool type_pattern_is_glob(const char *pattern)
-{
-    return strpbrk(pattern, "*?") != NULL;
-}
-
 static bool matches_compact(const char *pattern, const char *name)
 {
     if (layout_name_matches(pattern, name))
@@ -52,9 +48,42 @@ static bool matches_compact(const char *pattern, const char *name)
     return false;
 }
 
-bool type_name_matches(const char *pattern, const char *name)
+/* The canonical spelling of a pattern, from a small cache: a pattern is matched against every
+ * type read. NULL when out of memory. */
+static const char *canonical_pattern(const char *pattern)
+{
+    enum { SLOTS = 16 };
+    static _Thread_local struct {
+        char *pattern, *canonical;
+    } cache[SLOTS];
+    static _Thread_local unsigned next;
+    for (unsigned i = 0; i < SLOTS; i++)
+        if (cache[i].pattern != NULL && strcmp(cache[i].pattern, pattern) == 0)
+            return cache[i].canonical;
+    unsigned i = next++ % SLOTS;
+    free(cache[i].pattern);
+    free(cache[i].canonical);
+    cache[i].pattern = strdup(pattern);
+    cache[i].canonical = cache[i].pattern ? probe_cxx_canonical(pattern) : NULL;
+    return cache[i].canonical;
+}
+
+/* canonical names name, or one of its tails after a "::" at the outermost level. */
+static bool names_tail(const char *canonical, const char *name)
+{
+    for (const char *tail = name; tail != NULL; tail = probe_cxx_next_component(tail))
+        if (probe_cxx_names_equivalent(canonical, tail))
+            return true;
+    return false;
+}
+
+bool layout_type_name_matches(const char *pattern, const char *name)
 {
     if (strcmp(pattern, name) == 0 || layout_name_matches(pattern, name))
+        return true;
+    /* ('*' is a glob, or a pointer in a template argument: "Box<char const*>". Both are tried.) */
+    const char *canonical = canonical_pattern(pattern);
+    if (canonical != NULL && names_tail(canonical, name))
         return true;
     char small_p[256], small_n[512];
     size_t lp = strlen(pattern) + 1, ln = strlen(name) + 1;
@@ -71,4 +100,16 @@ bool type_name_matches(const char *pattern, const char *name)
     if (n != small_n)
         free(n);
     return match;
+}
+
+bool layout_type_matches(const struct layout_set *set, const struct layout_type *t,
+                         const char *pattern)
+{
+    if (layout_type_name_matches(pattern, t->name))
+        return true;
+    for (size_t i = 0; i < set->alias_count; i++)
+        if (strcmp(set->aliases[i].target, t->name) == 0 &&
+            layout_type_name_matches(pattern, set->aliases[i].name))
+            return true;
+    return false;
 }

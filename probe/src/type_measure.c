@@ -12,14 +12,14 @@
 #include "reader.h"
 #include "type_defs.h"
 
-bool udata(Dwarf_Die *die, unsigned name, Dwarf_Word *out)
+bool probe_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *out)
 {
     Dwarf_Attribute attr;
     return dwarf_attr_integrate(die, name, &attr) != NULL && dwarf_formudata(&attr, out) == 0;
 }
 
 /* DW_AT_data_member_location: a constant, or an expression that is one DW_OP_plus_uconst. */
-bool member_location(Dwarf_Die *die, Dwarf_Word *offset)
+bool probe_member_location(Dwarf_Die *die, Dwarf_Word *offset)
 {
     Dwarf_Attribute attr;
     if (dwarf_attr(die, DW_AT_data_member_location, &attr) == NULL)
@@ -37,11 +37,12 @@ bool member_location(Dwarf_Die *die, Dwarf_Word *offset)
 
 /* With type units, a unit refers to a type defined elsewhere through a declaration carrying
  * DW_AT_signature: follow it to the definition. */
-Dwarf_Die *resolve_signature(Dwarf_Die *die)
+Dwarf_Die *probe_resolve_signature(Dwarf_Die *die)
 {
     Dwarf_Attribute attr;
     Dwarf_Die target;
-    if (dwarf_attr(die, DW_AT_signature, &attr) != NULL && checked_formref_die(&attr, &target))
+    if (dwarf_attr(die, DW_AT_signature, &attr) != NULL &&
+        probe_checked_formref_die(&attr, &target))
         *die = target;
     return die;
 }
@@ -51,7 +52,7 @@ Dwarf_Die *resolve_signature(Dwarf_Die *die)
 static _Thread_local struct type_defs *definitions;
 static _Thread_local struct library_defs *libraries;
 /* The definitions defined() looks in: those of the read under way, or none (NULL). */
-void measure_use_definitions(struct type_defs *defs, struct library_defs *libs)
+void probe_measure_use_definitions(struct type_defs *defs, struct library_defs *libs)
 {
     definitions = defs;
     libraries = libs;
@@ -59,44 +60,46 @@ void measure_use_definitions(struct type_defs *defs, struct library_defs *libs)
 
 /* A class this unit only declares: its definition in another unit (type_defs.h) or in a library
  * (library_defs.h), else itself. */
-Dwarf_Die *defined(Dwarf_Die *die)
+Dwarf_Die *probe_defined(Dwarf_Die *die)
 {
     Dwarf_Die def;
     if (definitions != NULL && is_aggregate_tag(dwarf_tag(die)) &&
         dwarf_hasattr(die, DW_AT_declaration) &&
-        (type_defs_find(definitions, die, &def) || library_defs_find(libraries, die, &def)))
+        (probe_type_defs_find(definitions, die, &def) ||
+         probe_library_defs_find(libraries, die, &def)))
         *die = def;
     return die;
 }
 
-const char *defined_in(Dwarf_Die *def)
+const char *probe_defined_in(Dwarf_Die *def)
 {
-    return library_defs_source(libraries, def);
+    return probe_library_defs_source(libraries, def);
 }
 
 /* The class (or union) a type is, or holds an array of, qualifiers and typedefs aside, when it
  * is only declared and defined nowhere: its size is not known. */
-bool undefined_class(Dwarf_Die *type, Dwarf_Die *cls)
+bool probe_undefined_class(Dwarf_Die *type, Dwarf_Die *cls)
 {
     for (int i = 0; i < 16; i++) {
-        if (checked_peel_type(type, cls) != 0)
+        if (probe_checked_peel_type(type, cls) != 0)
             return false;
-        defined(resolve_signature(cls));
+        probe_defined(probe_resolve_signature(cls));
         if (dwarf_tag(cls) != DW_TAG_array_type)
             return is_aggregate_tag(dwarf_tag(cls)) && dwarf_hasattr(cls, DW_AT_declaration);
-        if (type_of(cls, cls) == NULL)
+        if (probe_type_of(cls, cls) == NULL)
             return false;
         type = cls;
     }
     return false;
 }
 
-Dwarf_Die *type_of(Dwarf_Die *die, Dwarf_Die *out)
+Dwarf_Die *probe_type_of(Dwarf_Die *die, Dwarf_Die *out)
 {
     Dwarf_Attribute attr;
-    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL || !checked_formref_die(&attr, out))
+    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL ||
+        !probe_checked_formref_die(&attr, out))
         return NULL;
-    return resolve_signature(out);
+    return probe_resolve_signature(out);
 }
 
 struct align_slot {
@@ -109,7 +112,7 @@ static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int dept
 
 /* Alignment of a type: DW_AT_alignment when given, else what the x86-64 ABI derives; *unknown
  * set when that rests on a class only declared (then it is the least the rest allows). */
-uint64_t type_align_of(struct align_cache *cache, Dwarf_Die *die, int depth, bool *unknown)
+static uint64_t type_align_of(struct align_cache *cache, Dwarf_Die *die, int depth, bool *unknown)
 {
     if (!die_table_room(&cache->slots, sizeof(struct align_slot)))
         return derive_align(cache, die, depth, unknown);
@@ -132,7 +135,7 @@ uint64_t type_align_of(struct align_cache *cache, Dwarf_Die *die, int depth, boo
     return align;
 }
 
-uint64_t type_align(struct align_cache *cache, Dwarf_Die *die, int depth)
+uint64_t probe_type_align(struct align_cache *cache, Dwarf_Die *die, int depth)
 {
     bool unknown = false;
     return type_align_of(cache, die, depth, &unknown);
@@ -140,7 +143,7 @@ uint64_t type_align(struct align_cache *cache, Dwarf_Die *die, int depth)
 
 /* A static data member (DW_AT_external, or DW_AT_declaration when it has internal linkage, in
  * an anonymous namespace) takes no room in its class. */
-bool is_static_member(Dwarf_Die *member)
+bool probe_is_static_member(Dwarf_Die *member)
 {
     return dwarf_hasattr(member, DW_AT_external) || dwarf_hasattr(member, DW_AT_declaration);
 }
@@ -157,25 +160,25 @@ static uint64_t lowest_bit(uint64_t n)
  * alignment is unknown (its class only declared) has one that divides its offset and the size:
  * when the others' reach that bound, it is the alignment; else *unknown is set, and the
  * alignment returned is the least it can be. */
-uint64_t aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth, uint64_t *natural,
-                         bool *unknown)
+uint64_t probe_aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth,
+                               uint64_t *natural, bool *unknown)
 {
     uint64_t max = 1, limit = UINT64_MAX, bound = UINT64_MAX;
     Dwarf_Word size = 0, offset;
     Dwarf_Die child, inner;
     bool any_unknown = false;
     *natural = 1;
-    if (checked_child(die, &child) != 0)
+    if (probe_checked_child(die, &child) != 0)
         return 1;
     do {
         int tag = dwarf_tag(&child);
-        if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) || is_static_member(&child) ||
-            !type_of(&child, &inner))
+        if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) || probe_is_static_member(&child) ||
+            !probe_type_of(&child, &inner))
             continue;
         Dwarf_Word own; /* alignas on the member: clang says it there only */
-        bool member_unknown = false, located = member_location(&child, &offset);
+        bool member_unknown = false, located = probe_member_location(&child, &offset);
         uint64_t a = type_align_of(cache, &inner, depth + 1, &member_unknown);
-        a = udata(&child, DW_AT_alignment, &own) && own > a ? own : a;
+        a = probe_udata(&child, DW_AT_alignment, &own) && own > a ? own : a;
         max = a > max ? a : max;
         if (!dwarf_hasattr(&child, DW_AT_bit_size) && located && offset % a != 0 &&
             lowest_bit(offset) < limit)
@@ -183,9 +186,9 @@ uint64_t aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth, u
         any_unknown |= member_unknown;
         if (member_unknown && located && offset > 0 && lowest_bit(offset) < bound)
             bound = lowest_bit(offset);
-    } while (checked_siblingof(&child, &child) == 0);
+    } while (probe_checked_siblingof(&child, &child) == 0);
     *natural = max;
-    bool sized = udata(die, DW_AT_byte_size, &size) && size > 0;
+    bool sized = probe_udata(die, DW_AT_byte_size, &size) && size > 0;
     if (sized && size % max != 0 && lowest_bit(size) < limit)
         limit = lowest_bit(size);
     if (sized && lowest_bit(size) < bound)
@@ -198,19 +201,20 @@ uint64_t aggregate_align(struct align_cache *cache, Dwarf_Die *die, int depth, u
 static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int depth, bool *unknown)
 {
     Dwarf_Word align;
-    if (udata(die, DW_AT_alignment, &align))
+    if (probe_udata(die, DW_AT_alignment, &align))
         return align;
     if (depth > 32)
         return 1;
     Dwarf_Die peeled, inner;
-    if (checked_peel_type(die, &peeled) != 0)
+    if (probe_checked_peel_type(die, &peeled) != 0)
         return 1;
-    defined(resolve_signature(&peeled));
-    if (udata(&peeled, DW_AT_alignment, &align))
+    probe_defined(probe_resolve_signature(&peeled));
+    if (probe_udata(&peeled, DW_AT_alignment, &align))
         return align;
     switch (dwarf_tag(&peeled)) {
     case DW_TAG_array_type:
-        return type_of(&peeled, &inner) ? type_align_of(cache, &inner, depth + 1, unknown) : 1;
+        return probe_type_of(&peeled, &inner) ? type_align_of(cache, &inner, depth + 1, unknown)
+                                              : 1;
     case DW_TAG_structure_type:
     case DW_TAG_class_type:
     case DW_TAG_union_type: {
@@ -219,7 +223,7 @@ static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int dept
             *unknown = true;
             return 1;
         }
-        return aggregate_align(cache, &peeled, depth, &natural, unknown);
+        return probe_aggregate_align(cache, &peeled, depth, &natural, unknown);
     }
     case DW_TAG_ptr_to_member_type:
         return 8; /* Itanium C++ ABI 2.3: a pointer to data member or to member function */
@@ -237,20 +241,21 @@ static uint64_t derive_align(struct align_cache *cache, Dwarf_Die *die, int dept
 
 /* Bytes of a type; arrays are counted here because libdw cannot size an array whose element is
  * a type-unit declaration. */
-uint64_t type_size(Dwarf_Die *die, int depth)
+uint64_t probe_type_size(Dwarf_Die *die, int depth)
 {
     Dwarf_Die peeled, element;
     Dwarf_Word size = 0;
-    if (depth > 32 || checked_peel_type(die, &peeled) != 0)
+    if (depth > 32 || probe_checked_peel_type(die, &peeled) != 0)
         return 0;
-    defined(resolve_signature(&peeled));
+    probe_defined(probe_resolve_signature(&peeled));
     if (dwarf_tag(&peeled) == DW_TAG_ptr_to_member_type) {
         /* libdw cannot size these. Itanium C++ ABI 2.3: an offset (8 bytes) for a data member,
          * a function pointer and an adjustment (16) for a member function. */
         Dwarf_Die target;
-        if (udata(&peeled, DW_AT_byte_size, &size))
+        if (probe_udata(&peeled, DW_AT_byte_size, &size))
             return size;
-        return type_of(&peeled, &target) && dwarf_tag(&target) == DW_TAG_subroutine_type ? 16 : 8;
+        return probe_type_of(&peeled, &target) && dwarf_tag(&target) == DW_TAG_subroutine_type ? 16
+                                                                                               : 8;
     }
     if (dwarf_tag(&peeled) != DW_TAG_array_type) {
         dwarf_aggregate_size(&peeled, &size);
@@ -258,45 +263,45 @@ uint64_t type_size(Dwarf_Die *die, int depth)
     }
     uint64_t count = 1;
     Dwarf_Die child;
-    if (checked_child(&peeled, &child) == 0) {
+    if (probe_checked_child(&peeled, &child) == 0) {
         do {
             Dwarf_Word n = 0, upper;
             if (dwarf_tag(&child) != DW_TAG_subrange_type)
                 continue;
-            if (udata(&child, DW_AT_count, &n))
+            if (probe_udata(&child, DW_AT_count, &n))
                 count *= n;
-            else if (udata(&child, DW_AT_upper_bound, &upper))
+            else if (probe_udata(&child, DW_AT_upper_bound, &upper))
                 count *= upper + 1;
             else
                 count = 0; /* a flexible array member */
-        } while (checked_siblingof(&child, &child) == 0);
+        } while (probe_checked_siblingof(&child, &child) == 0);
     }
-    return type_of(&peeled, &element) ? count * type_size(&element, depth + 1) : 0;
+    return probe_type_of(&peeled, &element) ? count * probe_type_size(&element, depth + 1) : 0;
 }
 
 static uint64_t measured_size(void *context, Dwarf_Die *type)
 {
     (void)context;
-    return type_size(type, 0);
+    return probe_type_size(type, 0);
 }
 
 static uint64_t measured_align(void *context, Dwarf_Die *type)
 {
-    return type_align(context, type, 0);
+    return probe_type_align(context, type, 0);
 }
 
 static bool definition_of(void *context, Dwarf_Die *decl, Dwarf_Die *def)
 {
     (void)context;
     *def = *decl;
-    return defined(def)->addr != decl->addr;
+    return probe_defined(def)->addr != decl->addr;
 }
 
-struct cxx_cache *cxx_of(struct align_cache *cache)
+struct cxx_cache *probe_cxx_of(struct align_cache *cache)
 {
     if (cache->cxx == NULL) {
         struct cxx_measure measure = {measured_size, measured_align, definition_of, cache};
-        cache->cxx = cxx_cache_new(&measure);
+        cache->cxx = probe_cxx_cache_new(&measure);
     }
     return cache->cxx;
 }

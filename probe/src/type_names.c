@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cxx_names.h"
 #include "dwarf_errors.h"
 #include "scope_names.h"
 #include "type_names.h"
@@ -15,7 +16,8 @@
 struct text {
     char *buf;
     size_t len, cap;
-    bool failed; /* out of memory: the spelling is abandoned */
+    bool failed;  /* out of memory: the spelling is abandoned */
+    bool through; /* spell what a typedef names instead of its name (as mangled names do) */
     char local[192];
 };
 
@@ -25,6 +27,7 @@ static void text_init(struct text *t)
     t->len = 0;
     t->cap = sizeof t->local;
     t->failed = false;
+    t->through = false;
     t->local[0] = '\0';
 }
 
@@ -77,11 +80,12 @@ static void put_front(struct text *t, const char *s)
 }
 
 /* A type-unit declaration stands for the definition its DW_AT_signature names. */
-static Dwarf_Die *resolve_signature(Dwarf_Die *die)
+static Dwarf_Die *probe_resolve_signature(Dwarf_Die *die)
 {
     Dwarf_Attribute attr;
     Dwarf_Die target;
-    if (dwarf_attr(die, DW_AT_signature, &attr) != NULL && checked_formref_die(&attr, &target))
+    if (dwarf_attr(die, DW_AT_signature, &attr) != NULL &&
+        probe_checked_formref_die(&attr, &target))
         *die = target;
     return die;
 }
@@ -89,9 +93,10 @@ static Dwarf_Die *resolve_signature(Dwarf_Die *die)
 static Dwarf_Die *next_type(Dwarf_Die *die, Dwarf_Die *out)
 {
     Dwarf_Attribute attr;
-    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL || !checked_formref_die(&attr, out))
+    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL ||
+        !probe_checked_formref_die(&attr, out))
         return NULL;
-    return resolve_signature(out);
+    return probe_resolve_signature(out);
 }
 
 static bool is_cplusplus(Dwarf_Die *die)
@@ -112,7 +117,7 @@ static bool is_cplusplus(Dwarf_Die *die)
 static void put_tagged(struct text *t, Dwarf_Die *die, const char *c_keyword)
 {
     struct scope_name named;
-    if (!scope_name_of(die, &named)) {
+    if (!probe_scope_name_of(die, &named)) {
         t->failed = true;
         return;
     }
@@ -181,6 +186,7 @@ static void spell_abstract(struct text *t, Dwarf_Die *die, int depth)
     struct text decl, inner;
     text_init(&decl);
     text_init(&inner);
+    inner.through = t->through;
     put(&decl, "\001");
     spell(&inner, die, &decl, "", depth);
     char *mark = memchr(inner.buf, MARK, inner.len);
@@ -202,7 +208,7 @@ static void put_parameters(struct text *decl, Dwarf_Die *function, int depth)
     Dwarf_Die child, type;
     size_t count = 0;
     put(decl, "(");
-    if (checked_child(function, &child) == 0) {
+    if (probe_checked_child(function, &child) == 0) {
         do {
             int tag = dwarf_tag(&child);
             if (tag == DW_TAG_unspecified_parameters) {
@@ -215,7 +221,7 @@ static void put_parameters(struct text *decl, Dwarf_Die *function, int depth)
                 else
                     put(decl, "?");
             }
-        } while (checked_siblingof(&child, &child) == 0);
+        } while (probe_checked_siblingof(&child, &child) == 0);
     }
     if (count == 0 && dwarf_hasattr(function, DW_AT_prototyped))
         put(decl, "void");
@@ -225,7 +231,7 @@ static void put_parameters(struct text *decl, Dwarf_Die *function, int depth)
 static void put_bounds(struct text *decl, Dwarf_Die *array)
 {
     Dwarf_Die child;
-    if (checked_child(array, &child) != 0)
+    if (probe_checked_child(array, &child) != 0)
         return;
     do {
         if (dwarf_tag(&child) != DW_TAG_subrange_type)
@@ -241,7 +247,7 @@ static void put_bounds(struct text *decl, Dwarf_Die *array)
         else
             snprintf(bound, sizeof bound, "[]");
         put(decl, bound);
-    } while (checked_siblingof(&child, &child) == 0);
+    } while (probe_checked_siblingof(&child, &child) == 0);
 }
 
 /* const, volatile, _Atomic, restrict: on a pointer they follow its "*"; otherwise they join
@@ -307,10 +313,11 @@ static void spell(struct text *t, Dwarf_Die *die, struct text *decl, const char 
     case DW_TAG_ptr_to_member_type: {
         struct text owner;
         text_init(&owner);
+        owner.through = t->through;
         Dwarf_Attribute attr;
         Dwarf_Die cls;
-        if (dwarf_attr(die, DW_AT_containing_type, &attr) && checked_formref_die(&attr, &cls))
-            spell_abstract(&owner, resolve_signature(&cls), depth + 1);
+        if (dwarf_attr(die, DW_AT_containing_type, &attr) && probe_checked_formref_die(&attr, &cls))
+            spell_abstract(&owner, probe_resolve_signature(&cls), depth + 1);
         else
             put(&owner, "?");
         put(&owner, "::*");
@@ -342,12 +349,20 @@ static void spell(struct text *t, Dwarf_Die *die, struct text *decl, const char 
         put_declarator(t, decl);
         return;
     case DW_TAG_typedef: /* with its scopes: std::string, not string */
+        if (t->through && (target = next_type(die, &inner)) != NULL) {
+            spell(t, target, decl, quals, depth + 1);
+            return;
+        }
         put(t, quals);
         put_tagged(t, die, NULL);
         put_declarator(t, decl);
         return;
     default: { /* base types, unspecified types (decltype(nullptr)) */
-        const char *name = checked_diename(die);
+        const char *name = probe_checked_diename(die);
+        /* C++ base types as gdb and clang write them ("unsigned long"); C's as pahole does */
+        const char *fundamental = name ? probe_cxx_fundamental(name) : NULL;
+        if (fundamental != name && is_cplusplus(die))
+            name = fundamental;
         put(t, quals);
         put(t, name ? name : "?");
         put_declarator(t, decl);
@@ -365,14 +380,15 @@ static void spell(struct text *t, Dwarf_Die *die, struct text *decl, const char 
     put_declarator(t, decl);
 }
 
-char *probe_type_decl(Dwarf_Die *die, size_t *name_at)
+static char *type_decl(Dwarf_Die *die, size_t *name_at, bool through)
 {
     struct text t, decl;
     text_init(&t);
     text_init(&decl);
+    t.through = through;
     put(&decl, "\001");
     Dwarf_Die resolved = *die;
-    spell(&t, resolve_signature(&resolved), &decl, "", 0);
+    spell(&t, probe_resolve_signature(&resolved), &decl, "", 0);
     char *out = NULL;
     if (!t.failed && !decl.failed) {
         char *mark = memchr(t.buf, MARK, t.len);
@@ -390,7 +406,17 @@ char *probe_type_decl(Dwarf_Die *die, size_t *name_at)
     return out;
 }
 
+char *probe_type_decl(Dwarf_Die *die, size_t *name_at)
+{
+    return type_decl(die, name_at, false);
+}
+
 char *probe_type_name(Dwarf_Die *die)
 {
-    return probe_type_decl(die, NULL);
+    return type_decl(die, NULL, false);
+}
+
+char *probe_type_name_resolved(Dwarf_Die *die)
+{
+    return type_decl(die, NULL, true);
 }

@@ -15,4 +15,8 @@ char *probe_type_decl(Dwarf_Die *die, size_t *name_at);
 /* probe_type_decl without the name's place. */
 char *probe_type_name(Dwarf_Die *die);
 
+/* probe_type_name through typedefs ("int" for an int32_t), as a mangled name has the type: for
+ * the parameters in a function's or a lambda's demangled name. */
+char *probe_type_name_resolved(Dwarf_Die *die);
+
 #endif

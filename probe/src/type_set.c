@@ -7,7 +7,7 @@
 #include "probe/layout.h"
 #include "reader.h"
 
-void free_type(struct layout_type *t)
+void probe_free_type(struct layout_type *t)
 {
     for (size_t i = 0; i < t->member_count; i++) {
         free(t->members[i].name);
@@ -72,8 +72,8 @@ static bool seen_grow(struct seen *seen, const struct layout_set *set)
 }
 
 /* A kept definition of t's name equal to t. */
-bool already_kept(const struct layout_set *set, const struct seen *seen,
-                  const struct layout_type *t)
+bool probe_already_kept(const struct layout_set *set, const struct seen *seen,
+                        const struct layout_type *t)
 {
     if (seen->capacity == 0)
         return false;
@@ -86,7 +86,7 @@ bool already_kept(const struct layout_set *set, const struct seen *seen,
     return false;
 }
 /* Adds t unless an identical definition is known; keeps a different one, flagging both. */
-bool keep(struct layout_set *set, struct seen *seen, struct layout_type *t)
+bool probe_keep(struct layout_set *set, struct seen *seen, struct layout_type *t)
 {
     if ((set->count + 1) * 2 > seen->capacity && !seen_grow(seen, set))
         return false;
@@ -96,7 +96,7 @@ bool keep(struct layout_set *set, struct seen *seen, struct layout_type *t)
         if (strcmp(known->name, t->name) != 0)
             continue;
         if (same_definition(known, t)) {
-            free_type(t);
+            probe_free_type(t);
             return true;
         }
         if (known->unit_local || t->unit_local)

@@ -34,7 +34,7 @@ static Elf_Data *abbrev_section(Dwarf *dwarf)
         unsigned generation;
         Elf_Data *data;
     } last;
-    if (last.dwarf == dwarf && dwarf != NULL && last.generation == dwarf_errors_generation())
+    if (last.dwarf == dwarf && dwarf != NULL && last.generation == probe_dwarf_errors_generation())
         return last.data;
     Elf *elf = dwarf_getelf(dwarf);
     size_t names;
@@ -43,7 +43,7 @@ static Elf_Data *abbrev_section(Dwarf *dwarf)
         Elf_Scn *scn = NULL;
         while (data == NULL && (scn = elf_nextscn(elf, scn)) != NULL) {
             GElf_Shdr header;
-            const char *name = section_name(elf, names, scn, &header);
+            const char *name = probe_section_name(elf, names, scn, &header);
             if (name != NULL && header.sh_type != SHT_NOBITS &&
                 (strcmp(name, ".debug_abbrev") == 0 || strcmp(name, ".debug_abbrev.dwo") == 0 ||
                  strcmp(name, ".zdebug_abbrev") == 0))
@@ -51,7 +51,7 @@ static Elf_Data *abbrev_section(Dwarf *dwarf)
         }
     }
     last.dwarf = dwarf;
-    last.generation = dwarf_errors_generation();
+    last.generation = probe_dwarf_errors_generation();
     last.data = data;
     return data;
 }
@@ -87,28 +87,28 @@ static void check_abbrevs(Dwarf_Die *root, const struct header *h)
     Dwarf *dwarf = dwarf_cu_getdwarf(root->cu);
     bool c = is_c(root);
     if (last.done && last.dwarf == dwarf && last.offset == h->abbrev && last.c == c &&
-        last.generation == dwarf_errors_generation())
+        last.generation == probe_dwarf_errors_generation())
         return;
     Elf_Data *data = abbrev_section(dwarf);
     if (data == NULL || data->d_buf == NULL || h->abbrev >= data->d_size) {
-        dwarf_errors_note(root, "its unit's abbreviation table lies outside .debug_abbrev");
+        probe_dwarf_errors_note(root, "its unit's abbreviation table lies outside .debug_abbrev");
         return;
     }
     const unsigned char *bytes = data->d_buf;
     char why[160], message[240];
     const char *problem =
-        abbrev_table_problem(bytes + h->abbrev, bytes + data->d_size, c, why, sizeof why);
+        probe_abbrev_table_problem(bytes + h->abbrev, bytes + data->d_size, c, why, sizeof why);
     if (problem != NULL) {
         snprintf(message, sizeof message, "its unit's abbreviation table (at 0x%llx) %s",
                  (unsigned long long)h->abbrev, problem);
         if (problem == why)
             snprintf(message, sizeof message, "in its unit's abbreviation table (at 0x%llx), %s",
                      (unsigned long long)h->abbrev, why);
-        dwarf_errors_note(root, message);
+        probe_dwarf_errors_note(root, message);
         return;
     }
     last.dwarf = dwarf;
-    last.generation = dwarf_errors_generation();
+    last.generation = probe_dwarf_errors_generation();
     last.offset = h->abbrev;
     last.c = c;
     last.done = true;
@@ -122,32 +122,33 @@ static void check_end(Dwarf_Die *root, const struct header *h)
     Dwarf_Die child, end;
     int rc = dwarf_child(root, &child);
     if (rc > 0) { /* the top DIE alone: its attributes (and an empty list) end the unit */
-        const unsigned char *after = die_attributes_end(root);
+        const unsigned char *after = probe_die_attributes_end(root);
         Dwarf_Off at =
             after ? dwarf_dieoffset(root) + (Dwarf_Off)(after - (const unsigned char *)root->addr)
                   : 0;
         if (after == NULL || at + (dwarf_haschildren(root) ? 1 : 0) != h->end)
-            dwarf_errors_note(root, "its unit goes on past its top DIE, which has no children");
+            probe_dwarf_errors_note(root,
+                                    "its unit goes on past its top DIE, which has no children");
         return;
     }
-    if (rc != 0 || !dwarf_errors_top_end(root->cu, &end))
+    if (rc != 0 || !probe_dwarf_errors_top_end(root->cu, &end))
         return; /* the walk failed, or it was not made with the checked calls */
     Dwarf_Off at = dwarf_dieoffset(&end);
     if (at + 1 != h->end) {
         char why[128];
         snprintf(why, sizeof why, "its unit's DIEs end at 0x%llx, not where the unit does (0x%llx)",
                  (unsigned long long)at + 1, (unsigned long long)h->end);
-        dwarf_errors_note(root, why);
+        probe_dwarf_errors_note(root, why);
     }
 }
 
-void unit_check(Dwarf_Die *root)
+void probe_unit_check(Dwarf_Die *root)
 {
     struct header h;
-    if (dwarf_errors_first() != NULL)
+    if (probe_dwarf_errors_first() != NULL)
         return;
     if (!unit_header(root, &h)) {
-        dwarf_errors_note(root, "its unit's header cannot be read");
+        probe_dwarf_errors_note(root, "its unit's header cannot be read");
         return;
     }
     check_abbrevs(root, &h);

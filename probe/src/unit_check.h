@@ -8,7 +8,8 @@
 #include <elfutils/libdw.h>
 
 /* Records the first problem of the unit whose top DIE is root (dwarf_errors.h). Call right after
- * walking the unit: root's children with checked_child and checked_siblingof, to their end. */
-void unit_check(Dwarf_Die *root);
+ * walking the unit: root's children with probe_checked_child and probe_checked_siblingof, to their
+ * end. */
+void probe_unit_check(Dwarf_Die *root);
 
 #endif

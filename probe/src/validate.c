@@ -175,8 +175,8 @@ const char *layout_type_problem(const struct layout_type *t, char *why, size_t s
 
 bool layout_checked(const struct layout_set *set, char *error, size_t size)
 {
-    dwarf_errors_release(); /* the walk is over */
-    const char *dwarf = dwarf_errors_first();
+    probe_dwarf_errors_release(); /* the walk is over */
+    const char *dwarf = probe_dwarf_errors_first();
     if (dwarf != NULL) {
         snprintf(error, size, "%s: %s", set->binary, dwarf);
         return false;

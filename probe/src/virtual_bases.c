@@ -9,6 +9,7 @@
 #include "probe/layout.h"
 #include "cxx_bases.h"
 #include "dwarf_errors.h"
+#include "member_list.h"
 #include "reader.h"
 #include "type_names.h"
 
@@ -16,32 +17,15 @@
 static bool direct_virtual_base(Dwarf_Die *aggregate, Dwarf_Die *cls, Dwarf_Die *entry)
 {
     Dwarf_Die type, peeled;
-    if (checked_child(aggregate, entry) != 0)
+    if (probe_checked_child(aggregate, entry) != 0)
         return false;
     do {
-        if (cxx_is_virtual_inheritance(entry) && type_of(entry, &type) &&
-            checked_peel_type(&type, &peeled) == 0 &&
-            defined(resolve_signature(&peeled))->addr == cls->addr)
+        if (probe_cxx_is_virtual_inheritance(entry) && probe_type_of(entry, &type) &&
+            probe_checked_peel_type(&type, &peeled) == 0 &&
+            probe_defined(probe_resolve_signature(&peeled))->addr == cls->addr)
             return true;
-    } while (checked_siblingof(entry, entry) == 0);
+    } while (probe_checked_siblingof(entry, entry) == 0);
     return false;
-}
-
-/* Puts block's members at position at of t's. */
-static bool splice_members(struct layout_type *t, size_t at, struct layout_type *block)
-{
-    size_t n = block->member_count;
-    struct layout_member *grown = realloc(t->members, (t->member_count + n) * sizeof *grown);
-    if (grown == NULL)
-        return false;
-    memmove(grown + at + n, grown + at, (t->member_count - at) * sizeof *grown);
-    memcpy(grown + at, block->members, n * sizeof *grown);
-    t->members = grown;
-    t->member_count += n;
-    free(block->members);
-    block->members = NULL;
-    block->member_count = 0;
-    return true;
 }
 
 static char *member_name(const char *prefix, const char *own)
@@ -58,7 +42,8 @@ static char *member_name(const char *prefix, const char *own)
 /* One virtual base of the complete object read at scope, with its members under --expand, put
  * among the members of its level in offset order (a primary one shares offset 0). */
 static bool add_virtual_base(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
-                             const struct cxx_vbase *v, struct member_scope scope)
+                             const struct cxx_vbase *v, struct member_scope scope,
+                             probe_members_reader read_members)
 {
     struct layout_type block = {.kind = t->kind};
     Dwarf_Die die = v->die, entry;
@@ -67,17 +52,17 @@ static bool add_virtual_base(struct layout_type *t, Dwarf_Die *aggregate, size_t
         .bit_offset = -1, .depth = scope.depth, .is_base = true, .is_virtual = true};
     m.offset = scope.base + v->offset;
     m.size = v->size;
-    m.type_size = type_size(&die, 0);
+    m.type_size = probe_type_size(&die, 0);
     m.inline_only = !scope.expand && scope.depth > 0;
     m.is_indirect = !direct_virtual_base(aggregate, &die, &entry);
-    if (!m.is_indirect && !udata(&entry, DW_AT_accessibility, &access))
+    if (!m.is_indirect && !probe_udata(&entry, DW_AT_accessibility, &access))
         access = dwarf_tag(aggregate) == DW_TAG_class_type ? DW_ACCESS_private : DW_ACCESS_public;
     m.access = (uint8_t)access;
     m.type = probe_type_decl(&die, &m.name_at);
     m.name = m.type ? member_name(scope.prefix, m.type) : NULL;
-    const char *source = defined_in(&die);
+    const char *source = probe_defined_in(&die);
     m.defined_in = source ? strdup(source) : NULL;
-    if (m.name == NULL || (source && !m.defined_in) || !add_member(&block, m)) {
+    if (m.name == NULL || (source && !m.defined_in) || !probe_add_member(&block, m)) {
         free(m.name);
         free(m.type);
         free(m.defined_in);
@@ -98,7 +83,7 @@ static bool add_virtual_base(struct layout_type *t, Dwarf_Die *aggregate, size_t
     while (at < t->member_count &&
            !(t->members[at].depth == scope.depth && t->members[at].offset > m.offset))
         at++;
-    if (ok && splice_members(t, at, &block))
+    if (ok && probe_splice_members(t, at, &block))
         return true;
     for (size_t i = 0; i < block.member_count; i++) {
         free(block.members[i].name);
@@ -110,19 +95,19 @@ static bool add_virtual_base(struct layout_type *t, Dwarf_Die *aggregate, size_t
 }
 
 /* The virtual bases of a complete object (Itanium C++ ABI placement, cxx_bases.h). */
-bool add_virtual_bases(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
-                       struct member_scope scope)
+bool probe_add_virtual_bases(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
+                             struct member_scope scope, probe_members_reader read_members)
 {
-    struct cxx_cache *cxx = cxx_of(scope.aligns);
+    struct cxx_cache *cxx = probe_cxx_of(scope.aligns);
     if (cxx == NULL)
         return false;
-    if (!cxx_has_virtual_bases(cxx, aggregate) || cxx_is_unknown(cxx, aggregate))
+    if (!probe_cxx_has_virtual_bases(cxx, aggregate) || probe_cxx_is_unknown(cxx, aggregate))
         return true; /* (unknown: placed nowhere rather than misplaced; padding_unknown) */
     struct cxx_vbase *v;
-    int n = cxx_virtual_bases(cxx, aggregate, &v);
+    int n = probe_cxx_virtual_bases(cxx, aggregate, &v);
     bool ok = n >= 0;
     for (int i = 0; ok && i < n; i++)
-        ok = add_virtual_base(t, aggregate, first, &v[i], scope);
+        ok = add_virtual_base(t, aggregate, first, &v[i], scope, read_members);
     free(v);
     return ok;
 }

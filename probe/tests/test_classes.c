@@ -26,24 +26,24 @@ static void check_model(enum allocator a)
     for (size_t i = 0; i < sizeof larger / sizeof larger[0]; i++)
         sizes[4096 + i] = larger[i];
     struct probe_result *seen = calloc(n, sizeof *seen);
-    const char *library = class_models[a].library;
+    const char *library = probe_class_models[a].library;
     if (library != NULL && access(library, R_OK) != 0)
         fail_msg("%s is missing: scripts/deps.sh installs it", library);
     char error[512];
-    if (!class_probe(PROBE_EXE, library, sizes, n, seen, error, sizeof error))
+    if (!probe_class_probe(PROBE_EXE, library, sizes, n, seen, error, sizeof error))
         fail_msg("%s", error);
     for (size_t i = 0; i < n; i++) {
         struct size_class c;
-        assert_true(class_of(a, sizes[i], &c));
+        assert_true(probe_class_of(a, sizes[i], &c));
         /* glibc may map a request from 128 KiB on (the threshold moves at run time). */
         bool mapped = a == ALLOC_GLIBC && sizes[i] >= 128 * 1024 &&
                       seen[i].usable == ((sizes[i] + 16 + 4095) & ~(uint64_t)4095) - 16;
         if (c.usable != seen[i].usable && !mapped)
-            fail_msg("%s: size %llu: model usable %llu, real %llu", class_models[a].name,
+            fail_msg("%s: size %llu: model usable %llu, real %llu", probe_class_models[a].name,
                      (unsigned long long)sizes[i], (unsigned long long)c.usable,
                      (unsigned long long)seen[i].usable);
         if (seen[i].align < c.align)
-            fail_msg("%s: size %llu: model alignment %llu, real %llu", class_models[a].name,
+            fail_msg("%s: size %llu: model alignment %llu, real %llu", probe_class_models[a].name,
                      (unsigned long long)sizes[i], (unsigned long long)c.align,
                      (unsigned long long)seen[i].align);
         assert_true(c.reserved >= sizes[i]);
@@ -79,13 +79,13 @@ static void test_connection_classes(void **state)
         uint64_t glibc, mimalloc, jemalloc, tcmalloc;
     } rows[] = {{184, 192, 192, 192, 192}, {176, 192, 192, 192, 176}, {232, 240, 256, 256, 240}};
     for (size_t i = 0; i < 3; i++) {
-        class_of(ALLOC_GLIBC, rows[i].size, &c);
+        probe_class_of(ALLOC_GLIBC, rows[i].size, &c);
         assert_int_equal(c.reserved, rows[i].glibc);
-        class_of(ALLOC_MIMALLOC, rows[i].size, &c);
+        probe_class_of(ALLOC_MIMALLOC, rows[i].size, &c);
         assert_int_equal(c.reserved, rows[i].mimalloc);
-        class_of(ALLOC_JEMALLOC, rows[i].size, &c);
+        probe_class_of(ALLOC_JEMALLOC, rows[i].size, &c);
         assert_int_equal(c.reserved, rows[i].jemalloc);
-        class_of(ALLOC_TCMALLOC, rows[i].size, &c);
+        probe_class_of(ALLOC_TCMALLOC, rows[i].size, &c);
         assert_int_equal(c.reserved, rows[i].tcmalloc);
     }
 }

@@ -64,14 +64,15 @@ static const unsigned char table[] = {1,
                                       0,
                                       /* [40] */ 0};
 
-/* The problem abbrev_table_problem finds in table with byte at set to value (at < 0: none). */
+/* The problem probe_abbrev_table_problem finds in table with byte at set to value (at < 0: none).
+ */
 static const char *problem_with(int at, unsigned char value, bool c, char *why, size_t size)
 {
     static unsigned char copy[sizeof table];
     memcpy(copy, table, sizeof table);
     if (at >= 0)
         copy[at] = value;
-    const char *problem = abbrev_table_problem(copy, copy + sizeof copy, c, why, size);
+    const char *problem = probe_abbrev_table_problem(copy, copy + sizeof copy, c, why, size);
     if (problem != NULL && problem != why)
         snprintf(why, size, "%s", problem);
     return problem ? why : NULL;
@@ -156,9 +157,10 @@ static void test_sibling_without_children(void **state)
     copy[12] = DW_AT_sibling; /* the struct's name become a sibling, in form ref4: fine */
     copy[13] = DW_FORM_ref4;
     char why[200] = "";
-    assert_null(abbrev_table_problem(copy, copy + sizeof copy, true, why, sizeof why));
+    assert_null(probe_abbrev_table_problem(copy, copy + sizeof copy, true, why, sizeof why));
     copy[STRUCT_CHILDREN] = DW_CHILDREN_no; /* a sibling is useless without children */
-    const char *problem = abbrev_table_problem(copy, copy + sizeof copy, true, why, sizeof why);
+    const char *problem =
+        probe_abbrev_table_problem(copy, copy + sizeof copy, true, why, sizeof why);
     assert_non_null(problem);
     assert_non_null(strstr(why, "a sibling but no children"));
 }
@@ -167,10 +169,11 @@ static void test_cut_or_unterminated_table(void **state)
 {
     (void)state;
     char why[200];
-    const char *p = abbrev_table_problem(table, table + sizeof table - 1, true, why, sizeof why);
+    const char *p =
+        probe_abbrev_table_problem(table, table + sizeof table - 1, true, why, sizeof why);
     assert_non_null(p);
     assert_non_null(strstr(p, "ends without its closing null entry"));
-    p = abbrev_table_problem(table, table + 14, true, why, sizeof why);
+    p = probe_abbrev_table_problem(table, table + 14, true, why, sizeof why);
     assert_non_null(p);
     assert_non_null(strstr(p, "is cut short"));
 }

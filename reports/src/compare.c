@@ -9,6 +9,7 @@
 
 #include "document.h"
 #include "probe/layout.h"
+#include "probe/type_match.h"
 
 static const char *option_or(const char *value, const char *fallback)
 {
@@ -34,7 +35,7 @@ static enum report_status layout_row(const char *binary, const struct compare_op
     const char *queue = option_or(o->queue_member, "queue");
     const struct layout_type *t = NULL;
     for (size_t i = 0; i < set.count && t == NULL; i++)
-        if (strcmp(set.types[i].name, connection) == 0)
+        if (layout_type_matches(&set, &set.types[i], connection)) /* a typedef's name too */
             t = &set.types[i];
     const struct layout_member *m = t ? member_named(t, queue) : NULL;
     enum report_status status = REPORT_OK;
@@ -53,7 +54,7 @@ static enum report_status layout_row(const char *binary, const struct compare_op
         for (int a = 0; a < ALLOC_COUNT; a++) {
             struct size_class c;
             row->classes[a] =
-                class_of((enum allocator)a, t->size ? t->size : 1, &c) ? c.reserved : 0;
+                probe_class_of((enum allocator)a, t->size ? t->size : 1, &c) ? c.reserved : 0;
         }
     }
     layout_free(&set);
@@ -98,7 +99,7 @@ static void classes_cell(const struct compare_row *row, char *out, size_t size)
     size_t used = 0;
     for (int a = 0; a < ALLOC_COUNT && used < size; a++) {
         int n = snprintf(out + used, size - used, "%s%s %" PRIu64, a ? ", " : "",
-                         class_models[a].name, row->classes[a]);
+                         probe_class_models[a].name, row->classes[a]);
         used += n > 0 ? (size_t)n : 0;
     }
 }
@@ -124,7 +125,7 @@ static json_t *rows_json(const struct compare_row *rows, size_t count)
         const struct compare_row *r = &rows[i];
         json_t *classes = json_object();
         for (int a = 0; a < ALLOC_COUNT; a++)
-            json_object_set_new(classes, class_models[a].name,
+            json_object_set_new(classes, probe_class_models[a].name,
                                 r->classes[a] ? json_integer((json_int_t)r->classes[a])
                                               : json_null());
         json_t *row =
@@ -178,7 +179,7 @@ static const char *figure_label(int figure, char *buf, size_t size)
     if (figure < 2)
         return fixed[figure];
     if (figure < 2 + ALLOC_COUNT) {
-        snprintf(buf, size, "class under %s", class_models[figure - 2].name);
+        snprintf(buf, size, "class under %s", probe_class_models[figure - 2].name);
         return buf;
     }
     return figure == 2 + ALLOC_COUNT ? "allocs/connection, depth 1" : "bytes/connection, depth 1";

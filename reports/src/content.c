@@ -282,7 +282,7 @@ static void section_violations(struct document *d, const struct report *r)
 static void class_range(enum allocator a, uint64_t from, uint64_t to, char *out, size_t size)
 {
     struct size_class lo, hi;
-    if (!class_of(a, from ? from : 1, &lo) || !class_of(a, to, &hi))
+    if (!probe_class_of(a, from ? from : 1, &lo) || !probe_class_of(a, to, &hi))
         snprintf(out, size, "-");
     else if (lo.reserved == hi.reserved)
         snprintf(out, size, "%" PRIu64, lo.reserved);
@@ -301,7 +301,7 @@ static void section_sizes(struct document *d, const struct report *r)
                      "give its sizes:");
     const char *header[3 + ALLOC_COUNT] = {"requested bytes", "allocations"};
     for (int a = 0; a < ALLOC_COUNT; a++)
-        header[2 + a] = class_models[a].name;
+        header[2 + a] = probe_class_models[a].name;
     doc_table(d, header);
     for (size_t i = 0; i < r->requested_count; i++) {
         const struct report_bucket *b = &r->requested_sizes[i];
@@ -389,10 +389,10 @@ static void section_layouts(struct document *d, const struct report_options *o)
         size_t used = 0;
         for (int a = 0; a < ALLOC_COUNT; a++) {
             struct size_class c;
-            if (!class_of((enum allocator)a, t->size ? t->size : 1, &c))
+            if (!probe_class_of((enum allocator)a, t->size ? t->size : 1, &c))
                 continue;
             int n = snprintf(classes + used, sizeof classes - used, "%s%s %" PRIu64,
-                             used ? ", " : "", class_models[a].name, c.reserved);
+                             used ? ", " : "", probe_class_models[a].name, c.reserved);
             used += n > 0 && (size_t)n < sizeof classes - used ? (size_t)n : 0;
         }
         doc_paragraph(d,

@@ -445,7 +445,8 @@ static void read_sites(struct reader *r, json_t *doc, struct report *out,
     }
 }
 
-/* inherited_sites: [id, blocks, bytes] triples of a forked child's dump. */
+/* inherited_sites of a forked child's dump: [id, blocks, bytes], or [id, blocks, bytes,
+ * freed_blocks, freed_bytes] where the child freed some of the site's inherited blocks. */
 static void read_inherited_sites(struct reader *r, json_t *doc, struct report *out)
 {
     json_t *list = json_object_get(doc, "inherited_sites");
@@ -459,21 +460,26 @@ static void read_inherited_sites(struct reader *r, json_t *doc, struct report *o
     json_t *item;
     json_array_foreach(list, i, item)
     {
-        json_t *v[3] = {json_array_get(item, 0), json_array_get(item, 1), json_array_get(item, 2)};
-        bool ok = json_is_array(item) && json_array_size(item) == 3;
-        for (int k = 0; k < 3 && ok; k++)
-            ok = json_is_integer(v[k]) && json_integer_value(v[k]) >= 0;
-        if (!ok) {
-            reader_fail(r, "inherited_sites[%zu] is not [id, blocks, bytes]", i);
+        size_t n = json_array_size(item);
+        bool ok = json_is_array(item) && (n == 3 || n == 5);
+        uint64_t v[5] = {0};
+        for (size_t k = 0; k < n && ok; k++) {
+            json_t *value = json_array_get(item, k);
+            ok = json_is_integer(value) && json_integer_value(value) >= 0;
+            v[k] = ok ? (uint64_t)json_integer_value(value) : 0;
+        }
+        if (!ok || v[3] > v[1] || v[4] > v[2]) {
+            reader_fail(r,
+                        "inherited_sites[%zu] is not [id, blocks, bytes] or [id, blocks, bytes, "
+                        "freed_blocks, freed_bytes] with no more freed than inherited",
+                        i);
             return;
         }
         struct report_inherited_site *site =
             push_item(&out->inherited_sites, &out->inherited_site_count, sizeof *site);
         if (site == NULL)
             return;
-        *site = (struct report_inherited_site){(uint64_t)json_integer_value(v[0]),
-                                               (uint64_t)json_integer_value(v[1]),
-                                               (uint64_t)json_integer_value(v[2])};
+        *site = (struct report_inherited_site){v[0], v[1], v[2], v[3], v[4]};
     }
 }
 

@@ -485,7 +485,7 @@ static void print_controls(FILE *out, const struct tree *t, const char *live_lab
     for (int w = 0; w < 3; w++) {
         fprintf(out, "<label><input type=\"radio\" name=\"flame-weight\" value=\"%d\"%s/> ", w,
                 w == chosen ? " checked=\"checked\"" : "");
-        xml_escape(out, w < 2 ? labels[w] : live_label);
+        probe_xml_escape(out, w < 2 ? labels[w] : live_label);
         fputs("</label> ", out);
     }
     fputs("</span><input type=\"search\" id=\"flame-search\" placeholder=\"search functions\" "

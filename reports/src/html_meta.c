@@ -14,7 +14,7 @@
 static void item(FILE *out, const char *term, const char *value)
 {
     fprintf(out, "<dt>%s</dt><dd>", term);
-    xml_escape(out, value);
+    probe_xml_escape(out, value);
     fputs("</dd>", out);
 }
 

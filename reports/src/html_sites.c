@@ -23,7 +23,7 @@ static void cell(FILE *out, enum column c, double v, bool estimated, const char 
     fprintf(out, "<td class=\"num\" data-label=\"%s\" data-v=\"%llu\"", headers[c], n);
     if (title != NULL) {
         fputs(" title=\"", out);
-        xml_escape(out, title);
+        probe_xml_escape(out, title);
         fputc('"', out);
     }
     fprintf(out, ">%s%s</td>", estimated ? "~" : "",
@@ -70,7 +70,7 @@ static void site_row(FILE *out, const struct report *r, const struct report_site
         cell(out, COL_QUEUE, (double)s->queue_allocs, false, NULL);
     site_where(r, s, where, sizeof where);
     fputs("<td class=\"where\">", out);
-    xml_escape(out, where);
+    probe_xml_escape(out, where);
     fputs("</td></tr>\n", out);
 }
 

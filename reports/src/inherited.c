@@ -1,5 +1,6 @@
-/* Forked children's inheritance by site. A child's dump lists the sites it never counted at
- * only as [id, blocks, bytes] (inherited_sites): the site table is inherited with the memory, so
+/* Forked children's inheritance by site. A child's dump lists the sites it allocated nothing at
+ * only as [id, blocks, bytes] or, where it freed some of those blocks, [id, blocks, bytes,
+ * freed_blocks, freed_bytes] (inherited_sites): the site table is inherited with the memory, so
  * the same id in a dump of the image it was forked from (process.forked_from), or of that one's
  * parent, and so on, holds the stack. Each such entry becomes a site of the child's dump with
  * only inherited figures; what no given dump holds is counted as unattributed. */
@@ -81,6 +82,8 @@ static void add_inherited_site(struct report *dump, const struct report *owner,
     site->stack = stack_copy(&model->stack, map);
     site->inherited_blocks = in->blocks;
     site->inherited_bytes = in->bytes;
+    site->inherited_freed = in->freed_blocks;
+    site->inherited_freed_bytes = in->freed_bytes;
     free(map);
 }
 

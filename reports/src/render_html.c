@@ -32,7 +32,7 @@ static void print_table(FILE *out, const struct table *t)
             fprintf(out, "<%s%s", tag, cls);
             if (r > 0 && cards && !where && c > 0) {
                 fputs(" data-label=\"", out);
-                xml_escape(out, t->cells[c]);
+                probe_xml_escape(out, t->cells[c]);
                 fputc('"', out);
             }
             fputc('>', out);
@@ -44,7 +44,7 @@ static void print_table(FILE *out, const struct table *t)
                                          : "na",
                         cell);
             else
-                xml_escape(out, cell);
+                probe_xml_escape(out, cell);
             fprintf(out, "</%s>", tag);
         }
         fputs(r == 0 ? "</tr></thead>\n" : "</tr>\n", out);
@@ -76,7 +76,7 @@ static void print_layout(FILE *out, const struct layout_type *t, unsigned cachel
     layout_print_text(memory, t, cacheline);
     fclose(memory);
     fputs("<details><summary>as text</summary><pre>", out);
-    xml_escape(out, text);
+    probe_xml_escape(out, text);
     fputs("</pre></details>\n", out);
     free(text);
 }
@@ -88,11 +88,11 @@ static void print_list(FILE *out, const struct block *b)
         fprintf(out, "<div class=\"verdict %s\" id=\"summary\"><p>", tones[b->tone]);
     else
         fputs("<p>", out);
-    xml_escape(out, b->text);
+    probe_xml_escape(out, b->text);
     fputs(b->tone != TONE_NONE ? ":</p><ul>" : ":</p>\n<ul>", out);
     for (size_t l = 0; l < b->line_count; l++) {
         fputs("<li>", out);
-        xml_escape(out, b->lines[l]);
+        probe_xml_escape(out, b->lines[l]);
         fputs("</li>", out);
     }
     fputs(b->tone != TONE_NONE ? "</ul></div>\n" : "</ul>\n", out);
@@ -151,7 +151,7 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         fprintf(out, "<h%d id=\"", b->level);
         print_anchor(out, b->text);
         fputs("\">", out);
-        xml_escape(out, b->text);
+        probe_xml_escape(out, b->text);
         fprintf(out, "</h%d>\n", b->level);
         if (b->level == 1) {
             print_banner(out, d);
@@ -160,7 +160,7 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         break;
     case BLOCK_PARAGRAPH:
         fputs("<p>", out);
-        xml_escape(out, b->text);
+        probe_xml_escape(out, b->text);
         fputs("</p>\n", out);
         break;
     case BLOCK_TABLE:
@@ -170,14 +170,14 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         if (b->chart.count == 0)
             break;
         fputs("<h3>", out);
-        xml_escape(out, b->text);
+        probe_xml_escape(out, b->text);
         fputs("</h3>\n", out);
         svg_bar_chart(out, &b->chart);
         break;
     case BLOCK_LINES:
         fputs("<pre>", out);
         for (size_t l = 0; l < b->line_count; l++) {
-            xml_escape(out, b->lines[l]);
+            probe_xml_escape(out, b->lines[l]);
             fputc('\n', out);
         }
         fputs("</pre>\n", out);

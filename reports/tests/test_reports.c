@@ -220,6 +220,57 @@ static void renders_every_format(void **state)
     report_free(&r);
 }
 
+/* A forked child of the example's process whose dump lists the example's site 3 only by id,
+ * with what it freed there (inherited_sites entry given as JSON text). */
+static const char *forked_child(const char *entry, const char *name)
+{
+    json_t *doc = another_process(28000, 0);
+    json_t *process = json_object_get(doc, "process");
+    json_object_set_new(process, "forked_from",
+                        json_pack("{s:I, s:I}", "pid", (json_int_t)27928, "start_time_ns",
+                                  (json_int_t)1795998909038250905ll));
+    json_object_set_new(json_object_get(doc, "totals"), "inherited",
+                        json_pack("{s:I, s:I, s:{s:I, s:I}, s:I}", "blocks", (json_int_t)2, "bytes",
+                                  (json_int_t)320, "freed", "blocks", (json_int_t)1, "bytes",
+                                  (json_int_t)160, "reallocated", (json_int_t)0));
+    json_object_set_new(doc, "sites", json_array());
+    json_error_t error;
+    json_object_set_new(doc, "inherited_sites", json_pack("[o]", json_loads(entry, 0, &error)));
+    const char *path = write_doc(doc, name);
+    json_decref(doc);
+    return path;
+}
+
+/* inherited_sites: [id, blocks, bytes, freed_blocks, freed_bytes] resolves to the parent's stack
+ * with the freed figures; more freed than inherited is refused, naming the entry. */
+static void inherited_sites_carry_what_the_child_freed(void **state)
+{
+    (void)state;
+    const char *paths[] = {write_doc(example(), "parent.json"),
+                           forked_child("[3, 2, 320, 1, 160]", "child.json")};
+    struct report r;
+    char error[512];
+    assert_int_equal(load(paths, 2, &r, error), REPORT_OK);
+    assert_int_equal(r.totals.inherited.unattributed_blocks, 0);
+    uint64_t freed = 0, freed_bytes = 0, inherited = 0;
+    for (size_t i = 0; i < r.site_count; i++) {
+        freed += r.sites[i].inherited_freed;
+        freed_bytes += r.sites[i].inherited_freed_bytes;
+        inherited += r.sites[i].inherited_blocks;
+    }
+    assert_int_equal(inherited, 2);
+    assert_int_equal(freed, 1);
+    assert_int_equal(freed_bytes, 160);
+    report_free(&r);
+    paths[1] = forked_child("[3, 2, 320, 3, 160]", "child-overfreed.json");
+    assert_int_equal(load(paths, 2, &r, error), REPORT_INPUT_ERROR);
+    assert_non_null(strstr(error, "inherited_sites[0]"));
+    report_free(&r);
+    paths[1] = forked_child("[3, 2, 320, 1]", "child-four.json");
+    assert_int_equal(load(paths, 2, &r, error), REPORT_INPUT_ERROR);
+    report_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -231,6 +282,7 @@ int main(void)
         cmocka_unit_test(a_missing_or_mistyped_field_is_named),
         cmocka_unit_test(a_missing_file_or_non_object_is_an_error),
         cmocka_unit_test(renders_every_format),
+        cmocka_unit_test(inherited_sites_carry_what_the_child_freed),
     };
     return cmocka_run_group_tests(tests, make_scratch, remove_scratch);
 }

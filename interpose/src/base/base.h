@@ -34,6 +34,7 @@ uint64_t qa_monotonic_ns(void); /* CLOCK_MONOTONIC: the writer thread's schedule
 /* ---- lifecycle.c: when this process image began (how far start-up has come: globals.h) ---- */
 void qa_image_started(void);      /* the preload's start in this image, or a fork's */
 uint64_t qa_image_start_ns(void); /* CLOCK_REALTIME */
+const char *qa_exe_path(void);    /* /proc/self/exe, read once per image ("" if unreadable) */
 
 /* ---- bootstrap.c: dlsym's allocations before the next allocator is known, from a static
  * arena, each block with its size in front; recognised by address at free ---- */

@@ -7,6 +7,20 @@
 
 #include "../types.h"
 
+/* What the fork handlers write, and the small counters a forked child's exit dump reads,
+ * gathered into one section on as few pages as possible: after a fork every page written is a
+ * copy-on-write fault, in the parent and in each child (and a page the parent never touched is
+ * a fault at the child's first read), so such state must not be scattered over the
+ * interposer's half megabyte of data (docs/design.md, "Forks cost little"). */
+#define QA_FORK_STATE __attribute__((section("qa_fork_state")))
+/* A fork handler's reset of an atomic object: written only when it holds something else, so the
+ * pages of tables the parent never filled are not copied. */
+#define QA_RESET(obj, v)                                                                           \
+    do {                                                                                           \
+        if (atomic_load_explicit(&(obj), memory_order_relaxed) != (v))                             \
+            atomic_store(&(obj), (v));                                                             \
+    } while (0)
+
 /* ---- start-up (lifecycle.c sets them) ---- */
 enum qa_readiness {
     QA_NOT_STARTED = 0, /* nothing resolved yet: allocations come from the bootstrap arena */

@@ -9,7 +9,7 @@
 
 #include "base.h"
 
-static _Atomic int dump_owner; /* the holder's tid, 0 when free */
+static _Atomic int dump_owner QA_FORK_STATE; /* the holder's tid, 0 when free */
 
 static int my_tid(void)
 {

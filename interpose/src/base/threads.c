@@ -13,8 +13,8 @@
 #include "base.h"
 
 /* Every record ever mapped; a record is never unlinked, so a reader needs no lock. */
-static _Atomic(struct qa_thread *) threads;
-static atomic_uint_fast64_t records_mapped;
+static _Atomic(struct qa_thread *) threads QA_FORK_STATE;
+static atomic_uint_fast64_t records_mapped QA_FORK_STATE;
 
 /* The key whose destructor retires a thread's record. glibc keeps the values of the first 32 keys
  * inside the thread descriptor; a later key's first pthread_setspecific callocs a second-level
@@ -27,8 +27,8 @@ static bool exit_key_ready;
 /* Records whose thread has run its key destructors, oldest first: the thread may still be
  * freeing (glibc releases its own per-thread memory later), so a record is reused only once the
  * kernel no longer knows its owner's tid. Guarded by a spin lock that holds the holder's tid. */
-static struct qa_thread *retired_head, *retired_tail;
-static atomic_int retired_holder;
+static struct qa_thread *retired_head QA_FORK_STATE, *retired_tail QA_FORK_STATE;
+static atomic_int retired_holder QA_FORK_STATE;
 
 /* How many retired records a registering thread asks the kernel about before mapping a new one:
  * the oldest have had the longest to finish exiting. */

@@ -19,7 +19,7 @@ static void before_fork(void)
     qa_unwinds_block();
     qa_patterns_hold();
     qa_dump_before_fork();
-    qa_blocks_lock_all();
+    qa_blocks_before_fork();
     qa_inherited_before_fork();
     qa_sampling_before_fork();
 }
@@ -29,7 +29,7 @@ static void after_fork_parent(void)
     if (fork_skipped)
         return;
     qa_unwinds_unblock();
-    qa_blocks_unlock_all();
+    qa_blocks_after_fork_parent();
     qa_dump_after_fork_parent();
     qa_patterns_release();
 }
@@ -39,7 +39,7 @@ static void after_fork_child(void)
     if (fork_skipped)
         return;
     qa_unwinds_unblock();
-    qa_blocks_unlock_all();
+    qa_blocks_after_fork_child();
     qa_dump_reset_after_fork();
     qa_patterns_release();
     qa_dump_file_init(true);

@@ -18,8 +18,8 @@
 #include "qaudit/control.h"
 #include "output.h"
 
-static atomic_uint_fast64_t sequence;
-static atomic_int error_reported, final_written;
+static atomic_uint_fast64_t sequence QA_FORK_STATE;
+static atomic_int error_reported QA_FORK_STATE, final_written QA_FORK_STATE;
 
 /* Around fork: no dump may be half-way in the child, whose only thread is the one that forked
  * (a flag or lock held by another thread would be held there for ever). Taken in the order a

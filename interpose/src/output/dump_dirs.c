@@ -18,7 +18,7 @@ struct held_dir {
 };
 
 static struct held_dir held[HELD_MAX];
-static int held_count;
+static int held_count QA_FORK_STATE;
 
 /* The directory part of path ("/" for a top-level name); false when it has none. */
 static bool directory_of(const char *path, char *out, size_t size)

@@ -26,11 +26,16 @@
 
 #define MAX_SUFFIXES 1000
 
-static pid_t image_pid;               /* this image's process (a forked child's after the fork) */
-static bool forked;                   /* this image is a forked child of the one that loaded us */
-static uint64_t process_start_ns;     /* the process's start (CLOCK_REALTIME), kept across exec */
+/* This image's process (a forked child's after the fork); whether the image is a forked child
+ * of the one that loaded us; the process's start (CLOCK_REALTIME), kept across exec. */
+static pid_t image_pid QA_FORK_STATE;
+static bool forked QA_FORK_STATE;
+static uint64_t process_start_ns QA_FORK_STATE;
 static char claimed_for[QA_PATH_MAX]; /* the expanded path this image claimed last ... */
 static char claimed_as[QA_PATH_MAX];  /* ... and the name it got */
+/* The two above hold a claim (read first: their pages are touched only by an image that
+ * claimed). */
+static bool claimed QA_FORK_STATE;
 
 /* The process's start from /proc/self/stat (clock ticks since boot), on the real-time clock.
  * Unlike the preload's own start, it stays the same across exec. */
@@ -62,7 +67,7 @@ void qa_dump_file_init(bool after_fork)
     forked = after_fork;
     /* A forked child started just now: no need to read /proc for it. */
     process_start_ns = after_fork ? qa_now_ns() : read_process_start();
-    claimed_for[0] = claimed_as[0] = '\0';
+    claimed = false;
 }
 
 bool qa_dump_file_is_image_process(void)
@@ -282,7 +287,7 @@ static bool write_temporary(const char *expanded, uint64_t sequence, const char 
 /* Moves the finished temporary file into place under this image's name for expanded. */
 static bool put_in_place(const char *tmp, const char *expanded, char *out, size_t size)
 {
-    if (claimed_for[0] != '\0' && strcmp(expanded, claimed_for) == 0) {
+    if (claimed && strcmp(expanded, claimed_for) == 0) {
         if (strlen(claimed_as) >= size || path_rename(tmp, claimed_as) != 0)
             return false;
         memcpy(out, claimed_as, strlen(claimed_as) + 1);
@@ -293,6 +298,7 @@ static bool put_in_place(const char *tmp, const char *expanded, char *out, size_
     memcpy(claimed_for, expanded, strlen(expanded) + 1);
     if (strlen(out) < sizeof claimed_as)
         memcpy(claimed_as, out, strlen(out) + 1);
+    claimed = true;
     return true;
 }
 

@@ -10,7 +10,7 @@
 #include "output.h"
 
 static char deepbind[8][128];
-static atomic_uint_fast32_t deepbind_count;
+static atomic_uint_fast32_t deepbind_count QA_FORK_STATE;
 
 void qa_dump_note_deepbind(const char *path)
 {
@@ -57,10 +57,7 @@ static void write_process(struct qa_json *j, enum qa_dump_reason reason, int sig
     qa_json_begin_object(j);
     qa_json_key(j, "pid"), qa_json_i64(j, getpid());
     qa_json_key(j, "ppid"), qa_json_i64(j, getppid());
-    static char exe[512];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    qa_json_key(j, "exe"), qa_json_str(j, exe);
+    qa_json_key(j, "exe"), qa_json_str(j, qa_exe_path());
     write_argv(j);
     /* dl_iterate_phdr reports the main program first. */
     qa_json_key(j, "build_id");
@@ -117,7 +114,7 @@ static const char *const call_names[QA_CALL_COUNT] = {
 /* Frees of blocks no call counted (allocated under the re-entrancy guard, or before the preload
  * was ready) would take live figures below zero: they are clamped there, and counted here for
  * precision.frees_uncounted. Written by write_totals, read by write_precision. */
-static uint64_t frees_uncounted;
+static uint64_t frees_uncounted QA_FORK_STATE;
 
 static uint64_t clamp_at_zero(int64_t v, int64_t *excess)
 {
@@ -283,7 +280,8 @@ static void write_sites(struct qa_json *j)
     qa_json_end_array(j);
 }
 
-/* A forked child's inheritance at sites it never counted at: [id, blocks, bytes] each, without
+/* A forked child's inheritance at sites where it allocated nothing: [id, blocks, bytes] each,
+ * [id, blocks, bytes, freed_blocks, freed_bytes] where it freed some of those blocks, without
  * stacks (the same id in its parent's dumps has them), so that a child's dump grows with what
  * the child did, not with what it inherited. */
 static void write_inherited_sites(struct qa_json *j)
@@ -301,6 +299,10 @@ static void write_inherited_sites(struct qa_json *j)
         qa_json_u64(j, id);
         qa_json_i64(j, s.inherited_blocks);
         qa_json_i64(j, s.inherited_bytes);
+        if (s.inherited_freed > 0) {
+            qa_json_u64(j, s.inherited_freed);
+            qa_json_u64(j, s.inherited_freed_bytes);
+        }
         qa_json_end_array(j);
     }
     qa_json_end_array(j);

@@ -15,7 +15,7 @@
 #include "output.h"
 
 /* Dump requests so far; the writer dumps whenever it has seen fewer. */
-static _Atomic int requests;
+static _Atomic int requests QA_FORK_STATE;
 
 void qa_writer_wake(void)
 {

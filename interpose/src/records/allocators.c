@@ -27,14 +27,11 @@ static struct found found[QAUDIT_FAMILIES];
 
 static void object_path(const struct dl_phdr_info *info, char *out, size_t size)
 {
-    if (info->dlpi_name && info->dlpi_name[0]) {
-        size_t n = strnlen(info->dlpi_name, size - 1);
-        memcpy(out, info->dlpi_name, n);
-        out[n] = '\0';
-        return;
-    }
-    ssize_t n = readlink("/proc/self/exe", out, size - 1); /* the main program has no name */
-    out[n > 0 ? n : 0] = '\0';
+    /* The main program has no name: its executable's. */
+    const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : qa_exe_path();
+    size_t n = strnlen(path, size - 1);
+    memcpy(out, path, n);
+    out[n] = '\0';
 }
 
 /* A shim's code: its frames are left out of the stacks of the blocks it reports. */

@@ -15,17 +15,25 @@
 #define INITIAL_SLOTS 1024
 
 struct shard {
-    atomic_flag lock;
+    atomic_bool lock;
     struct qa_block *slots;
     size_t capacity; /* a power of two */
     /* Changed under the lock, read without it by qa_blocks_may_hold. */
     atomic_size_t used;
-    char pad[64 - sizeof(atomic_flag) - sizeof(void *) - sizeof(size_t) - sizeof(atomic_size_t)];
+    char pad[64 - sizeof(atomic_bool) - sizeof(void *) - sizeof(size_t) - sizeof(atomic_size_t)];
 };
 
 bool qa_blocks_enabled;
-atomic_uint_fast64_t qa_blocks_dropped;
+atomic_uint_fast64_t qa_blocks_dropped QA_FORK_STATE;
 static struct shard shards[SHARDS];
+
+/* The thread that is forking (its thread pointer), 0 when none. Around a fork no shard lock is
+ * taken: the forking thread sets this and waits, reading only, until no shard is held; a thread
+ * that locks a shard and then sees it set lets the lock go untouched and waits for the fork to
+ * end. So the fork handlers write none of the shards' pages (four pages that copy-on-write would
+ * otherwise copy in the parent and in every child). Read at every lock, written twice per fork
+ * (under the dump lock, so by one forking thread at a time). */
+static _Atomic uintptr_t forking QA_FORK_STATE;
 
 static uint64_t mix(uintptr_t p)
 {
@@ -59,15 +67,32 @@ static void set_used(struct shard *s, size_t n)
     atomic_store_explicit(&s->used, n, memory_order_relaxed);
 }
 
+static uintptr_t this_thread(void)
+{
+    return (uintptr_t)__builtin_thread_pointer();
+}
+
+/* The exchange and the load of `forking` are sequentially consistent, as are the forking
+ * thread's store and its reads of the locks: either this thread sees the fork coming, or the
+ * forking thread sees this lock held and waits for its release. The forking thread itself goes
+ * on (another fork handler of the program may allocate). */
 static void lock(struct shard *s)
 {
-    while (atomic_flag_test_and_set_explicit(&s->lock, memory_order_acquire))
-        sched_yield();
+    for (;;) {
+        while (atomic_exchange_explicit(&s->lock, true, memory_order_seq_cst))
+            sched_yield();
+        uintptr_t f = atomic_load_explicit(&forking, memory_order_seq_cst);
+        if (f == 0 || f == this_thread())
+            return;
+        atomic_store_explicit(&s->lock, false, memory_order_release);
+        while (atomic_load_explicit(&forking, memory_order_acquire) != 0)
+            sched_yield();
+    }
 }
 
 static void unlock(struct shard *s)
 {
-    atomic_flag_clear_explicit(&s->lock, memory_order_release);
+    atomic_store_explicit(&s->lock, false, memory_order_release);
 }
 
 void qa_blocks_init(void)
@@ -154,15 +179,28 @@ bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out)
     return found;
 }
 
-/* Around fork: no shard lock may be held by a thread that does not exist in the child. */
-void qa_blocks_lock_all(void)
+/* Around fork: no shard may be half-changed by a thread that does not exist in the child. Once
+ * `forking` is set, a shard's lock is held only by a thread that has changed nothing and is about
+ * to let it go, so the wait below ends and the shards are whole at the fork. */
+void qa_blocks_before_fork(void)
 {
+    atomic_store_explicit(&forking, this_thread(), memory_order_seq_cst);
     for (size_t i = 0; i < SHARDS; i++)
-        lock(&shards[i]);
+        while (atomic_load_explicit(&shards[i].lock, memory_order_seq_cst))
+            sched_yield();
 }
 
-void qa_blocks_unlock_all(void)
+void qa_blocks_after_fork_parent(void)
+{
+    atomic_store_explicit(&forking, 0, memory_order_release);
+}
+
+/* A lock the child finds held belongs to a thread of the parent's that was letting it go; only
+ * those are written, so the child copies no page of the shards for its fork. */
+void qa_blocks_after_fork_child(void)
 {
     for (size_t i = 0; i < SHARDS; i++)
-        unlock(&shards[i]);
+        if (atomic_load_explicit(&shards[i].lock, memory_order_relaxed))
+            unlock(&shards[i]);
+    atomic_store_explicit(&forking, 0, memory_order_release);
 }

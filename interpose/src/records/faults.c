@@ -14,7 +14,7 @@ struct injected {
     void *frames[QA_MAX_DEPTH];
 };
 
-static atomic_uint_fast64_t candidates, injected_total;
+static atomic_uint_fast64_t candidates QA_FORK_STATE, injected_total QA_FORK_STATE;
 static struct injected recorded[MAX_RECORDED];
 static atomic_uint_fast32_t recorded_count;
 

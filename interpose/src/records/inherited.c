@@ -11,12 +11,12 @@
 
 #include "records.h"
 
-uint16_t qa_fork_generation;
-struct qa_inherited qa_inherited;
+uint16_t qa_fork_generation QA_FORK_STATE;
+struct qa_inherited qa_inherited QA_FORK_STATE;
 
 /* Taken in the parent just before the fork: who the child's parent is. */
-static int32_t forking_pid;
-static uint64_t forking_start_ns;
+static int32_t forking_pid QA_FORK_STATE;
+static uint64_t forking_start_ns QA_FORK_STATE;
 
 /* After an attach what was live before is unknown: each free of such a block (one the own-block
  * map does not know) shows one more, so the inheritance is the larger of what is known of it (a

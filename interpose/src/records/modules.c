@@ -16,7 +16,7 @@
 
 static struct qa_module_list copies[2];
 static atomic_int current = -1; /* index of the whole copy, -1 before the first gathering */
-static pthread_mutex_t gather_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t gather_lock QA_FORK_STATE = PTHREAD_MUTEX_INITIALIZER;
 
 static void build_id_hex(const struct dl_phdr_info *info, char *out)
 {
@@ -57,10 +57,8 @@ static int collect_module(struct dl_phdr_info *info, size_t size, void *data)
     const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : NULL;
     if (path)
         snprintf(m->path, sizeof m->path, "%s", path);
-    else {
-        ssize_t n = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
-        m->path[n > 0 ? n : 0] = '\0';
-    }
+    else
+        snprintf(m->path, sizeof m->path, "%s", qa_exe_path());
     m->base = info->dlpi_addr;
     m->lo = UINTPTR_MAX;
     m->hi = 0;

@@ -19,14 +19,16 @@
 #define REGIONS (1u << (47 - REGION_SHIFT))
 #define REGION_WORDS ((1ull << (REGION_SHIFT - GRANULE_SHIFT)) / 64)
 
-bool qa_owned_tracking;
-static _Atomic(_Atomic uint64_t *) *regions; /* REGIONS entries, mapped at the first fork */
-atomic_uint_fast64_t qa_owned_untracked;     /* blocks outside 47-bit addresses, or no memory */
+bool qa_owned_tracking QA_FORK_STATE;
+/* REGIONS entries, mapped at the first fork. */
+static _Atomic(_Atomic uint64_t *) *regions QA_FORK_STATE;
+/* Blocks outside 47-bit addresses, or no memory. */
+atomic_uint_fast64_t qa_owned_untracked QA_FORK_STATE;
 /* The regions with a bitmap, so that a fork visits those only: reading the whole table would
  * fault in 256 pages of it in every child. */
 #define LISTED_MAX 256
 static _Atomic uint32_t listed[LISTED_MAX];
-static atomic_uint listed_count;
+static atomic_uint listed_count QA_FORK_STATE;
 
 /* The bitmap of p's region, mapped on first use when create. NULL when it cannot be. */
 static _Atomic uint64_t *region_of(uintptr_t p, bool create)

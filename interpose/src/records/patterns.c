@@ -24,7 +24,7 @@ static struct range ranges[QA_MAX_RANGES];
 static atomic_size_t range_count;
 static uintptr_t scanned_bases[256];
 static size_t scanned_count;
-static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t resolve_lock QA_FORK_STATE = PTHREAD_MUTEX_INITIALIZER;
 
 struct pattern {
     unsigned set;

@@ -33,17 +33,20 @@ struct violation {
 };
 
 static struct record *records;
-static atomic_uint_fast32_t record_count;
-static atomic_uint_fast64_t records_dropped, refused_events, without_connection, opens, closes;
-static atomic_uint_fast64_t depth_hist[DEPTH_BUCKETS], allocs_by_depth[DEPTH_BUCKETS];
+static atomic_uint_fast32_t record_count QA_FORK_STATE;
+static atomic_uint_fast64_t records_dropped QA_FORK_STATE, refused_events QA_FORK_STATE,
+    without_connection QA_FORK_STATE, opens QA_FORK_STATE, closes QA_FORK_STATE;
+static atomic_uint_fast64_t depth_hist[DEPTH_BUCKETS] QA_FORK_STATE,
+    allocs_by_depth[DEPTH_BUCKETS] QA_FORK_STATE;
 
 static unsigned depth_bucket(uint64_t depth)
 {
     return depth < DEPTH_BUCKETS - 1 ? (unsigned)depth : DEPTH_BUCKETS - 1;
 }
-static atomic_uint_fast64_t hook_allocs, stack_allocs, both_allocs, violations;
+static atomic_uint_fast64_t hook_allocs QA_FORK_STATE, stack_allocs QA_FORK_STATE,
+    both_allocs QA_FORK_STATE, violations QA_FORK_STATE;
 static struct violation first_violations[MAX_VIOLATIONS];
-static atomic_uint_fast32_t violations_kept;
+static atomic_uint_fast32_t violations_kept QA_FORK_STATE;
 static atomic_int abi_warned;
 
 /* queue pointer -> record index + 1; sharded spinlocks, linear probing inside a slice. */
@@ -51,7 +54,7 @@ static struct {
     atomic_flag lock;
     char pad[63];
 } shard_locks[INDEX_SHARDS];
-static uint32_t *slots;
+static uint32_t *slots QA_FORK_STATE;
 static atomic_int setup_state;
 
 static bool setup(void)
@@ -578,24 +581,28 @@ void qa_queue_reset_after_fork(void)
     struct qa_thread *self = qa_self();
     if (self != NULL)
         self->cached_queue = self->cached_record = NULL;
-    /* The child starts its own account: records and counters from zero. */
-    atomic_store(&record_count, 0);
-    if (slots)
-        memset(slots, 0, (size_t)INDEX_SLOTS * sizeof *slots);
-    for (unsigned i = 0; i < INDEX_SHARDS; i++)
-        atomic_flag_clear(&shard_locks[i].lock);
-    atomic_store(&records_dropped, 0);
-    atomic_store(&refused_events, 0);
-    atomic_store(&without_connection, 0);
-    atomic_store(&opens, 0);
-    atomic_store(&closes, 0);
-    for (unsigned d = 0; d < DEPTH_BUCKETS; d++) {
-        atomic_store(&depth_hist[d], 0);
-        atomic_store(&allocs_by_depth[d], 0);
+    /* The child starts its own account: records and counters from zero. Nothing is written
+     * where the parent kept nothing (no index, or no record in it): each page written here is
+     * copied for the child. */
+    if (slots) {
+        if (atomic_load(&record_count) != 0)
+            memset(slots, 0, (size_t)INDEX_SLOTS * sizeof *slots);
+        for (unsigned i = 0; i < INDEX_SHARDS; i++)
+            atomic_flag_clear(&shard_locks[i].lock);
     }
-    atomic_store(&hook_allocs, 0);
-    atomic_store(&stack_allocs, 0);
-    atomic_store(&both_allocs, 0);
-    atomic_store(&violations, 0);
-    atomic_store(&violations_kept, 0);
+    QA_RESET(record_count, 0);
+    QA_RESET(records_dropped, 0);
+    QA_RESET(refused_events, 0);
+    QA_RESET(without_connection, 0);
+    QA_RESET(opens, 0);
+    QA_RESET(closes, 0);
+    for (unsigned d = 0; d < DEPTH_BUCKETS; d++) {
+        QA_RESET(depth_hist[d], 0);
+        QA_RESET(allocs_by_depth[d], 0);
+    }
+    QA_RESET(hook_allocs, 0);
+    QA_RESET(stack_allocs, 0);
+    QA_RESET(both_allocs, 0);
+    QA_RESET(violations, 0);
+    QA_RESET(violations_kept, 0);
 }

@@ -67,8 +67,9 @@ void qa_blocks_init(void);
 bool qa_blocks_insert(const struct qa_block *b);
 bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out);
 bool qa_blocks_may_hold(uintptr_t ptr); /* false is certain; the fast free path asks */
-void qa_blocks_lock_all(void);          /* around fork */
-void qa_blocks_unlock_all(void);
+void qa_blocks_before_fork(void); /* around fork */
+void qa_blocks_after_fork_parent(void);
+void qa_blocks_after_fork_child(void);
 
 /* ---- owned.c: in a forked child, which live blocks it allocated itself. Context: the forked
  * child's fast path; nothing here allocates or locks (a region's first mark maps it). ---- */

@@ -16,7 +16,7 @@
  * does not decide whether it can be sampled: with one fixed seed every process drew the same
  * first interval, and the first ~330 KB of every process went unsampled. QAUDIT_SEED makes a run
  * reproducible: a forked child then takes the seed mixed with its parent's count of forks. */
-static uint64_t process_seed, forks;
+static uint64_t process_seed QA_FORK_STATE, forks QA_FORK_STATE;
 
 /* Seeds are written in dumps as JSON numbers: 53 bits survive every reader (JavaScript's
  * included), and QAUDIT_SEED takes any of them back. */

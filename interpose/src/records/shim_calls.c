@@ -25,11 +25,16 @@ struct shard {
     _Alignas(64) atomic_uint_fast64_t calls[QAUDIT_FAMILIES][QAUDIT_MAX_ENTRIES];
 };
 static struct shard shards[SHARDS];
+/* Set at the first count: a process no shim counted for (most) leaves the shards' pages alone
+ * at a fork, so its children copy none of them. */
+static atomic_bool tallied QA_FORK_STATE;
 
 void qa_shim_tally(unsigned family, unsigned entry)
 {
     if (family >= QAUDIT_FAMILIES || entry >= qa_extra_entry_count[family])
         return;
+    if (!atomic_load_explicit(&tallied, memory_order_relaxed))
+        atomic_store_explicit(&tallied, true, memory_order_relaxed);
     uintptr_t thread = (uintptr_t)__builtin_thread_pointer();
     size_t shard = (size_t)(((thread >> 12) * 0x9e3779b97f4a7c15ull) >> 60) % SHARDS;
     atomic_fetch_add_explicit(&shards[shard].calls[family][entry], 1, memory_order_relaxed);
@@ -46,6 +51,8 @@ uint64_t qa_extra_calls(unsigned family, unsigned entry)
 /* The forked child counts its own life, as its totals do. */
 void qa_extra_reset_after_fork(void)
 {
+    if (!atomic_load_explicit(&tallied, memory_order_relaxed))
+        return;
     for (size_t s = 0; s < SHARDS; s++)
         for (unsigned f = 0; f < QAUDIT_FAMILIES; f++)
             for (unsigned e = 0; e < QAUDIT_MAX_ENTRIES; e++)

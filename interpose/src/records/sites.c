@@ -37,7 +37,7 @@ static _Atomic uint32_t *site_index; /* slot -> site id, 0 when empty */
 static atomic_uint_fast32_t next_site = 2;
 static pthread_once_t sites_once = PTHREAD_ONCE_INIT;
 static atomic_bool sites_ready;
-atomic_uint_fast64_t qa_sites_dropped;
+atomic_uint_fast64_t qa_sites_dropped QA_FORK_STATE;
 
 static void sites_setup(void)
 {
@@ -224,7 +224,7 @@ void qa_site_alloc(struct qa_thread *t, uint32_t id, uint64_t size, bool queue)
         d->live_peak = d->live_bytes;
 }
 
-static atomic_uint_fast64_t never_written_unattributed;
+static atomic_uint_fast64_t never_written_unattributed QA_FORK_STATE;
 
 void qa_site_free(struct qa_thread *t, uint32_t id, uint64_t size, uint64_t never_written,
                   bool temporary)
@@ -330,6 +330,9 @@ bool qa_site_get(uint32_t id, struct qa_site_view *out)
     }
     out->live_bytes = (uint64_t)(live + pending_live);
     out->peak_live_bytes = (uint64_t)(peak > live + pending_live ? peak : live + pending_live);
-    out->touched = out->allocs > 0 || out->frees > 0 || out->inherited_freed > 0;
+    /* Listed with its stack only where the image allocated or freed its own blocks: a forked
+     * child's frees of inherited blocks alone leave the site in inherited_sites, by id (a
+     * backend freeing thousands of its postmaster's blocks would otherwise copy their stacks). */
+    out->touched = out->allocs > 0 || out->frees > 0;
     return out->touched || out->inherited_blocks > 0;
 }

@@ -79,7 +79,7 @@ static int walk_frame_pointers(void **frames, unsigned max, bool *truncated)
  * the fork is done. Sequentially consistent stores and loads on both sides: each side sees the
  * other's, so no call starts unseen. A nested call (a stack inside dlopen) goes on: its thread is
  * already counted, and fork is waiting for it. */
-static atomic_bool fork_pending;
+static atomic_bool fork_pending QA_FORK_STATE;
 
 void qa_loader_enter(struct qa_thread *t)
 {

@@ -9,15 +9,17 @@
  * to within (records that published - 1) * QA_LIVE_BATCH; exact while a single record counts.
  * counting_threads: threads that made a counted allocation; counting_records: records that
  * published live bytes (each holds less than QA_LIVE_BATCH unpublished). */
-static atomic_uint_fast64_t counting_threads, counting_records;
-static _Atomic int64_t live_published, peak_published;
+static atomic_uint_fast64_t counting_threads QA_FORK_STATE, counting_records QA_FORK_STATE;
+static _Atomic int64_t live_published QA_FORK_STATE, peak_published QA_FORK_STATE;
 
 struct usable_slot {
     atomic_size_t size; /* 0: free */
     atomic_uint_fast64_t count;
 };
 static struct usable_slot usable_slots[QA_USABLE_SLOTS];
-static atomic_uint_fast64_t usable_overflow;
+static atomic_uint_fast64_t usable_overflow QA_FORK_STATE;
+/* Any slot claimed: only then do the fork's reset and the dump read them. */
+static atomic_bool usable_slots_used QA_FORK_STATE;
 
 /* A record's new owner (a new thread, or a later one reusing the record) has not counted yet:
  * its first counted call comes to qa_live_publish, live_at_publish being far out of range, and
@@ -134,6 +136,8 @@ static void usable_global_add(size_t usable, uint64_t count)
             size_t expected = 0;
             if (atomic_compare_exchange_strong(&slot->size, &expected, usable) ||
                 expected == usable) {
+                if (!atomic_load_explicit(&usable_slots_used, memory_order_relaxed))
+                    atomic_store(&usable_slots_used, true);
                 atomic_fetch_add_explicit(&slot->count, count, memory_order_relaxed);
                 return;
             }
@@ -170,7 +174,7 @@ void qa_usable_hist_add_slow(struct qa_thread *t, size_t usable)
 size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max)
 {
     size_t n = 0;
-    for (size_t i = 0; i < QA_USABLE_SLOTS && n < max; i++) {
+    for (size_t i = 0; usable_slots_used && i < QA_USABLE_SLOTS && n < max; i++) {
         size_t size = atomic_load(&usable_slots[i].size);
         if (size == 0)
             continue;
@@ -237,9 +241,9 @@ static void reset_shared(void)
     atomic_store(&counting_records, 0);
     atomic_store(&live_published, qa_inherited.bytes);
     atomic_store(&peak_published, qa_inherited.bytes);
-    for (size_t i = 0; i < QA_USABLE_SLOTS; i++) {
-        atomic_store(&usable_slots[i].size, 0);
-        atomic_store(&usable_slots[i].count, 0);
+    for (size_t i = 0; usable_slots_used && i < QA_USABLE_SLOTS; i++) {
+        QA_RESET(usable_slots[i].size, 0);
+        QA_RESET(usable_slots[i].count, 0);
     }
     atomic_store(&usable_overflow, 0);
 }

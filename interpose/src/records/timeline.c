@@ -16,9 +16,9 @@ struct point {
 
 /* Appended by the writer thread, read by dumps: both under the dump lock. */
 static struct point points[TIMELINE_POINTS];
-static size_t point_count;
-static uint64_t period_ns; /* 0: off */
-static uint64_t next_due;  /* CLOCK_MONOTONIC */
+static size_t point_count QA_FORK_STATE;
+static uint64_t period_ns QA_FORK_STATE; /* 0: off */
+static uint64_t next_due QA_FORK_STATE;  /* CLOCK_MONOTONIC */
 
 static struct point current_point(uint64_t now_ns)
 {

@@ -15,7 +15,7 @@ struct class_model {
     const char *library; /* Debian's shared library, for the prober; NULL: the C library */
 };
 
-extern const struct class_model class_models[ALLOC_COUNT];
+extern const struct class_model probe_class_models[ALLOC_COUNT];
 
 struct size_class {
     uint64_t reserved; /* bytes the allocator sets aside for the block: its class */
@@ -24,7 +24,7 @@ struct size_class {
 };
 
 /* The modelled class of a request of size bytes (1 .. 1 GiB); false outside the model's range. */
-bool class_of(enum allocator a, uint64_t size, struct size_class *out);
+bool probe_class_of(enum allocator a, uint64_t size, struct size_class *out);
 
 struct probe_result {
     uint64_t size, usable, stride, align;
@@ -33,10 +33,10 @@ struct probe_result {
 /* Runs a child with library preloaded (NULL: the C library's allocator) that allocates 64 blocks
  * of each size and reports usable size, smallest distance between neighbouring blocks, and the
  * largest power of two dividing every address. Returns false with a message in error. */
-bool class_probe(const char *self_exe, const char *library, const uint64_t *sizes, size_t n,
-                 struct probe_result *out, char *error, size_t error_size);
+bool probe_class_probe(const char *self_exe, const char *library, const uint64_t *sizes, size_t n,
+                       struct probe_result *out, char *error, size_t error_size);
 
 /* The child's side: prints "size usable stride align" per size. Returns the exit status. */
-int class_probe_child(int argc, char **argv);
+int probe_class_probe_child(int argc, char **argv);
 
 #endif

@@ -76,10 +76,18 @@ struct layout_type {
     unsigned decl_line; /* DW_AT_decl_line, 0 when unknown */
 };
 
+/* A C++ typedef or using alias that a --type name (layout_options.names) named: what it names. */
+struct layout_alias {
+    char *name;   /* the alias, qualified: "std::string" */
+    char *target; /* the name of the struct, class or union it stands for (a layout_type's) */
+};
+
 struct layout_set {
     char *binary;
     struct layout_type *types;
     size_t count, capacity;
+    struct layout_alias *aliases; /* typedefs of the types wanted by name */
+    size_t alias_count;
     size_t units_read, units_total; /* compilation and type units walked, and present */
     const char *index_used;         /* when an index chose the units (layout_options.names):
                                        " (chosen by .gdb_index)" or " (chosen by .debug_names)",
@@ -96,10 +104,12 @@ enum layout_status { LAYOUT_OK = 0, LAYOUT_INPUT_ERROR = 2 };
 struct layout_options {
     const char *debug_file; /* read DWARF from here instead of from path (may be NULL) */
     bool expand;            /* also list the members of struct/union members, nested */
-    /* The types wanted, by exact name (may be NULL): with a .gdb_index that names all of them,
-     * only the units it names are read (other types of those units come along). Without an
-     * index, or for a name it lacks, every unit is read. The index names one unit per type, so
-     * ODR conflicts between units are only found by a full read. */
+    /* The types wanted, by name or glob as --type takes them (may be NULL): only the types
+     * they match (type_match.h), and those a typedef of that name stands for, are read; the
+     * others are passed over before they are named where their own name shows they cannot
+     * match. With a .debug_names or .gdb_index that names all of them, only the units it names
+     * are walked. Without an index, or for a name it lacks, every unit is. The .gdb_index names
+     * one unit per type, so ODR conflicts between units are then only found by a full read. */
     const char *const *names;
     size_t name_count;
 };
@@ -115,7 +125,7 @@ enum layout_status layout_read_first(const char *path, const struct layout_optio
                                      struct layout_set *out, char *error, size_t error_size);
 
 /* layout_read, and where each type is defined (decl_file, decl_line: for the gate's
- * annotations), which takes the line tables a plain read leaves out. Not reentrant. */
+ * annotations), which takes the line tables a plain read leaves out. */
 enum layout_status layout_read_located(const char *path, const struct layout_options *options,
                                        struct layout_set *out, char *error, size_t error_size);
 

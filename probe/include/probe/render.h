@@ -3,6 +3,7 @@
 #define PROBE_RENDER_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "probe/layout.h"
@@ -11,7 +12,19 @@ void layout_print_text(FILE *out, const struct layout_type *t, unsigned cachelin
 /* A Markdown section for a pull request: offset, size, member, type; holes as rows. */
 void layout_print_markdown(FILE *out, const struct layout_type *t);
 json_t *layout_type_json(const struct layout_type *t);
+
+/* A qaudit-layout/1 document written a type at a time (layout_json_stream.c): each type's JSON
+ * is built, written and freed in turn, so a full dump never holds the whole document. */
+struct layout_json_writer {
+    FILE *out;
+    size_t types;
+};
+void layout_json_begin(struct layout_json_writer *w, FILE *out, const char *binary,
+                       unsigned cacheline);
+/* False when out of memory (nothing of the type is written then). */
+bool layout_json_type(struct layout_json_writer *w, const struct layout_type *t);
+void layout_json_end(struct layout_json_writer *w);
 /* Writes s with &, <, > and " escaped, for XML and HTML text and attributes (JUnit, reports). */
-void xml_escape(FILE *out, const char *s);
+void probe_xml_escape(FILE *out, const char *s);
 
 #endif

@@ -67,10 +67,11 @@ struct report_site {
     uint64_t inherited_blocks, inherited_bytes, inherited_freed, inherited_freed_bytes;
 };
 
-/* A forked child's inheritance at a site it never counted at (inherited_sites): its stack is
- * the one its parent's dumps give the same id (resolved by report_load). */
+/* A forked child's inheritance at a site where it allocated nothing (inherited_sites), and what
+ * of it it freed there: its stack is the one its parent's dumps give the same id (resolved by
+ * report_load). */
 struct report_inherited_site {
-    uint64_t id, blocks, bytes;
+    uint64_t id, blocks, bytes, freed_blocks, freed_bytes;
 };
 
 /* What forked children inherited at their forks (totals.inherited), summed over the processes. */
