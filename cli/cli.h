@@ -20,6 +20,11 @@ int command_snapshot(int argc, char **argv);
 int command_report(int argc, char **argv);
 int command_compare(int argc, char **argv);
 int command_diff(int argc, char **argv);
+int command_attach(int argc, char **argv);
+/* cmd_run.c: the interposer beside this qaudit (build tree: bin/ and lib/), or installed */
+bool preload_find(char *out, size_t size);
+bool stacks_mode_valid(const char *mode); /* off, sampled:N[b], always, fp or queue */
+int command_detach(int argc, char **argv);
 
 /* A whole decimal in [min, 2^20] for --option of command, or false after saying why. */
 bool parse_option_number(const char *command, const char *option, const char *text, long min,
@@ -88,6 +93,11 @@ struct preload_image {
     uint64_t record_size;        /* the symbol's size */
     int unreadable;              /* errno when the mapped file could not be opened */
 };
+/* The files mapped in pid whose path contains name_part (their mappings at offset 0), up to max;
+ * the count, or -errno when /proc/PID/maps is unreadable. */
+int mapped_modules(pid_t pid, const char *name_part, struct preload_image *images, int max);
+/* A function's address in pid, from the mapped file's .dynsym; 0 when it has none. */
+uint64_t mapped_function(pid_t pid, const struct preload_image *img, const char *name);
 /* Fills up to max images mapped in pid; the count, or -errno when /proc/PID/maps is unreadable. */
 int preload_images(pid_t pid, struct preload_image *images, int max);
 /* A consistent copy of img's record (even, unchanged generation): 0, or an errno (ESRCH gone,
@@ -95,6 +105,9 @@ int preload_images(pid_t pid, struct preload_image *images, int max);
 int preload_control_read(pid_t pid, const struct preload_image *img, struct qaudit_control *out);
 /* Writes token into img's request field: the preload's writer thread then dumps. 0 or errno. */
 int preload_control_request(pid_t pid, const struct preload_image *img, uint64_t token);
+/* The same into the field at offset (detach_request, for qaudit detach). */
+int preload_control_write(pid_t pid, const struct preload_image *img, size_t offset,
+                          uint64_t token);
 /* The direct children of pid that have the preload mapped (qaudit run's program); how many. */
 int preload_children(pid_t pid, pid_t *children, int max);
 /* Whether a record's pid (getpid() inside the process) is pid, in any of its pid namespaces. */

@@ -75,7 +75,7 @@ static bool readable(const char *path)
 }
 
 /* The interposer beside this qaudit (build tree: bin/ and lib/), or where install put it. */
-static bool find_preload(char *out, size_t size)
+bool preload_find(char *out, size_t size)
 {
     char self[PATH_MAX - 64];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -96,7 +96,7 @@ static bool find_preload(char *out, size_t size)
     return readable(out);
 }
 
-static bool valid_stacks(const char *mode)
+bool stacks_mode_valid(const char *mode)
 {
     static const char *const fixed[] = {"off", "always", "fp", "queue"};
     for (size_t i = 0; i < 4; i++)
@@ -230,7 +230,7 @@ static void default_stacks(struct run_settings *s)
 static const char *check_settings(const struct run_settings *s)
 {
     static const char *const depth1[] = {"report", "abort", "off"};
-    if (s->stacks && !valid_stacks(s->stacks))
+    if (s->stacks && !stacks_mode_valid(s->stacks))
         return "--stacks wants off, sampled:N, sampled:Nb, always, fp or queue";
     if (s->assert_depth1 && !valid_choice(s->assert_depth1, depth1, 3))
         return "--assert-depth1 wants report, abort or off";
@@ -433,7 +433,7 @@ int command_run(int argc, char **argv)
     char preload[PATH_MAX];
     if (s.preload != NULL)
         snprintf(preload, sizeof preload, "%s", s.preload);
-    if (s.preload != NULL ? !readable(preload) : !find_preload(preload, sizeof preload)) {
+    if (s.preload != NULL ? !readable(preload) : !preload_find(preload, sizeof preload)) {
         fprintf(stderr, "qaudit run: cannot find libqaudit-preload.so (looked beside qaudit and "
                         "at " QAUDIT_INSTALLED_PRELOAD "); pass --preload PATH\n");
         return 2;

@@ -212,9 +212,21 @@ static int pick(const struct target *t, const struct reading *r, int n, struct w
                 int *watched)
 {
     *watched = 0;
-    for (int i = 0; i < n; i++)
-        if (r[i].verdict == USABLE && r[i].control.writer_state != QAUDIT_WRITER_FAILED)
+    bool detached = false;
+    for (int i = 0; i < n; i++) {
+        /* qaudit detach ended that preload's writer thread: nothing counts there now. */
+        detached |= r[i].verdict == USABLE && r[i].control.attach_state == QAUDIT_ATTACH_DETACHED;
+        if (r[i].verdict == USABLE && r[i].control.writer_state != QAUDIT_WRITER_FAILED &&
+            r[i].control.attach_state != QAUDIT_ATTACH_DETACHED)
             watches[(*watched)++] = (struct watch){r[i].image, r[i].control.dumps_written};
+    }
+    if (*watched == 0 && detached) {
+        fprintf(stderr,
+                "qaudit snapshot: process %d was detached (qaudit detach): nothing is counted "
+                "there; qaudit attach %d first\n",
+                (int)t->pid, (int)t->pid);
+        return 2;
+    }
     return *watched > 0 ? 0 : no_writer(t);
 }
 

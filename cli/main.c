@@ -10,6 +10,8 @@ static const char usage[] =
     "usage: qaudit COMMAND [OPTIONS]   (qaudit COMMAND --help for each)\n"
     "  run [OPTIONS] -- COMMAND [ARGS...]  run a program under the interposer\n"
     "  snapshot PID [--timeout S]         ask a running preloaded process for a dump now\n"
+    "  attach PID [--for S]               count a running process's allocations from now on\n"
+    "  detach PID                         end an attach: last dump, entry points restored\n"
     "  report DUMP... [--binary BINARY]   allocation report (text|md|json|html)\n"
     "  diff BASE NEW [--binary BINARY]    two runs compared site by site "
     "(text|md|json|html|pprof)\n"
@@ -27,7 +29,8 @@ static const struct {
 } commands[] = {
     {"run", command_run},         {"snapshot", command_snapshot}, {"report", command_report},
     {"diff", command_diff},       {"compare", command_compare},   {"layout", command_layout},
-    {"classes", command_classes}, {"gate", command_gate},
+    {"classes", command_classes}, {"gate", command_gate},         {"attach", command_attach},
+    {"detach", command_detach},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 

@@ -119,7 +119,7 @@ static void locate_record(pid_t pid, struct preload_image *img)
     close(fd);
 }
 
-int preload_images(pid_t pid, struct preload_image *images, int max)
+int mapped_modules(pid_t pid, const char *name_part, struct preload_image *images, int max)
 {
     char path[64], line[PRELOAD_PATH_MAX + 128];
     snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
@@ -129,7 +129,7 @@ int preload_images(pid_t pid, struct preload_image *images, int max)
     int count = 0;
     struct mapping m;
     while (fgets(line, sizeof line, maps))
-        if (parse_mapping(line, &m) && strstr(m.path, PRELOAD_NAME) != NULL) {
+        if (parse_mapping(line, &m) && strstr(m.path, name_part) != NULL) {
             struct preload_image *img = image_for(images, &count, max, &m);
             if (img != NULL && m.offset == 0 && img->map_end == 0) {
                 img->map_start = m.start;
@@ -137,11 +137,49 @@ int preload_images(pid_t pid, struct preload_image *images, int max)
             }
         }
     fclose(maps);
+    return count;
+}
+
+int preload_images(pid_t pid, struct preload_image *images, int max)
+{
+    int count = mapped_modules(pid, PRELOAD_NAME, images, max);
     elf_version(EV_CURRENT);
     for (int i = 0; i < count; i++)
         if (images[i].map_end != 0)
             locate_record(pid, &images[i]);
     return count;
+}
+
+struct named_function {
+    const char *name;
+    GElf_Sym sym;
+};
+
+static bool is_function(const GElf_Sym *sym, const char *name, void *data)
+{
+    struct named_function *f = data;
+    if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || strcmp(name, f->name) != 0)
+        return false;
+    f->sym = *sym;
+    return true;
+}
+
+uint64_t mapped_function(pid_t pid, const struct preload_image *img, const char *name)
+{
+    int fd = open_mapped_file(pid, img);
+    if (fd < 0)
+        return 0;
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    uint64_t bias, address = 0;
+    struct named_function f = {name, {0}};
+    if (elf != NULL && elf_kind(elf) == ELF_K_ELF && load_bias(elf, img, &bias) &&
+        dynsym_each(elf, is_function, &f))
+        address = bias + f.sym.st_value;
+    if (elf != NULL)
+        elf_end(elf);
+    close(fd);
+    return address;
 }
 
 static int read_remote(pid_t pid, uint64_t address, void *out, size_t size)
@@ -178,17 +216,21 @@ int preload_control_read(pid_t pid, const struct preload_image *img, struct qaud
 
 /* Asks the preload for a dump: token into the record's request field (process_vm_writev needs
  * the same permission as reading). 0, or an errno. */
-int preload_control_request(pid_t pid, const struct preload_image *img, uint64_t token)
+int preload_control_write(pid_t pid, const struct preload_image *img, size_t offset, uint64_t token)
 {
     if (img->record_size < sizeof(struct qaudit_control))
         return EFAULT;
     struct iovec local = {&token, sizeof token};
-    struct iovec remote = {
-        (void *)(uintptr_t)(img->record + offsetof(struct qaudit_control, request)), sizeof token};
+    struct iovec remote = {(void *)(uintptr_t)(img->record + offset), sizeof token};
     ssize_t n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
     if (n < 0)
         return errno;
     return (size_t)n == sizeof token ? 0 : EFAULT;
+}
+
+int preload_control_request(pid_t pid, const struct preload_image *img, uint64_t token)
+{
+    return preload_control_write(pid, img, offsetof(struct qaudit_control, request), token);
 }
 
 /* The direct children of pid with a libqaudit-preload.so mapped, up to max; how many. */

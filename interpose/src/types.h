@@ -202,6 +202,13 @@ struct qa_inherited {
     int64_t parent_peak;   /* the parent's peak live bytes at the fork (memory.c's check) */
     int32_t parent_pid;
     uint64_t parent_start_ns;
+    /* qaudit attach (host/attach.c): when counting started in a process that ran without the
+     * preload (0: it started under it). What was allocated before is unknown: its frees are
+     * counted as they come (a forked child of it inherits the same unknown). */
+    uint64_t attached_at_ns;
+    /* GOT entries of the malloc family the attach found holding neither the program's allocator
+     * nor a lazy PLT stub (another tool's hook): left alone, their calls are not counted. */
+    uint64_t entries_left_alone;
 };
 
 /* ---- records/sites.c ---- */
@@ -238,7 +245,8 @@ enum qa_dump_reason {
     QA_DUMP_EXIT_NOW, /* _exit, _Exit */
     QA_DUMP_EXEC,     /* just before execve replaces the image */
     QA_DUMP_FATAL,    /* a signal about to end the process */
-    QA_DUMP_SNAPSHOT  /* `qaudit snapshot`'s request in the control record */
+    QA_DUMP_SNAPSHOT, /* `qaudit snapshot`'s request in the control record */
+    QA_DUMP_DETACH    /* `qaudit detach`: the last dump before the interposer goes inert */
 };
 enum qa_dump_file_result { QA_DUMP_FILE_PLACED, QA_DUMP_FILE_NOT_WRITTEN, QA_DUMP_FILE_NOT_PLACED };
 enum qa_dump_kind { QA_DUMP_KIND_FINAL, QA_DUMP_KIND_SNAPSHOT, QA_DUMP_KIND_INTERVAL };

@@ -14,7 +14,7 @@
 
 #define QAUDIT_CONTROL_SYMBOL "qaudit_control"
 #define QAUDIT_CONTROL_MAGIC "qaudit-control"
-#define QAUDIT_CONTROL_VERSION 2
+#define QAUDIT_CONTROL_VERSION 3
 #define QAUDIT_CONTROL_PATH_MAX 1024
 #define QAUDIT_CONTROL_ERROR_MAX 256
 
@@ -29,6 +29,13 @@ enum qaudit_control_writer_state {
     QAUDIT_WRITER_STARTING = 0, /* not running yet: requests wait */
     QAUDIT_WRITER_RUNNING = 1,  /* serves requests every poll_ms */
     QAUDIT_WRITER_FAILED = 2    /* could not start: only exit dumps */
+};
+
+enum qaudit_control_attach_state {
+    QAUDIT_ATTACH_NONE = 0,     /* the process started under the preload (LD_PRELOAD) */
+    QAUDIT_ATTACH_ACTIVE = 1,   /* loaded by qaudit attach: counting since attached_at_ns */
+    QAUDIT_ATTACH_DETACHED = 2, /* qaudit detach restored every entry point: the preload is inert */
+    QAUDIT_ATTACH_STARTING = 3  /* loaded by qaudit attach, not counting yet */
 };
 
 struct qaudit_control {
@@ -49,6 +56,12 @@ struct qaudit_control {
     uint32_t poll_ms;  /* how often the writer thread reads request */
     uint32_t failures; /* dumps that could not be written so far */
     char last_error[QAUDIT_CONTROL_ERROR_MAX]; /* the preload's reason for the last failure */
+    /* Version 3: qaudit attach and detach. */
+    uint32_t attach_state;   /* enum qaudit_control_attach_state */
+    uint32_t redirected;     /* entry points the attach redirected in the modules' GOTs */
+    uint64_t attached_at_ns; /* CLOCK_REALTIME when counting started after an attach, or 0 */
+    uint64_t detach_request; /* written by qaudit detach: a token that differs from detach_served */
+    uint64_t detach_served;  /* the last detach token acted on (dump written, entries restored) */
 };
 
 #endif

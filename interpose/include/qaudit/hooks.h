@@ -56,19 +56,38 @@ struct qaudit_event {
 /* Defined by libqaudit-preload.so (or by a test); weak and undefined everywhere else. */
 extern void qaudit_hook(const struct qaudit_event *event) __attribute__((weak));
 
+/* Header version 2 (the events' ABI above is unchanged): the hook `qaudit attach` fills in. A
+ * server started without the preload bound qaudit_hook to NULL for good (a non-PIE one at link
+ * time; a compiler may also keep the address, a constant to it, in a register across a loop), so
+ * events after an attach go through this slot, read at each event. One per program: every file
+ * that includes this header defines it weakly, the linker keeps one (and leaves the others'
+ * bytes, which the attach fills in too); the magic, in initialised data, is how the attach finds
+ * it in a stripped binary. */
+#define QAUDIT_HOOK_SLOT_MAGIC "qaudit-hook-v2"
+struct qaudit_hook_slot {
+    char magic[16]; /* QAUDIT_HOOK_SLOT_MAGIC, NUL-padded */
+    void (*volatile hook)(const struct qaudit_event *event); /* NULL until an attach */
+};
+__attribute__((weak, aligned(16))) struct qaudit_hook_slot qaudit_hook_slot = {
+    QAUDIT_HOOK_SLOT_MAGIC, QAUDIT_NULL_};
+
 #if QAUDIT_HOOKS
 static inline void qaudit_emit(enum qaudit_event_kind kind, const void *owner, const void *queue,
                                const void *other, uint64_t depth, uint64_t capacity,
                                uint64_t discarded)
 {
-    if (__builtin_expect(qaudit_hook == QAUDIT_NULL_, 1))
-        return;
+    void (*hook)(const struct qaudit_event *) = qaudit_hook;
+    if (__builtin_expect(hook == QAUDIT_NULL_, 1)) {
+        hook = qaudit_hook_slot.hook; /* volatile: read at each event */
+        if (__builtin_expect(hook == QAUDIT_NULL_, 1))
+            return;
+    }
     /* In field order (C++ has designated initializers only from C++20; no cast, which C++'s
      * -Wold-style-cast would flag: the kinds fit in 32 bits). */
     struct qaudit_event event = {
         QAUDIT_HOOKS_ABI, kind, owner, queue, other, depth, capacity, discarded,
     };
-    qaudit_hook(&event);
+    hook(&event);
 }
 #else
 static inline void qaudit_emit(enum qaudit_event_kind kind, const void *owner, const void *queue,

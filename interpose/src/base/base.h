@@ -16,6 +16,7 @@
 /* ---- config.c: QAUDIT_* read once at start-up ---- */
 extern struct qa_config qa_cfg;
 void qa_config_load(void);
+void qa_config_load_given(const char *block); /* qaudit attach's NAME=VALUE\0...\0 block */
 void qa_config_export(void); /* the absolute QAUDIT_OUT into the environment, for exec */
 
 /* ---- log.c: one line on stderr, and the SIGPIPE guard every write of ours goes through.
@@ -42,7 +43,10 @@ void *qa_bootstrap_alloc(size_t size, size_t align);
 size_t qa_bootstrap_size(const void *p);
 
 /* ---- real.c: the next allocator in link order, resolved once at start-up ---- */
-bool qa_real_resolve(void); /* false: no allocator after this one (nothing can be counted) */
+/* false: no allocator after this one (nothing can be counted). attached: the process ran
+ * without the preload, whose own definitions then come last: the allocator is the first one
+ * (RTLD_DEFAULT) rather than the next (RTLD_NEXT). */
+bool qa_real_resolve(bool attached);
 
 /* ---- usable.c: a block's usable size, from glibc's chunk header when that is provably the
  * same as asking (decided at start-up). Context: the malloc fast path. ---- */

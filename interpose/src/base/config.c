@@ -226,30 +226,60 @@ static void load_run_id(const char *v)
         bad("QAUDIT_RUN_ID", v, "1 to 32 letters, digits, '-' or '_'");
 }
 
+/* qaudit attach passes the settings in a block of NAME=VALUE strings, each ended by a NUL, the
+ * block by an empty one (an environment block), copied here: the attached program's own
+ * environment is neither read nor changed. NULL: the environment (started under the preload). */
+static const char *given;
+static char given_copy[8192];
+
+static const char *setting(const char *name)
+{
+    if (given == NULL)
+        return getenv(name);
+    size_t n = strlen(name);
+    for (const char *p = given; *p != '\0'; p += strlen(p) + 1)
+        if (strncmp(p, name, n) == 0 && p[n] == '=')
+            return p + n + 1;
+    return NULL;
+}
+
+void qa_config_load_given(const char *block)
+{
+    size_t used = 0;
+    while (block[used] != '\0' && used < sizeof given_copy - 2)
+        used += strnlen(block + used, sizeof given_copy - 2 - used) + 1;
+    if (used > sizeof given_copy - 2)
+        used = sizeof given_copy - 2;
+    memcpy(given_copy, block, used);
+    given_copy[used] = given_copy[used + 1] = '\0';
+    given = given_copy;
+    qa_config_load();
+}
+
 void qa_config_load(void)
 {
     const char *v;
-    load_out(getenv("QAUDIT_OUT"));
-    load_fallback(getenv("QAUDIT_FALLBACK_DIR"));
-    load_run_id(getenv("QAUDIT_RUN_ID"));
-    load_stacks(getenv("QAUDIT_STACKS"));
+    load_out(setting("QAUDIT_OUT"));
+    load_fallback(setting("QAUDIT_FALLBACK_DIR"));
+    load_run_id(setting("QAUDIT_RUN_ID"));
+    load_stacks(setting("QAUDIT_STACKS"));
     qa_cfg.depth = 32;
     uint64_t n;
-    if ((v = getenv("QAUDIT_STACK_DEPTH")) != NULL) {
+    if ((v = setting("QAUDIT_STACK_DEPTH")) != NULL) {
         if (parse_u64(v, &n) && n >= 1 && n <= QA_MAX_DEPTH)
             qa_cfg.depth = (unsigned)n;
         else
             bad("QAUDIT_STACK_DEPTH", v, "1 to 64");
     }
-    load_signal(getenv("QAUDIT_SIGNAL"));
-    if ((v = getenv("QAUDIT_INTERVAL")) != NULL) {
+    load_signal(setting("QAUDIT_SIGNAL"));
+    if ((v = setting("QAUDIT_INTERVAL")) != NULL) {
         if (parse_u64(v, &n) && n <= 86400)
             qa_cfg.interval = (unsigned)n;
         else
             bad("QAUDIT_INTERVAL", v, "seconds from 0 (off) to 86400");
     }
     qa_cfg.timeline_ms = 100;
-    if ((v = getenv("QAUDIT_TIMELINE")) != NULL) {
+    if ((v = setting("QAUDIT_TIMELINE")) != NULL) {
         if (strcmp(v, "off") == 0)
             qa_cfg.timeline_ms = 0;
         else if (parse_u64(v, &n) && n <= 3600000)
@@ -257,18 +287,18 @@ void qa_config_load(void)
         else
             bad("QAUDIT_TIMELINE", v, "milliseconds from 0 (off) to 3600000, or off");
     }
-    if ((v = getenv("QAUDIT_SEED")) != NULL) {
+    if ((v = setting("QAUDIT_SEED")) != NULL) {
         if (parse_u64(v, &qa_cfg.seed) && qa_cfg.seed < (1ull << 53))
             qa_cfg.seed_set = true;
         else
             bad("QAUDIT_SEED", v, "a whole number below 2^53");
     }
-    copy(qa_cfg.sites, sizeof qa_cfg.sites, (v = getenv("QAUDIT_QUEUE_SITES")) ? v : "");
-    copy(qa_cfg.pythonmalloc, sizeof qa_cfg.pythonmalloc, (v = getenv("PYTHONMALLOC")) ? v : "");
-    load_fail(getenv("QAUDIT_FAIL"));
-    load_poison(getenv("QAUDIT_POISON"));
+    copy(qa_cfg.sites, sizeof qa_cfg.sites, (v = setting("QAUDIT_QUEUE_SITES")) ? v : "");
+    copy(qa_cfg.pythonmalloc, sizeof qa_cfg.pythonmalloc, (v = setting("PYTHONMALLOC")) ? v : "");
+    load_fail(setting("QAUDIT_FAIL"));
+    load_poison(setting("QAUDIT_POISON"));
     qa_cfg.assert_depth1 = QA_ASSERT_REPORT;
-    if ((v = getenv("QAUDIT_ASSERT_DEPTH1")) != NULL) {
+    if ((v = setting("QAUDIT_ASSERT_DEPTH1")) != NULL) {
         if (strcmp(v, "abort") == 0)
             qa_cfg.assert_depth1 = QA_ASSERT_ABORT;
         else if (strcmp(v, "off") == 0)
@@ -278,9 +308,10 @@ void qa_config_load(void)
     }
     /* Exec'd children inherit LD_PRELOAD (and so qaudit) unless QAUDIT_FOLLOW_EXEC=0. */
     qa_cfg.follow_exec = true;
-    if ((v = getenv("QAUDIT_FOLLOW_EXEC")) != NULL && strcmp(v, "0") == 0) {
+    if ((v = setting("QAUDIT_FOLLOW_EXEC")) != NULL && strcmp(v, "0") == 0) {
         qa_cfg.follow_exec = false;
-        unsetenv("LD_PRELOAD");
+        if (given == NULL) /* an attached process's environment is the program's own */
+            unsetenv("LD_PRELOAD");
     }
 }
 
@@ -290,6 +321,6 @@ void qa_config_load(void)
  * program's. */
 void qa_config_export(void)
 {
-    if (out_made_absolute && qa_cfg.follow_exec && qa_cfg.out_pattern[0] == '/')
+    if (given == NULL && out_made_absolute && qa_cfg.follow_exec && qa_cfg.out_pattern[0] == '/')
         setenv("QAUDIT_OUT", qa_cfg.out_pattern, 1);
 }

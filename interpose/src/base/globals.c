@@ -9,3 +9,4 @@ __thread struct qa_thread *qa_tls_self __attribute__((tls_model("initial-exec"))
 _Alignas(64) char qa_bootstrap_arena[256 * 1024];
 struct qa_real_allocator qa_real;
 bool qa_usable_from_header;
+bool qa_inert;

@@ -34,6 +34,9 @@ static inline bool qa_is_ready(void)
 {
     return atomic_load_explicit(&qa_ready, memory_order_acquire) == QA_READY;
 }
+/* qaudit detach restored every entry point: the interposer counts and writes nothing more (its
+ * fork handlers and exit dump stay registered and do nothing) until a later attach. */
+extern bool qa_inert;
 /* True when no setting needs more than counting and sampling (stacks off, sampled, or only
  * inside queue operations; no site patterns, poison or fault injection) and block sizes come
  * from chunk headers. Threads start with QA_GATE_FULL otherwise. Set before any thread

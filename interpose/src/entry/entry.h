@@ -8,5 +8,7 @@
 
 /* Whether the interposer is ready, starting it on the first call (start.c). */
 bool qa_ready_now(void);
+/* qaudit attach: start-up from the command's settings, then the entries redirected (start.c) */
+int qa_start_attached(const char *settings);
 
 #endif

@@ -7,7 +7,7 @@
 
 QA_EXPORT void qaudit_hook(const struct qaudit_event *ev)
 {
-    if (ev == NULL || !qa_is_ready())
+    if (ev == NULL || !qa_is_ready() || qa_inert)
         return;
     qa_queue_event(ev);
 }

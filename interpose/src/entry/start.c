@@ -2,6 +2,8 @@
  * and sets up every part, in the order their dependencies ask; then the interposer is ready and
  * counting starts. Context: the constructor, or the first allocation of any thread (dlsym may
  * allocate meanwhile: the bootstrap arena serves it); qa_ready_now on every slow-path call. */
+#include <errno.h>
+
 #include "../host/host.h"
 #include "../output/output.h"
 #include "../records/records.h"
@@ -20,20 +22,27 @@ static bool settings_allow_fast_path(void)
            qa_usable_from_header;
 }
 
-/* Resolves the next allocator and loads the configuration; runs once, on the first call. */
-static void initialise(void)
+/* Resolves the next allocator, loads the settings and sets up every part: once, on the first
+ * call (or the constructor), or at qaudit attach (attached: the settings come from the command,
+ * not the environment; no signal handler is installed in a program that did not start under
+ * the preload, so on-demand dumps go through the control record only). */
+static bool start_parts(bool attached, const char *settings)
 {
     int expected = QA_NOT_STARTED;
     if (!atomic_compare_exchange_strong(&qa_ready, &expected, QA_STARTING))
-        return;
-    if (!qa_real_resolve()) {
+        return false;
+    if (!qa_real_resolve(attached)) {
         qa_log("cannot find the next allocator; counting nothing");
-        return; /* stays QA_STARTING: everything is served by the bootstrap arena or fails */
+        return false; /* stays QA_STARTING: everything is served by the bootstrap arena or fails */
     }
     struct qa_usable_probe probe = {qa_real.malloc_fn, qa_real.memalign_fn, qa_real.free_fn,
                                     qa_real.usable_size_fn};
     qa_usable_choose(&probe);
-    qa_config_load();
+    if (attached) {
+        qa_config_load_given(settings);
+        qa_cfg.signal = 0;
+    } else
+        qa_config_load();
     qa_sampling_init(); /* before any thread registers: records seed their streams from it */
     qa_exits_resolve();
     qa_chroot_resolve();
@@ -43,21 +52,55 @@ static void initialise(void)
     qa_fast_path = settings_allow_fast_path(); /* each thread's gate starts from it */
     qa_unseen_start(); /* before counting starts: anonymous memory and allocators at start-up */
     atomic_store_explicit(&qa_ready, QA_READY, memory_order_release);
-    struct qa_thread *t = qa_self();
-    if (t) {
-        bool was_busy = qa_guard(t);
-        qa_config_export();
-        qa_patterns_resolve();
-        qa_writer_start();
-        qa_fork_handlers_install();
-        qa_signals_install();
-        qa_guard_restore(t, was_busy);
-    }
+    return true;
 }
 
+static void start_threads(bool attached)
+{
+    struct qa_thread *t = qa_self();
+    if (t == NULL)
+        return;
+    bool was_busy = qa_guard(t);
+    qa_config_export();
+    qa_patterns_resolve();
+    qa_writer_start();
+    qa_fork_handlers_install();
+    if (!attached)
+        qa_signals_install();
+    qa_guard_restore(t, was_busy);
+}
+
+static void initialise(void)
+{
+    if (start_parts(false, NULL))
+        start_threads(false);
+}
+
+/* Loaded by qaudit attach, the constructor leaves everything to qaudit_attach_start: nothing
+ * reaches the preload before its entries are redirected. */
 __attribute__((constructor)) static void qa_constructor(void)
 {
-    initialise();
+    if (!qa_attach_loaded_late())
+        initialise();
+}
+
+int qa_start_attached(const char *settings)
+{
+    if (!qa_attach_loaded_late())
+        return -EEXIST; /* started under the preload: already counting */
+    if (qa_attach_active())
+        return -EALREADY;
+    if (qa_is_ready()) { /* an attach after a detach: the first one's settings stay */
+        struct qa_thread *t = qa_self();
+        bool was_busy = t ? qa_guard(t) : true;
+        qa_writer_start();
+        if (t)
+            qa_guard_restore(t, was_busy);
+    } else if (start_parts(true, settings))
+        start_threads(true);
+    else
+        return -EAGAIN;
+    return qa_attach_begin();
 }
 
 bool qa_ready_now(void)

@@ -7,8 +7,14 @@
 
 #include "host.h"
 
+/* Decided once per fork, before it: a detach meanwhile must not leave the handlers unpaired. */
+static bool fork_skipped;
+
 static void before_fork(void)
 {
+    fork_skipped = qa_inert;
+    if (fork_skipped)
+        return;
     /* First, while no lock of ours is held: a thread inside dlopen may need any of them. */
     qa_unwinds_block();
     qa_patterns_hold();
@@ -20,6 +26,8 @@ static void before_fork(void)
 
 static void after_fork_parent(void)
 {
+    if (fork_skipped)
+        return;
     qa_unwinds_unblock();
     qa_blocks_after_fork_parent();
     qa_dump_after_fork_parent();
@@ -28,6 +36,8 @@ static void after_fork_parent(void)
 
 static void after_fork_child(void)
 {
+    if (fork_skipped)
+        return;
     qa_unwinds_unblock();
     qa_blocks_after_fork_child();
     qa_dump_reset_after_fork();

@@ -23,4 +23,10 @@ void qa_chroot_resolve(void);
 /* unwinder_fds.c: libunwind keeps no descriptor in the host (pipe2, read, syscall) */
 void qa_unwinder_fds_init(void);
 
+/* attach.c: qaudit attach, in the process: the modules' GOT entries of the malloc family and
+ * qaudit_hook redirected to the preload (restored by the writer thread at detach) */
+bool qa_attach_loaded_late(void); /* loaded after the program bound malloc: by qaudit attach */
+bool qa_attach_active(void);
+int qa_attach_begin(void);          /* entries redirected, or -errno */
+
 #endif

@@ -75,22 +75,32 @@ void qa_control_writer_state(uint32_t state)
     end_update(&saved);
 }
 
-/* The token of a request not served yet, or 0. The tool writes it with one 8-byte copy; it is
- * read twice, so that a torn read is not taken for a request. */
+/* The token of a request (a dump's, a detach's) not served yet, or 0. The tool writes it with one
+ * 8-byte copy; it is read twice, so that a torn read is not taken for a request. */
+static uint64_t pending(const uint64_t *request_field, const uint64_t *served_field)
+{
+    uint64_t request = __atomic_load_n(request_field, __ATOMIC_ACQUIRE);
+    if (request == __atomic_load_n(served_field, __ATOMIC_RELAXED))
+        return 0;
+    return request == __atomic_load_n(request_field, __ATOMIC_ACQUIRE) ? request : 0;
+}
+
+static void set_served(uint64_t *served_field, uint64_t request)
+{
+    sigset_t saved;
+    begin_update(&saved);
+    *served_field = request;
+    end_update(&saved);
+}
+
 uint64_t qa_control_pending_request(void)
 {
-    uint64_t request = __atomic_load_n(&record.request, __ATOMIC_ACQUIRE);
-    if (request == __atomic_load_n(&record.served, __ATOMIC_RELAXED))
-        return 0;
-    return request == __atomic_load_n(&record.request, __ATOMIC_ACQUIRE) ? request : 0;
+    return pending(&record.request, &record.served);
 }
 
 void qa_control_request_served(uint64_t request)
 {
-    sigset_t saved;
-    begin_update(&saved);
-    record.served = request;
-    end_update(&saved);
+    set_served(&record.served, request);
 }
 
 /* Why the last dump failed, for `qaudit snapshot` to pass on (async-signal-safe). */
@@ -122,6 +132,27 @@ void qa_control_dump_written(const char *path)
     copy_path(record.last_dump, path);
     record.dumps_written++;
     end_update(&saved);
+}
+
+/* The attach's state (qaudit attach, detach: host/attach.c), and the entries redirected. */
+void qa_control_attach_state(uint32_t state, uint64_t attached_at_ns, uint32_t redirected)
+{
+    sigset_t saved;
+    begin_update(&saved);
+    record.attach_state = state;
+    record.attached_at_ns = attached_at_ns;
+    record.redirected = redirected;
+    end_update(&saved);
+}
+
+uint64_t qa_control_pending_detach(void)
+{
+    return pending(&record.detach_request, &record.detach_served);
+}
+
+void qa_control_detach_served(uint64_t request)
+{
+    set_served(&record.detach_served, request);
 }
 
 void qa_control_after_fork_child(uint64_t start_time_ns)

@@ -20,8 +20,8 @@ void qa_dump_note_deepbind(const char *path)
     qa_log("%s was loaded with RTLD_DEEPBIND: its own allocations may bypass qaudit", path);
 }
 
-static const char *const reasons[] = {"exit",  "signal", "interval",     "request",
-                                      "_exit", "exec",   "fatal_signal", "snapshot"};
+static const char *const reasons[] = {"exit", "signal",       "interval", "request", "_exit",
+                                      "exec", "fatal_signal", "snapshot", "detach"};
 
 const char *qa_dump_reason_name(enum qa_dump_reason reason)
 {
@@ -63,6 +63,8 @@ static void write_process(struct qa_json *j, enum qa_dump_reason reason, int sig
     qa_json_key(j, "build_id");
     qa_json_str(j, modules && modules->count ? modules->items[0].build_id : "");
     qa_json_key(j, "start_time_ns"), qa_json_u64(j, qa_image_start_ns());
+    if (qa_is_attached_image()) /* counting started then; earlier allocations are unknown */
+        qa_json_key(j, "attached_at"), qa_json_u64(j, qa_inherited.attached_at_ns);
     if (qa_cfg.run_id[0] != '\0')
         qa_json_key(j, "run_id"), qa_json_str(j, qa_cfg.run_id);
     if (qa_cfg.pythonmalloc[0] != '\0') /* a Python's objects reach malloc or not */
@@ -79,6 +81,8 @@ static void write_process(struct qa_json *j, enum qa_dump_reason reason, int sig
     qa_json_key(j, "sequence"), qa_json_u64(j, sequence);
     if (qa_dump_is_final(reason) || reason == QA_DUMP_EXEC)
         qa_json_key(j, "end_time_ns"), qa_json_u64(j, now);
+    if (reason == QA_DUMP_DETACH) /* counting ended then; the process goes on */
+        qa_json_key(j, "detached_at"), qa_json_u64(j, now);
     if (reason == QA_DUMP_FATAL)
         qa_json_key(j, "end_signal"), qa_json_str(j, qa_signal_name(signo));
     if (qa_last_signal() != NULL) /* a handler of the program's took it (it may have exited) */
@@ -121,12 +125,30 @@ static uint64_t clamp_at_zero(int64_t v, int64_t *excess)
 }
 
 /* A forked child's inheritance: live at the fork, and what of it the child freed. */
+/* After an attach (and in a child forked after one): frees of blocks allocated before the
+ * attach, by no counted call, beyond what a forked child knows it inherited. Their number is
+ * unknown until they are freed, so they are said apart and never make a live figure negative. */
+static void write_preexisting(struct qa_json *j, const struct qa_counters *c, int64_t over)
+{
+    int64_t bytes = (int64_t)c->inherited_freed_bytes - qa_inherited.bytes;
+    qa_json_key(j, "preexisting");
+    qa_json_begin_object(j);
+    qa_json_key(j, "freed_blocks"), qa_json_i64(j, over > 0 ? over : 0);
+    qa_json_key(j, "freed_bytes"), qa_json_i64(j, bytes > 0 ? bytes : 0);
+    qa_json_key(j, "allocated_before_attach"), qa_json_str(j, "unknown");
+    /* GOT entries holding another tool's function: calls through them were not counted */
+    qa_json_key(j, "entries_left_alone"), qa_json_u64(j, qa_inherited.entries_left_alone);
+    qa_json_end_object(j);
+}
+
 static void write_inherited(struct qa_json *j, const struct qa_counters *c, int64_t *excess)
 {
-    if (!qa_is_forked_child())
-        return;
     int64_t gone = (int64_t)(c->inherited_freed + c->inherited_reallocated);
     int64_t over = gone - qa_inherited.blocks; /* frees of blocks no call counted */
+    if (qa_is_attached_image())
+        write_preexisting(j, c, over);
+    if (!qa_is_forked_child())
+        return;
     qa_json_key(j, "inherited");
     qa_json_begin_object(j);
     qa_json_key(j, "blocks"), qa_json_i64(j, qa_inherited.blocks);
@@ -140,7 +162,7 @@ static void write_inherited(struct qa_json *j, const struct qa_counters *c, int6
     qa_json_end_object(j);
     qa_json_key(j, "reallocated"), qa_json_u64(j, c->inherited_reallocated);
     qa_json_end_object(j);
-    if (over > 0)
+    if (over > 0 && !qa_is_attached_image())
         *excess += over;
 }
 

@@ -48,11 +48,18 @@ void qa_control_writer_state(uint32_t state);
 uint64_t qa_control_pending_request(void); /* 0: none */
 void qa_control_request_served(uint64_t request);
 void qa_control_dump_failed(const char *reason);
+void qa_control_attach_state(uint32_t state, uint64_t attached_at_ns, uint32_t redirected);
+uint64_t qa_control_pending_detach(void); /* 0: none */
+void qa_control_detach_served(uint64_t request);
 
 /* ---- writer.c: the writer thread (every signal blocked; woken through a futex, and every
  * 100 ms to read the control record's request) and the dump at exit ---- */
 void qa_writer_start(void);
 void qa_writer_wake(void); /* async-signal-safe */
 void qa_writer_after_fork_child(void);
+/* qaudit attach: the writer thread calls poll at every wake (modules loaded since the attach),
+ * and on the control record's detach request calls restore (every entry point put back), writes
+ * the last dump, marks the request served and ends. Set before the writer starts. */
+void qa_writer_attached(void (*poll)(void), void (*restore)(void));
 
 #endif

@@ -53,8 +53,29 @@ static void serve_control_request(void)
     qa_control_request_served(request);
 }
 
+static void (*attach_poll)(void), (*detach_restore)(void);
+
+void qa_writer_attached(void (*poll)(void), void (*restore)(void))
+{
+    attach_poll = poll;
+    detach_restore = restore;
+}
+
+/* qaudit detach's request: every entry point restored, the last dump (so it holds every call
+ * counted), and the thread ends (true). Only an attached process has a detach_restore. */
+static bool serve_detach_request(void)
+{
+    uint64_t request = detach_restore ? qa_control_pending_detach() : 0;
+    if (request == 0)
+        return false;
+    detach_restore();
+    qa_dump(QA_DUMP_DETACH);
+    qa_control_detach_served(request);
+    return true;
+}
+
 /* Serves dump requests (the dump signal, the control record), QAUDIT_INTERVAL's dumps and the
- * timeline's points, each on its own schedule. */
+ * timeline's points, each on its own schedule; after an attach, the detach request. */
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -75,6 +96,10 @@ static void *writer_main(void *arg)
             qa_dump(QA_DUMP_SIGNAL);
         }
         serve_control_request();
+        if (serve_detach_request())
+            return NULL;
+        if (attach_poll)
+            attach_poll();
         uint64_t now = qa_monotonic_ns();
         if (now >= qa_timeline_due())
             qa_timeline_take();
@@ -132,6 +157,6 @@ void qa_writer_start(void)
 
 __attribute__((destructor)) static void dump_at_exit(void)
 {
-    if (atomic_load(&qa_ready) == 2)
+    if (atomic_load(&qa_ready) == 2 && !qa_inert)
         qa_dump(QA_DUMP_EXIT);
 }

@@ -18,14 +18,41 @@ struct qa_inherited qa_inherited QA_FORK_STATE;
 static int32_t forking_pid QA_FORK_STATE;
 static uint64_t forking_start_ns QA_FORK_STATE;
 
+/* After an attach what was live before is unknown: each free of such a block (one the own-block
+ * map does not know) shows one more, so the inheritance is the larger of what is known of it (a
+ * forked child's at its fork) and what has been freed of it. Live figures never go negative. */
+static int64_t at_least(int64_t known, uint64_t freed)
+{
+    if (qa_inherited.attached_at_ns == 0 || (int64_t)freed < known)
+        return known;
+    return (int64_t)freed;
+}
+
 int64_t qa_live_bytes_total(const struct qa_counters *c)
 {
-    return qa_inherited.bytes + qa_counters_live_bytes(c);
+    return at_least(qa_inherited.bytes, c->inherited_freed_bytes) + qa_counters_live_bytes(c);
 }
 
 int64_t qa_live_blocks_total(const struct qa_counters *c)
 {
-    return qa_inherited.blocks + qa_counters_live_blocks(c);
+    return at_least(qa_inherited.blocks, c->inherited_freed + c->inherited_reallocated) +
+           qa_counters_live_blocks(c);
+}
+
+bool qa_is_attached_image(void)
+{
+    return qa_inherited.attached_at_ns != 0;
+}
+
+/* The attach (host/attach.c): from now on every counted block is marked as the image's own, and
+ * a free of an unmarked one is of a block from before. A second attach starts afresh. */
+void qa_inherited_attach(uint64_t now_ns)
+{
+    qa_inherited.blocks = 0;
+    qa_inherited.bytes = 0;
+    qa_inherited.attached_at_ns = now_ns;
+    qa_inherited.entries_left_alone = 0;
+    qa_owned_reset_after_fork(); /* maps the map's table, or zeroes what an earlier attach used */
 }
 
 bool qa_is_forked_child(void)

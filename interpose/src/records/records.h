@@ -28,6 +28,7 @@ int64_t qa_peak_live(void);
 void qa_peak_observe(int64_t live);
 uint64_t qa_thread_total(void); /* thread records that counted: a bound on threads alive at once */
 void qa_stats_reset_after_fork(void);
+void qa_stats_reset_for_attach(void); /* a second attach: every record's counts from zero */
 size_t qa_size_bucket_floor(unsigned bucket);
 
 static inline uint64_t qa_counters_aligned(const struct qa_counters *c)
@@ -73,7 +74,7 @@ void qa_blocks_after_fork_child(void);
 
 /* ---- owned.c: in a forked child, which live blocks it allocated itself. Context: the forked
  * child's fast path; nothing here allocates or locks (a region's first mark maps it). ---- */
-extern bool qa_owned_tracking; /* true in a forked child */
+extern bool qa_owned_tracking; /* true in a forked child, and after an attach */
 extern atomic_uint_fast64_t qa_owned_untracked;
 void qa_owned_mark(const void *block);
 bool qa_owned_take(const void *block); /* false: not marked, so inherited */
@@ -88,6 +89,11 @@ void qa_inherited_before_fork(void);
 void qa_inherited_after_fork_child(void);                  /* before the counters are reset */
 int64_t qa_live_bytes_total(const struct qa_counters *c);  /* inheritance included */
 int64_t qa_live_blocks_total(const struct qa_counters *c); /* inheritance included */
+/* qaudit attach: counting starts now in a process that ran without the preload (blocks live
+ * before are unknown; the own-block map tells their frees). Context: the attach, other threads
+ * stopped or not yet counting. */
+void qa_inherited_attach(uint64_t now_ns);
+bool qa_is_attached_image(void); /* attached (or forked from an attached image) */
 
 /* ---- sampling.c: random intervals for stacks sampled:N, and what one sample stands for ---- */
 #define QA_WEIGHT_ONE 1024   /* fixed point of sampled allocation weights */

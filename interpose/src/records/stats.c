@@ -220,26 +220,25 @@ uint64_t qa_usable_overflow(void)
     return atomic_load(&usable_overflow);
 }
 
-/* The forked child counts its own life: counters start from zero, its one thread is the only
- * one, and the other threads' records are dropped (they do not exist in the child). What it
- * inherited (inherited.c, taken before this) is where its live bytes and its peak start. */
-void qa_stats_reset_after_fork(void)
+/* One record's counts back to zero (a forked child's one thread, every record at an attach). */
+static void reset_record(struct qa_thread *t)
 {
-    struct qa_thread *self = qa_threads_reset_after_fork();
-    if (self != NULL) {
-        memset(&self->c, 0, sizeof self->c);
-        self->c.rng = 0x9e3779b97f4a7c15ull; /* the fault injector's stream of a first record */
-        memset(self->usable, 0, sizeof self->usable);
-        memset(self->usable_direct, 0, sizeof self->usable_direct);
-        memset(self->requested_direct, 0, sizeof self->requested_direct);
-        /* site_deltas: already empty, qa_sites_flush_all cleared every slot in use (a memset
-         * here would copy 24 KiB of pages in every child) */
-        self->peak_usable = 0;
-        self->live_at_publish = 0;
-        self->record_counted = false;
-        self->last_alloc = 0; /* the parent's last block: its free is not the child's temporary */
-        qa_live_new_owner(self);
-    }
+    memset(&t->c, 0, sizeof t->c);
+    t->c.rng = 0x9e3779b97f4a7c15ull; /* the fault injector's stream of a first record */
+    memset(t->usable, 0, sizeof t->usable);
+    memset(t->usable_direct, 0, sizeof t->usable_direct);
+    memset(t->requested_direct, 0, sizeof t->requested_direct);
+    /* site_deltas: already empty, qa_sites_flush_all cleared every slot in use (a memset
+     * here would copy 24 KiB of pages in every child) */
+    t->peak_usable = 0;
+    t->live_at_publish = 0;
+    t->record_counted = false;
+    t->last_alloc = 0; /* the last block before: its free is not a temporary of the new account */
+    qa_live_new_owner(t);
+}
+
+static void reset_shared(void)
+{
     atomic_store(&counting_threads, 0);
     atomic_store(&counting_records, 0);
     atomic_store(&live_published, qa_inherited.bytes);
@@ -249,4 +248,25 @@ void qa_stats_reset_after_fork(void)
         QA_RESET(usable_slots[i].count, 0);
     }
     atomic_store(&usable_overflow, 0);
+}
+
+/* The forked child counts its own life: counters start from zero, its one thread is the only
+ * one, and the other threads' records are dropped (they do not exist in the child). What it
+ * inherited (inherited.c, taken before this) is where its live bytes and its peak start. */
+void qa_stats_reset_after_fork(void)
+{
+    struct qa_thread *self = qa_threads_reset_after_fork();
+    if (self != NULL)
+        reset_record(self);
+    reset_shared();
+}
+
+/* A second attach starts a new account: every record's counts from zero (the program's threads
+ * are stopped and the first attach's writer has ended, so no record is being written). */
+void qa_stats_reset_for_attach(void)
+{
+    qa_sites_flush_all();
+    for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next)
+        reset_record(t);
+    reset_shared();
 }

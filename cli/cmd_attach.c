@@ -1,0 +1,452 @@
+/* qaudit attach PID and qaudit detach PID: audit a server that is already running, without a
+ * restart and without gdb. attach stops every thread (ptrace_stop.c), calls the C library's
+ * dlopen in one of them to load libqaudit-preload.so and then its qaudit_attach_start with the
+ * settings (ptrace_call.c), which redirects the modules' GOT entries of the malloc family to it,
+ * and lets every thread go as it was. detach writes a request into the preload's control record
+ * (as snapshot does): its writer thread restores every entry, writes the last dump and ends.
+ * Each refusal is one line and exit 2, with the process left as it was. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "ptrace_inject.h"
+#include "qaudit/control.h"
+
+#define DEFAULT_OUT "qaudit-%p.json"
+#define STALL_MS 50 /* a call not back by then may wait for a lock a stopped thread holds */
+
+static const char attach_usage[] =
+    "usage: qaudit attach PID [--stacks MODE] [--out PATTERN] [--for SECONDS] [--preload PATH]\n"
+    "  Loads libqaudit-preload.so into the running process PID (ptrace, no gdb) and counts its\n"
+    "  allocations from now on, as qaudit run would have: every module's malloc family is\n"
+    "  redirected through its GOT, and modules loaded later too. Blocks allocated before are\n"
+    "  unknown; their frees are counted apart (totals.preexisting). `qaudit snapshot PID` asks\n"
+    "  for a dump, `qaudit detach PID` (or the end of --for) writes the last one and restores\n"
+    "  every entry point. Its threads stop while the preload is loaded (the pause is printed).\n"
+    "  --stacks MODE   off, sampled:N, sampled:Nb, always (default), fp or queue\n"
+    "  --out PATTERN   dump path; %p pid, %n sequence (default " DEFAULT_OUT "); a directory:\n"
+    "                  " DEFAULT_OUT " inside it\n"
+    "  --for SECONDS   detach after SECONDS (the command waits)\n"
+    "  --preload PATH  the interposer (default: found next to qaudit or installed)\n"
+    "Exit 0: attached (or attached and detached); 2: not attached, the process as it was: no\n"
+    "such process, already preloaded or attached, statically linked, not permitted (ptrace),\n"
+    "stopped, traced, or a thread in a system call that cannot be interrupted.\n";
+
+static const char detach_usage[] =
+    "usage: qaudit detach PID [--timeout S]\n"
+    "  Ends qaudit attach's counting in PID: the preload restores every entry point it "
+    "redirected,\n"
+    "  writes its last dump (printed) and goes inert; the process runs on as it was. Waits up to\n"
+    "  S seconds (default 10). Exit 0: detached; 1: no answer within S; 2: no such process, or "
+    "not\n"
+    "  attached.\n";
+
+struct attach_settings {
+    pid_t pid;
+    const char *stacks, *out, *preload;
+    long for_seconds; /* -1: stay attached */
+};
+
+static int refuse(pid_t pid, const char *fmt, const char *detail)
+{
+    fprintf(stderr, "qaudit attach: not attached to process %d: ", (int)pid);
+    fprintf(stderr, fmt, detail);
+    fputc('\n', stderr);
+    return 2;
+}
+
+/* A field of /proc/PID/status ("State:", "TracerPid:", "Uid:"), or "". */
+static void status_field(pid_t pid, const char *name, char *out, size_t size)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    out[0] = '\0';
+    while (f != NULL && fgets(line, sizeof line, f))
+        if (strncmp(line, name, strlen(name)) == 0) {
+            snprintf(out, size, "%s", line + strlen(name) + strspn(line + strlen(name), " \t"));
+            out[strcspn(out, "\n")] = '\0';
+            break;
+        }
+    if (f != NULL)
+        fclose(f);
+}
+
+/* The checks that need no ptrace: the process exists, runs, is nobody else's tracee, is ours. */
+static int check_process(pid_t pid)
+{
+    char state[64], tracer[32], uid[128];
+    status_field(pid, "State:", state, sizeof state);
+    if (state[0] == '\0')
+        return refuse(pid, "no such process%s", "");
+    if (state[0] == 'T' || state[0] == 't')
+        return refuse(pid, "it is stopped (%s); continue it first", state);
+    if (state[0] == 'Z' || state[0] == 'X')
+        return refuse(pid, "it has ended (%s)", state);
+    status_field(pid, "TracerPid:", tracer, sizeof tracer);
+    if (atoi(tracer) != 0)
+        return refuse(pid, "it is already traced by process %s (a debugger?)", tracer);
+    status_field(pid, "Uid:", uid, sizeof uid);
+    uid_t real = (uid_t)strtoul(uid, NULL, 10);
+    if (geteuid() != 0 && real != geteuid()) {
+        char who[64];
+        snprintf(who, sizeof who, "%u (you are %u)", (unsigned)real, (unsigned)geteuid());
+        return refuse(pid, "it belongs to user %s; attach as that user or as root", who);
+    }
+    return 0;
+}
+
+/* What the preload already mapped in the process says: -1 none; else its attach state. */
+static int preload_state(pid_t pid, struct preload_image *img, struct qaudit_control *c)
+{
+    int n = preload_images(pid, img, 1);
+    if (n <= 0)
+        return -1;
+    if (img->record == 0 || img->record_size != sizeof *c ||
+        preload_control_read(pid, img, c) != 0 || c->version != QAUDIT_CONTROL_VERSION)
+        return -2;
+    return (int)c->attach_state;
+}
+
+static int check_preload(pid_t pid, int state, const struct qaudit_control *c)
+{
+    char since[64];
+    switch (state) {
+    case -1:
+    case QAUDIT_ATTACH_DETACHED:
+        return 0;
+    case -2:
+        return refuse(pid, "it has a libqaudit-preload.so of another version loaded%s", "");
+    case QAUDIT_ATTACH_NONE:
+        return refuse(pid, "it already runs under the preload (%s); use qaudit snapshot",
+                      "LD_PRELOAD");
+    default:
+        snprintf(since, sizeof since, "%.3f", (double)c->attached_at_ns / 1e9);
+        return refuse(pid,
+                      "it is already attached (counting since %s, epoch seconds); qaudit "
+                      "detach it first",
+                      since);
+    }
+}
+
+/* dlopen in the process: the C library's (glibc 2.34 and later), else libdl's. 0: none. */
+static uint64_t find_dlopen(pid_t pid)
+{
+    static const char *const libraries[] = {"/libc.so", "/libc-2.", "/libdl.so", "/libdl-2."};
+    struct preload_image img;
+    for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; i++) {
+        if (mapped_modules(pid, libraries[i], &img, 1) != 1 || img.map_end == 0)
+            continue;
+        uint64_t at = mapped_function(pid, &img, "dlopen");
+        if (at != 0)
+            return at;
+    }
+    return 0;
+}
+
+static bool dynamically_linked(pid_t pid)
+{
+    struct preload_image img;
+    return mapped_modules(pid, "/ld-linux", &img, 1) == 1 ||
+           mapped_modules(pid, "/ld-", &img, 1) == 1;
+}
+
+/* The settings block qaudit_attach_start reads: NAME=VALUE strings, each NUL-ended, then "". */
+static size_t settings_block(const struct attach_settings *s, char *out, size_t size)
+{
+    char pattern[PATH_MAX], cwd[PATH_MAX];
+    const char *out_arg = s->out ? s->out : DEFAULT_OUT;
+    struct stat st;
+    bool dir =
+        out_arg[strlen(out_arg) - 1] == '/' || (stat(out_arg, &st) == 0 && S_ISDIR(st.st_mode));
+    snprintf(pattern, sizeof pattern, "%s%s%s", out_arg,
+             dir && out_arg[strlen(out_arg) - 1] != '/' ? "/" : "", dir ? DEFAULT_OUT : "");
+    char joined[PATH_MAX * 2 + 2];
+    if (pattern[0] != '/' && getcwd(cwd, sizeof cwd) != NULL)
+        snprintf(joined, sizeof joined, "%s/%s", cwd, pattern);
+    else
+        snprintf(joined, sizeof joined, "%s", pattern);
+    int n = snprintf(out, size, "QAUDIT_OUT=%s%cQAUDIT_STACKS=%s%c%c", joined, '\0',
+                     s->stacks ? s->stacks : "always", '\0', '\0');
+    return n > 0 && (size_t)n < size ? (size_t)n : 0;
+}
+
+/* Why PTRACE_SEIZE said EPERM: yama's ptrace_scope, or the process's credentials. */
+static void ptrace_refused(char *out, size_t size)
+{
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    int scope = -1;
+    if (f != NULL) {
+        if (fscanf(f, "%d", &scope) != 1)
+            scope = -1;
+        fclose(f);
+    }
+    if (scope >= 1)
+        snprintf(out, size,
+                 "ptrace refused: /proc/sys/kernel/yama/ptrace_scope is %d; attach as root "
+                 "(CAP_SYS_PTRACE)%s",
+                 scope, scope == 3 ? ", or not at all: scope 3 forbids every attach" : "");
+    else
+        snprintf(out, size,
+                 "ptrace refused: it changed credentials (setuid) or is not "
+                 "dumpable; attach as root (CAP_SYS_PTRACE)");
+}
+
+/* A call in the borrowed thread that did not come back: stop it where it is and let it go. */
+static void abandon_call(struct stopped_thread *t)
+{
+    int status;
+    if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0)
+        waitpid(t->tid, &status, __WALL);
+}
+
+/* Loads the preload (unless a detached one is there) and starts it; the entries redirected, or
+ * -1 after one line. The process's threads are stopped meanwhile. */
+static int inject(pid_t pid, const char *preload, const char *settings, size_t settings_size,
+                  bool loaded, uint64_t dlopen_at, double *pause_ms, double *stop_ms)
+{
+    struct stopped_process *p = calloc(1, sizeof *p);
+    char why[512];
+    if (p == NULL) {
+        refuse(pid, "%s", strerror(ENOMEM));
+        return -1;
+    }
+    int err = process_stop(pid, p, why, sizeof why);
+    if (err != 0) {
+        if (err == EPERM)
+            ptrace_refused(why, sizeof why);
+        free(p);
+        refuse(pid, "%s", why);
+        return -1;
+    }
+    struct stopped_thread *t = process_pick_thread(p);
+    uint64_t result = 0;
+    err = 0;
+    if (!loaded)
+        err = remote_call(p, t, dlopen_at, preload, strlen(preload) + 1, 2 /* RTLD_NOW */, STALL_MS,
+                          &result, why, sizeof why);
+    if (err == 0 && !loaded && result == 0) {
+        snprintf(why, sizeof why, "dlopen(%s) failed in the process", preload);
+        err = ENOENT;
+    }
+    struct preload_image img;
+    uint64_t start = 0;
+    if (err == 0 && (preload_images(pid, &img, 1) != 1 ||
+                     (start = mapped_function(pid, &img, "qaudit_attach_start")) == 0)) {
+        snprintf(why, sizeof why, "no qaudit_attach_start in the preload mapped there");
+        err = ENOENT;
+    }
+    if (err == 0)
+        err = remote_call(p, t, start, settings, settings_size, 0, STALL_MS, &result, why,
+                          sizeof why);
+    if (err == ETIMEDOUT)
+        abandon_call(t);
+    process_release(p);
+    *pause_ms = (double)(monotonic_ns() - p->started_ns) / 1e6;
+    *stop_ms = (double)(p->stopped_ns - p->started_ns) / 1e6;
+    free(p);
+    if (err != 0) {
+        refuse(pid, "%s", why);
+        return -1;
+    }
+    int started = (int)(int32_t)result;
+    if (started < 0) {
+        snprintf(why, sizeof why, "the preload could not start there: %s", strerror(-started));
+        refuse(pid, "%s", why);
+        return -1;
+    }
+    return started;
+}
+
+/* Writes the detach request and waits for the preload to serve it; exit status. */
+static int detach(pid_t pid, long timeout)
+{
+    struct preload_image img;
+    struct qaudit_control c;
+    int state = preload_state(pid, &img, &c);
+    const char *why = state == -1                   ? "no libqaudit-preload.so is loaded there"
+                      : state == -2                 ? "its preload is of another version"
+                      : state == QAUDIT_ATTACH_NONE ? "it started under the preload (LD_PRELOAD), "
+                                                      "which stays until it exits"
+                      : state == QAUDIT_ATTACH_DETACHED ? "it is already detached"
+                      : state == QAUDIT_ATTACH_STARTING ? "its attach has not finished"
+                                                        : NULL;
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        why = "no such process";
+    if (why != NULL) {
+        fprintf(stderr, "qaudit detach: process %d: %s\n", (int)pid, why);
+        return 2;
+    }
+    uint64_t token = c.detach_served + 1 + (uint64_t)monotonic_ns() % 1000;
+    int err =
+        preload_control_write(pid, &img, offsetof(struct qaudit_control, detach_request), token);
+    if (err != 0) {
+        fprintf(stderr, "qaudit detach: cannot write into process %d: %s\n", (int)pid,
+                strerror(err));
+        return 2;
+    }
+    long long deadline = monotonic_ns() + timeout * 1000000000ll;
+    while (monotonic_ns() < deadline) {
+        nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+        if (preload_control_read(pid, &img, &c) != 0) {
+            fprintf(stderr, "qaudit detach: process %d ended before it detached\n", (int)pid);
+            return 1;
+        }
+        if (c.detach_served == token) {
+            printf("%s\n", c.last_dump);
+            fprintf(stderr,
+                    "qaudit detach: process %d runs on without the interposer (last dump "
+                    "above)\n",
+                    (int)pid);
+            return 0;
+        }
+    }
+    fprintf(stderr, "qaudit detach: process %d did not detach within %ld s\n", (int)pid, timeout);
+    return 1;
+}
+
+static int parse_pid(const char *command, const char *text, pid_t *pid)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*end != '\0' || v <= 0 || v > INT_MAX) {
+        fprintf(stderr, "qaudit %s: PID must be a process id, got '%s'\n", command, text);
+        return 2;
+    }
+    *pid = (pid_t)v;
+    return 0;
+}
+
+static int parse_attach(int argc, char **argv, struct attach_settings *s)
+{
+    static const struct option options[] = {
+        {"stacks", required_argument, NULL, 's'}, {"out", required_argument, NULL, 'o'},
+        {"for", required_argument, NULL, 'f'},    {"preload", required_argument, NULL, 'P'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    int opt;
+    opterr = 0;
+    s->for_seconds = -1;
+    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+        switch (opt) {
+        case 's':
+            s->stacks = optarg;
+            break;
+        case 'o':
+            s->out = optarg;
+            break;
+        case 'f':
+            if (!parse_option_number("attach", "for", optarg, 0, &s->for_seconds))
+                return 2;
+            break;
+        case 'P':
+            s->preload = optarg;
+            break;
+        case 'h':
+            fputs(attach_usage, stdout);
+            return -1;
+        default:
+            return option_error("attach", opt, argv, options);
+        }
+    }
+    if (optind != argc - 1)
+        return usage_error("attach", "wants one PID");
+    if (s->out != NULL && s->out[0] == '\0')
+        return usage_error("attach", "--out wants a path pattern or a directory");
+    if (s->stacks != NULL && !stacks_mode_valid(s->stacks))
+        return usage_error("attach",
+                           "--stacks wants off, sampled:N, sampled:Nb, always, fp or queue");
+    return parse_pid("attach", argv[optind], &s->pid);
+}
+
+int command_attach(int argc, char **argv)
+{
+    struct attach_settings s = {0};
+    int r = parse_attach(argc, argv, &s);
+    if (r != 0)
+        return r < 0 ? 0 : r;
+#ifndef __x86_64__
+    return refuse(s.pid, "qaudit attach is built for x86-64 only%s", "");
+#endif
+    char preload[PATH_MAX], absolute[PATH_MAX], settings[PATH_MAX * 2 + 128];
+    if (s.preload ? snprintf(preload, sizeof preload, "%s", s.preload) < 0
+                  : !preload_find(preload, sizeof preload))
+        return refuse(s.pid, "cannot find libqaudit-preload.so (pass --preload PATH)%s", "");
+    if (realpath(preload, absolute) == NULL)
+        return refuse(s.pid, "cannot read the preload %s", preload);
+    if ((r = check_process(s.pid)) != 0)
+        return r;
+    char maps[64], why[512];
+    snprintf(maps, sizeof maps, "/proc/%d/maps", (int)s.pid);
+    FILE *readable = fopen(maps, "r"); /* opening asks what ptrace would: a process that is */
+    if (readable == NULL) {            /* not dumpable refuses it, even to its own user */
+        ptrace_refused(why, sizeof why);
+        return refuse(s.pid, "%s", why);
+    }
+    fclose(readable);
+    if (!dynamically_linked(s.pid))
+        return refuse(s.pid,
+                      "it is statically linked (no dynamic loader mapped): there is no "
+                      "dlopen to load the preload with%s",
+                      "");
+    struct preload_image img;
+    struct qaudit_control c;
+    int state = preload_state(s.pid, &img, &c);
+    if ((r = check_preload(s.pid, state, &c)) != 0)
+        return r;
+    uint64_t dlopen_at = state == -1 ? find_dlopen(s.pid) : 0;
+    if (state == -1 && dlopen_at == 0)
+        return refuse(s.pid, "no dlopen found in its C library%s", "");
+    size_t size = settings_block(&s, settings, sizeof settings);
+    if (size == 0)
+        return refuse(s.pid, "the --out pattern is too long%s", "");
+    double pause_ms = 0, stop_ms = 0;
+    int redirected =
+        inject(s.pid, absolute, settings, size, state != -1, dlopen_at, &pause_ms, &stop_ms);
+    if (redirected < 0)
+        return 2;
+    fprintf(stderr,
+            "qaudit attach: counting in process %d from now on (%d entry points redirected; its "
+            "threads paused %.1f ms, %.1f of them to stop all); qaudit snapshot %d for a dump, "
+            "qaudit detach %d to end\n",
+            (int)s.pid, redirected, pause_ms, stop_ms, (int)s.pid, (int)s.pid);
+    if (s.for_seconds < 0)
+        return 0;
+    nanosleep(&(struct timespec){s.for_seconds, 0}, NULL);
+    return detach(s.pid, 10);
+}
+
+int command_detach(int argc, char **argv)
+{
+    static const struct option options[] = {{"timeout", required_argument, NULL, 't'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    long timeout = 10;
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+        if (opt == 't') {
+            if (!parse_option_number("detach", "timeout", optarg, 1, &timeout))
+                return 2;
+        } else if (opt == 'h') {
+            fputs(detach_usage, stdout);
+            return 0;
+        } else
+            return option_error("detach", opt, argv, options);
+    }
+    if (optind != argc - 1)
+        return usage_error("detach", "wants one PID");
+    pid_t pid;
+    int r = parse_pid("detach", argv[optind], &pid);
+    return r != 0 ? r : detach(pid, timeout);
+}

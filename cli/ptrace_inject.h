@@ -1,0 +1,55 @@
+/* Stopping every thread of a running process with ptrace (PTRACE_SEIZE, PTRACE_INTERRUPT), calling
+ * a function of its own in one of them, and letting it go exactly as it was: what qaudit attach
+ * does to load the preload without gdb. x86-64 only. */
+#ifndef QAUDIT_CLI_PTRACE_INJECT_H
+#define QAUDIT_CLI_PTRACE_INJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+/* ---- ptrace_stop.c ---- */
+struct stopped_thread {
+    pid_t tid;
+    struct user_regs_struct regs; /* as it stopped: put back when it is let go */
+    bool stopped;                 /* its stop has been seen */
+    bool interrupted;             /* stopped by our PTRACE_INTERRUPT (not a signal's delivery) */
+    int signal;                   /* a signal whose delivery it stopped for: delivered at release */
+    bool released;
+};
+
+#define STOPPED_MAX 4096
+struct stopped_process {
+    pid_t pid;
+    int count;
+    struct stopped_thread threads[STOPPED_MAX];
+    long long started_ns, stopped_ns; /* CLOCK_MONOTONIC: the first seize, every thread stopped */
+};
+
+/* Seizes and stops every thread of pid. 0, or an errno with one line in why (nothing is left
+ * stopped then): EPERM (not permitted), ESRCH (gone), ETIMEDOUT (a thread would not stop: an
+ * uninterruptible system call), E2BIG (more threads than STOPPED_MAX). */
+int process_stop(pid_t pid, struct stopped_process *p, char *why, size_t size);
+/* Lets one thread go: its registers back (a system call our stop interrupted with EINTR made to
+ * start again, when doing so is what the program would have seen without the stop), the signal
+ * it stopped for delivered, ptrace detached. */
+void thread_release(struct stopped_thread *t);
+void process_release(struct stopped_process *p); /* every thread not released yet */
+/* The thread to borrow for calls: one blocked in a system call (it holds no lock of the C
+ * library's in user space), preferably not the main thread (a thread stack is mapped whole). */
+struct stopped_thread *process_pick_thread(struct stopped_process *p);
+long long monotonic_ns(void);
+
+/* ---- ptrace_call.c ---- */
+/* Calls fn(data copied below the thread's stack pointer, arg) in the stopped thread t and waits
+ * for it to return (to address 0: the fault stops it there). If it has not returned after
+ * stall_ms, the other threads of p are released (one of them may hold a lock it waits for).
+ * 0 and the return value in *result, or an errno with one line in why; t's registers are put
+ * back by thread_release either way. */
+int remote_call(struct stopped_process *p, struct stopped_thread *t, uint64_t fn, const void *data,
+                size_t size, uint64_t arg, int stall_ms, uint64_t *result, char *why,
+                size_t why_size);
+
+#endif
