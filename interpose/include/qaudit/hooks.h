@@ -1,5 +1,6 @@
 /* qaudit hook ABI: how a server reports connection and queue events to the interposer.
- * Without libqaudit-preload the weak symbol stays NULL and every hook is one predictable branch.
+ * Without libqaudit-preload the weak symbol and the attach slot (below) stay NULL and every hook
+ * is two predictable branches on two loads (bench/RESULTS.md, issue 24: what the slot costs).
  * The same header serves C (C99 and later) and C++ (C++11 and later): its one symbol has C
  * linkage, so a C++ server calls the preload's qaudit_hook, not a mangled weak name nothing
  * defines. */
