@@ -246,8 +246,10 @@ static const char *forked_child(const char *entry, const char *name)
 static void inherited_sites_carry_what_the_child_freed(void **state)
 {
     (void)state;
-    const char *paths[] = {write_doc(example(), "parent.json"),
+    json_t *parent = example();
+    const char *paths[] = {write_doc(parent, "parent.json"),
                            forked_child("[3, 2, 320, 1, 160]", "child.json")};
+    json_decref(parent);
     struct report r;
     char error[512];
     assert_int_equal(load(paths, 2, &r, error), REPORT_OK);
