@@ -114,5 +114,7 @@ int preload_children(pid_t pid, pid_t *children, int max);
 bool preload_pid_matches(pid_t pid, int32_t record_pid);
 /* Why reading another process's memory was refused: yama's ptrace_scope, or credentials. */
 void preload_permission_hint(char *out, size_t size);
+/* /proc/sys/kernel/yama/ptrace_scope, -1 without yama. */
+int ptrace_scope(void);
 
 #endif

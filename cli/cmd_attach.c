@@ -185,13 +185,7 @@ static size_t settings_block(const struct attach_settings *s, char *out, size_t 
 /* Why PTRACE_SEIZE said EPERM: yama's ptrace_scope, or the process's credentials. */
 static void ptrace_refused(char *out, size_t size)
 {
-    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
-    int scope = -1;
-    if (f != NULL) {
-        if (fscanf(f, "%d", &scope) != 1)
-            scope = -1;
-        fclose(f);
-    }
+    int scope = ptrace_scope();
     if (scope >= 1)
         snprintf(out, size,
                  "ptrace refused: /proc/sys/kernel/yama/ptrace_scope is %d; attach as root "

@@ -271,7 +271,7 @@ bool preload_pid_matches(pid_t pid, int32_t record_pid)
     return match;
 }
 
-void preload_permission_hint(char *out, size_t size)
+int ptrace_scope(void)
 {
     FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
     int scope = -1;
@@ -280,6 +280,12 @@ void preload_permission_hint(char *out, size_t size)
             scope = -1;
         fclose(f);
     }
+    return scope;
+}
+
+void preload_permission_hint(char *out, size_t size)
+{
+    int scope = ptrace_scope();
     if (scope >= 1)
         snprintf(out, size,
                  "ptrace permission denied: /proc/sys/kernel/yama/ptrace_scope is %d (%s); run "
