@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "die_end.h"
+#include "language.h"
 
 static _Thread_local struct {
     bool set;
@@ -426,15 +427,10 @@ static enum language language_of(Dwarf_Die *die)
     if (!known_language(code))
         probe_dwarf_errors_note(die, "its unit has no language or one of no known code");
     walks.last_unit.cu = die->cu;
-    walks.last_unit.language =
-        code == DW_LANG_C89 || code == DW_LANG_C || code == DW_LANG_C99 || code == DW_LANG_C11 ||
-                code == 0x002c /* C17 */
-            ? C
-            : code == DW_LANG_C_plus_plus || code == DW_LANG_C_plus_plus_03 ||
-                      code == DW_LANG_C_plus_plus_11 || code == DW_LANG_C_plus_plus_14 ||
-                      code == 0x002a || code == 0x002b /* C++17, C++20 */
-                  ? CPLUSPLUS
-                  : OTHER;
+    walks.last_unit.language = code == DW_LANG_C89 || code == DW_LANG_C || code == DW_LANG_C99 ||
+                                       code == DW_LANG_C11 || code == 0x002c /* C17 */
+                                   ? C
+                                   : probe_language_is_cxx(code) ? CPLUSPLUS : OTHER;
     return (enum language)walks.last_unit.language;
 }
 

@@ -18,6 +18,7 @@
 #include "die_table.h"
 #include "dwarf_errors.h"
 #include "function_defs.h"
+#include "language.h"
 #include "stand_ins.h"
 #include "template_args.h"
 
@@ -96,16 +97,6 @@ void probe_scope_names_reset(void)
         unit_free(kept.units[i]);
     free(kept.units);
     memset(&kept, 0, sizeof kept);
-}
-
-static bool is_cplusplus(Dwarf_Die *root)
-{
-    Dwarf_Attribute attr;
-    Dwarf_Word lang = 0;
-    if (dwarf_attr(root, DW_AT_language, &attr) == NULL || dwarf_formudata(&attr, &lang) != 0)
-        return false;
-    return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
-           lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
 }
 
 static bool push_scope(struct unit *u, Dwarf_Die *die, int32_t parent)
@@ -191,7 +182,7 @@ static struct unit *unit_build(Dwarf_Die *root)
     if (u == NULL)
         return NULL;
     u->key = root->addr;
-    u->cplusplus = is_cplusplus(root);
+    u->cplusplus = probe_unit_is_cxx(root);
     u->type_unit = dwarf_tag(root) == DW_TAG_type_unit;
     if (!index_children(u, root, -1, 0, false)) {
         unit_free(u);

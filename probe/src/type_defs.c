@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "aggregate_tag.h"
+#include "language.h"
 #include "cxx_names.h"
 #include "die_table.h"
 #include "keyed_dies.h"
@@ -106,9 +107,7 @@ static bool extend(struct type_defs *d)
         Dwarf_Die *root =
             unit_type == DW_UT_skeleton && dwarf_tag(&subdie) != DW_TAG_invalid ? &subdie : &cudie;
         int lang = dwarf_srclang(root);
-        if ((lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
-             lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14) &&
-            !gather(d, root, 0)) {
+        if (lang >= 0 && probe_language_is_cxx((Dwarf_Word)lang) && !gather(d, root, 0)) {
             d->failed = true; /* (what is indexed stays usable) */
             break;
         }

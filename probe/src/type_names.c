@@ -9,6 +9,7 @@
 
 #include "cxx_names.h"
 #include "dwarf_errors.h"
+#include "language.h"
 #include "scope_names.h"
 #include "type_names.h"
 
@@ -102,13 +103,7 @@ static Dwarf_Die *next_type(Dwarf_Die *die, Dwarf_Die *out)
 static bool is_cplusplus(Dwarf_Die *die)
 {
     Dwarf_Die cu;
-    Dwarf_Word lang = 0;
-    Dwarf_Attribute attr;
-    if (dwarf_diecu(die, &cu, NULL, NULL) == NULL ||
-        dwarf_attr(&cu, DW_AT_language, &attr) == NULL || dwarf_formudata(&attr, &lang) != 0)
-        return false;
-    return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
-           lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
+    return dwarf_diecu(die, &cu, NULL, NULL) != NULL && probe_unit_is_cxx(&cu);
 }
 
 /* A struct, class, union, enum or typedef by name: "ns::Outer::name", "(anonymous
