@@ -102,8 +102,6 @@ void attribute_command(const struct report *r, char *out, size_t size);
  * modules whose frames have none. */
 bool process_is_python(const struct report_process *p);
 bool python_objects_counted(const struct report_process *p);
-/* The dump says PYTHONMALLOC sent every object to malloc. */
-bool python_malloc_said(const struct report_process *p);
 struct debug_hint {
     size_t module;     /* index in report.modules */
     uint64_t frames;   /* its frames without a function name, over every site */

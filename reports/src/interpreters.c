@@ -29,17 +29,12 @@ bool process_is_python(const struct report_process *p)
     return strncmp(base ? base + 1 : p->exe, "python", 6) == 0;
 }
 
-/* PYTHONMALLOC's values that send every object to malloc (Python 3.11's "malloc" and
- * "malloc_debug"); any other (pymalloc, pymalloc_debug, debug, default) keeps pymalloc's arenas. */
-bool python_malloc_said(const struct report_process *p)
-{
-    return p->pythonmalloc != NULL && strncmp(p->pythonmalloc, "malloc", 6) == 0;
-}
-
 bool python_objects_counted(const struct report_process *p)
 {
-    if (p->pythonmalloc != NULL) /* the dump says: no need to read it from the sizes */
-        return python_malloc_said(p);
+    /* The dump says: PYTHONMALLOC's "malloc" and "malloc_debug" send every object to malloc; any
+     * other value (pymalloc, pymalloc_debug, debug, default) keeps pymalloc's arenas. */
+    if (p->pythonmalloc != NULL)
+        return strncmp(p->pythonmalloc, "malloc", 6) == 0;
     return p->small_allocs >= PYTHON_SMALL_COUNTED &&
            (double)p->small_allocs >= PYTHON_SMALL_SHARE * (double)p->alloc_calls;
 }
