@@ -14,8 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-#define FALLBACK_PREFIX "qaudit-fallback-"
+#include "qaudit/control.h"
 
 /* The run's id, exported for the program and everything it starts (kept if already set). */
 void run_fallback_prepare(void)
@@ -78,7 +77,8 @@ void run_fallback_collect(const char *pattern)
         return;
     char where[4096], glob_pattern[4400];
     snprintf(where, sizeof where, "%s", dir && dir[0] == '/' ? dir : "/tmp");
-    snprintf(glob_pattern, sizeof glob_pattern, "%s/" FALLBACK_PREFIX "%s-*.json", where, id);
+    snprintf(glob_pattern, sizeof glob_pattern, "%s/" QAUDIT_FALLBACK_PREFIX "%s-*.json", where,
+             id);
     glob_t g;
     if (glob(glob_pattern, 0, NULL, &g) != 0)
         return;
@@ -88,7 +88,7 @@ void run_fallback_collect(const char *pattern)
         snprintf(target, sizeof target, ".");
     else
         snprintf(target, sizeof target, "%.*s", (int)(slash - pattern), pattern);
-    size_t moved = 0, prefix = strlen(FALLBACK_PREFIX) + strlen(id) + 1;
+    size_t moved = 0, prefix = strlen(QAUDIT_FALLBACK_PREFIX) + strlen(id) + 1;
     for (size_t i = 0; i < g.gl_pathc; i++) {
         if (strstr(g.gl_pathv[i], ".tmp.") != NULL)
             continue;

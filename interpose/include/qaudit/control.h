@@ -17,6 +17,9 @@
 #define QAUDIT_CONTROL_VERSION 3
 #define QAUDIT_CONTROL_PATH_MAX 1024
 #define QAUDIT_CONTROL_ERROR_MAX 256
+/* A dump the run's directory refused goes to the fallback directory under this prefix, then
+ * QAUDIT_RUN_ID and '-' when set (docs/dump-format.md); qaudit run moves them after the run. */
+#define QAUDIT_FALLBACK_PREFIX "qaudit-fallback-"
 
 enum qaudit_control_signal_state {
     QAUDIT_SIGNAL_ON = 0,       /* signal_number asks for a dump */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "qaudit/control.h"
 
 #define MAX_SUFFIXES 1000
 
@@ -333,7 +334,7 @@ static bool fallback_for(char *out, size_t size, const char *path)
     size_t len = 0;
     out[0] = '\0';
     bool fits = append(out, size, &len, qa_cfg.fallback_dir) && append(out, size, &len, "/") &&
-                append(out, size, &len, "qaudit-fallback-");
+                append(out, size, &len, QAUDIT_FALLBACK_PREFIX);
     if (fits && qa_cfg.run_id[0] != '\0')
         fits = append(out, size, &len, qa_cfg.run_id) && append(out, size, &len, "-");
     return fits && append(out, size, &len, base);
