@@ -26,6 +26,10 @@ struct record {
     uint64_t allocs, bytes, grows, shrinks, inlines;
     uint32_t depth, peak_depth;
     bool open, closed;
+    /* Values the queue held when its first counting event came: 0 for every queue of a process
+     * started under the preload; a queue first seen after an attach may already hold some. */
+    uint64_t held_at_first;
+    bool seen;
 };
 
 struct violation {
@@ -159,6 +163,15 @@ static struct record *lookup_shared(const void *queue, const void *conn, bool fr
     return r;
 }
 
+/* A record's first push, pop, clear, destroy or move says what the queue held before it. */
+static void note_first_sight(struct record *r, uint64_t held_before)
+{
+    if (r->seen)
+        return;
+    r->seen = true;
+    r->held_at_first = held_before;
+}
+
 static void note_depth(struct record *r, uint64_t depth)
 {
     r->depth = (uint32_t)depth;
@@ -218,11 +231,13 @@ void qa_queue_event(const struct qaudit_event *ev)
         return;
     switch (ev->kind) {
     case QAUDIT_QUEUE_PUSH:
+        note_first_sight(r, ev->depth > 0 ? ev->depth - 1 : 0);
         r->pushes++;
         note_depth(r, ev->depth);
         atomic_fetch_add_explicit(&depth_hist[depth_bucket(ev->depth)], 1, memory_order_relaxed);
         break;
     case QAUDIT_QUEUE_POP:
+        note_first_sight(r, ev->depth + 1);
         r->pops++;
         note_depth(r, ev->depth);
         break;
@@ -237,15 +252,18 @@ void qa_queue_event(const struct qaudit_event *ev)
         break;
     case QAUDIT_QUEUE_CLEAR:
     case QAUDIT_QUEUE_DESTROY:
+        note_first_sight(r, ev->discarded);
         r->discarded += ev->discarded;
         note_depth(r, 0);
         break;
     case QAUDIT_QUEUE_MOVE: {
+        note_first_sight(r, ev->discarded);
         r->discarded += ev->discarded;
         r->moved_in += ev->depth;
         note_depth(r, ev->depth);
         struct record *from = lookup(ev->other, NULL, false);
         if (from != NULL) {
+            note_first_sight(from, ev->depth);
             from->moved_out += ev->depth;
             note_depth(from, 0);
         }
@@ -325,6 +343,7 @@ void qa_queue_on_alloc(struct qa_thread *t, uint64_t size, void *const *frames, 
 
 struct summary {
     uint64_t pushes, pops, discarded, moved_in, moved_out, depth_now, grows, shrinks, inlines;
+    uint64_t held_at_first;
     uint64_t connections, open_now, broken_connections;
 };
 
@@ -341,6 +360,7 @@ static void summarise(struct summary *s)
         s->discarded += r->discarded;
         s->moved_in += r->moved_in;
         s->moved_out += r->moved_out;
+        s->held_at_first += r->held_at_first;
         s->depth_now += r->depth;
         s->grows += r->grows;
         s->shrinks += r->shrinks;
@@ -349,7 +369,8 @@ static void summarise(struct summary *s)
             s->connections++;
             s->open_now += r->open;
         }
-        if (r->pushes + r->moved_in != r->pops + r->discarded + r->moved_out + r->depth)
+        if (r->held_at_first + r->pushes + r->moved_in !=
+            r->pops + r->discarded + r->moved_out + r->depth)
             s->broken_connections++;
     }
 }
@@ -521,12 +542,16 @@ static void check_conservation(struct qa_json *j, const struct summary *s, bool 
         check(j, "conservation", CHECK_NA, "no queue hooks seen: no pushes or pops to balance");
         return;
     }
-    char detail[256];
-    bool balanced = s->pushes + s->moved_in == s->pops + s->discarded + s->moved_out + s->depth_now;
+    char detail[256], held[64] = "";
+    bool balanced = s->held_at_first + s->pushes + s->moved_in ==
+                    s->pops + s->discarded + s->moved_out + s->depth_now;
+    if (s->held_at_first > 0) /* queues first seen holding values: after an attach */
+        snprintf(held, sizeof held, " + held when first seen %llu",
+                 (unsigned long long)s->held_at_first);
     snprintf(detail, sizeof detail,
-             "pushes %llu = pops %llu + discarded %llu + still queued %llu%s; %llu queues out of "
-             "balance",
-             (unsigned long long)s->pushes, (unsigned long long)s->pops,
+             "pushes %llu%s = pops %llu + discarded %llu + still queued %llu%s; %llu queues out "
+             "of balance",
+             (unsigned long long)s->pushes, held, (unsigned long long)s->pops,
              (unsigned long long)s->discarded, (unsigned long long)s->depth_now,
              balanced ? "" : " does not hold", (unsigned long long)s->broken_connections);
     check(j, "conservation", verdict(balanced && s->broken_connections == 0), detail);
