@@ -14,6 +14,11 @@ void qa_signals_install(void);
 /* exits.c: _exit, _Exit and the exec family, resolved at start-up (dlsym may allocate) */
 void qa_exits_resolve(void);
 
+/* dlopen_name.c: the file the program's dlopen(file) means, resolved as its caller would (out),
+ * or file itself */
+const char *qa_dlopen_name(const char *file, const void *caller,
+                           bool (*already_loaded)(const char *), char *out, size_t size);
+
 /* fork.c: the pthread_atfork handlers */
 void qa_fork_handlers_install(void);
 
@@ -27,6 +32,6 @@ void qa_unwinder_fds_init(void);
  * qaudit_hook redirected to the preload (restored by the writer thread at detach) */
 bool qa_attach_loaded_late(void); /* loaded after the program bound malloc: by qaudit attach */
 bool qa_attach_active(void);
-int qa_attach_begin(void);          /* entries redirected, or -errno */
+int qa_attach_begin(void); /* entries redirected, or -errno */
 
 #endif
