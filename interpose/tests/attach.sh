@@ -166,6 +166,42 @@ else
   fail "attach prefork: $(cat "$work/pf.err")"
 fi
 
+# ---- endings after the attach, as under LD_PRELOAD: a fatal signal at its default, _exit and
+# exec each leave the final dump (the status native), and the program reads back SIG_DFL; after
+# a detach, the signal ends it with no dump more and its dispositions are its own again ----
+for how in sigterm _exit exec detach; do
+  dir="$work/en-$how"
+  mkdir -p "$dir/d"
+  "$target" endings "$dir" >"$dir/out" &
+  en=$!
+  pids+=("$en")
+  wait_for "$dir/out" ready || { fail "endings $how: the fixture did not start"; continue; }
+  if ! "$qaudit" attach "$en" --out "$dir/d/" --stacks off 2>"$dir/err"; then
+    fail "attach for $how: $(cat "$dir/err")"
+    continue
+  fi
+  [ "$how" = detach ] && { "$qaudit" detach "$en" >/dev/null 2>&1 || fail "detach before the ending"; }
+  echo "${how/detach/sigterm}" >"$dir/how"
+  wait "$en"
+  status=$?
+  reasons=$(for f in "$dir"/d/*.json; do field "$f" "d['reason']"; done | sort | tr '\n' ' ')
+  case $how in
+  sigterm) want_status=143 want_reasons="fatal_signal " ;;
+  _exit) want_status=3 want_reasons="_exit " ;;
+  exec) want_status=0 want_reasons="exec " ;;
+  detach) want_status=143 want_reasons="detach " ;;
+  esac
+  reads=$(cat "$dir/reads-back" 2>/dev/null)
+  [ "$status" = "$want_status" ] && [ "$reasons" = "$want_reasons" ] && [ "$reads" = default ] &&
+    pass "after the attach, $how: status $status, dumps: $reasons, SIGTERM reads back $reads" ||
+    fail "after the attach, $how: status $status (want $want_status), dumps: '$reasons' (want '$want_reasons'), SIGTERM reads back '$reads'"
+  if [ "$how" != detach ] && [ "$reasons" = "$want_reasons" ]; then
+    mallocs=$(field "$(ls "$dir"/d/*.json)" "d['totals']['calls']['malloc']")
+    [ "$mallocs" -ge 100 ] && pass "$how: the final dump holds the 100 blocks allocated after the attach ($mallocs mallocs)" ||
+      fail "$how: $mallocs mallocs in the final dump"
+  fi
+done
+
 # ---- Debian's redis-server under load ----
 rport=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
 redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no --daemonize no \

@@ -217,6 +217,22 @@ static void test_chroot_then_drop_writes_into_the_fallback(void **state)
     unlink(path);
 }
 
+/* A process under a seccomp filter that kills at calls it never makes, among them those the
+ * writer thread's own descriptor table takes (close_range, pidfd_open): one installed after
+ * start-up (prctl) and a child forked then, one inherited across exec (seen at start-up). Each
+ * lives and dumps; the writer stays on the program's table. */
+static void test_a_seccomp_filter_is_respected(void **state)
+{
+    (void)state;
+    const char *modes[] = {"seccomp-fork", "seccomp-exec"};
+    for (int i = 0; i < 2; i++) {
+        pid_t pid = run_confined(modes[i], "", NULL);
+        char path[700];
+        snprintf(path, sizeof path, "%s/dump-%d.json", dump_dir, (int)pid);
+        assert_counted(path, pid);
+    }
+}
+
 /* A relative QAUDIT_OUT, and none at all (qaudit-%p.json): the exec'd image, whose working
  * directory is elsewhere, writes where the first image was started. */
 static void test_an_exec_from_elsewhere_writes_where_the_run_started(void **state)
@@ -255,6 +271,7 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_chrooted_process_snapshot_lands_in_the_run_directory,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_seccomp_filter_is_respected, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chroot_then_drop_writes_into_the_fallback, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_an_exec_from_elsewhere_writes_where_the_run_started,

@@ -81,6 +81,7 @@ void qa_file_give_back(int fd);
 /* ---- fd_table.c: the writer thread's descriptor table of its own, so the numbers it opens
  * never take the program's lowest free one ---- */
 bool qa_fd_table_leave(void); /* the calling thread: true once its table is its own */
+void qa_fd_table_stay_shared(void); /* a seccomp filter: no thread leaves the program's table */
 int qa_fd_borrow(int program_fd); /* the program's descriptor, usable on this thread; or -1 */
 void qa_fd_return(int borrowed);
 

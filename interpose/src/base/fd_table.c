@@ -5,7 +5,9 @@
  * program's table: close_range(CLOSE_RANGE_UNSHARE) gives it a table of its own holding nothing,
  * where its numbers are invisible to the program. What it needs of the program's table (stderr
  * for its lines, a dump directory held across a chroot) it borrows for one use with
- * pidfd_getfd(), the same open file, so the program's own closing of it is never held up.
+ * pidfd_getfd(), the same open file, so the program's own closing of it is never held up. Not
+ * in a process under a seccomp filter (host/seccomp.c): the filter may punish calls the program
+ * never makes.
  * Context: the writer thread (qa_fd_table_leave, at its start); qa_fd_borrow from any thread
  * (async-signal-safe: system calls only). */
 #include <errno.h>
@@ -20,17 +22,27 @@
  * table of its own where pidfd_open failed. */
 static __thread int own_pidfd __attribute__((tls_model("initial-exec"))) = -1;
 
+/* A seccomp filter was seen or installed: inherited by forked children, as the filter is. */
+static atomic_bool stay_shared;
+
+void qa_fd_table_stay_shared(void)
+{
+    atomic_store(&stay_shared, true);
+}
+
 static long raw_syscall(long number, long a, long b, long c)
 {
     return qa_real.syscall_fn ? qa_real.syscall_fn(number, a, b, c) : (errno = ENOSYS, -1);
 }
 
 /* Leaves the program's table for an empty one, then opens a pidfd of the process there. True
- * when the thread now has its own table; false (the table still shared: the old kernel or a
- * seccomp filter refused) changes nothing. A table left whose pidfd fails keeps the thread's
+ * when the thread now has its own table; false (the table still shared: a seccomp filter, or an
+ * old kernel that refused) changes nothing. A table left whose pidfd fails keeps the thread's
  * numbers private, and its lines on stderr are lost (qa_fd_borrow returns -1). */
 bool qa_fd_table_leave(void)
 {
+    if (atomic_load(&stay_shared))
+        return false;
     if (raw_syscall(SYS_close_range, 0, (long)~0U, CLOSE_RANGE_UNSHARE) != 0)
         return false;
     long pidfd = raw_syscall(SYS_pidfd_open, getpid(), 0, 0);

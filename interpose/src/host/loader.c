@@ -51,6 +51,7 @@ QA_EXPORT void *dlopen(const char *file, int flags)
             qa_dump_note_deepbind(file ? file : "(main program)");
         qa_modules_changed();
         qa_patterns_resolve();
+        qa_attach_module_loaded();
         if (t)
             qa_guard_restore(t, was_busy);
     }
