@@ -303,6 +303,22 @@ else
 fi
 kill -STOP "$other"
 refused "a stopped process" "$other" "$qaudit" attach
+launch "$work/sc.out" "$target" seccomp
+sc=$launched
+refused "under a seccomp filter (without --seccomp-ok)" "$sc" "$qaudit" attach
+# Told it may, the attach goes ahead: the filter kills at the calls of the writer thread's own
+# descriptor table, which the preload sees the filter and leaves alone.
+mkdir "$work/sc"
+if "$qaudit" attach "$sc" --seccomp-ok --out "$work/sc/" --stacks off 2>"$work/sc.err"; then
+  sleep 0.5
+  dump=$("$qaudit" detach "$sc" 2>/dev/null)
+  mallocs=$([ -f "$dump" ] && field "$dump" "d['totals']['calls']['malloc']")
+  kill -0 "$sc" 2>/dev/null && [ "${mallocs:-0}" -gt 0 ] &&
+    pass "attached with --seccomp-ok under a filter that kills at close_range and pidfd_open: alive, $mallocs mallocs" ||
+    fail "--seccomp-ok: alive $(kill -0 "$sc" 2>/dev/null && echo yes || echo no), dump '$dump', mallocs '$mallocs'"
+else
+  fail "attach --seccomp-ok: $(cat "$work/sc.err")"
+fi
 kill -CONT "$other"
 launch "$work/vfork.out" "$target" vfork
 sleep 0.2
