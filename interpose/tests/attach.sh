@@ -166,6 +166,26 @@ else
   fail "attach prefork: $(cat "$work/pf.err")"
 fi
 
+# ---- an interpreter: a Python started with PYTHONMALLOC=malloc says so in the attached dump ----
+mkdir "$work/py"
+PYTHONMALLOC=malloc python3 -c "
+import sys, time
+print('ready', flush=True)
+while True:
+    x = [str(i) * 3 for i in range(1000)]
+    time.sleep(0.01)" >"$work/py.out" &
+py=$!
+pids+=("$py")
+if wait_for "$work/py.out" ready && "$qaudit" attach "$py" --out "$work/py/" --stacks off 2>"$work/py.err"; then
+  sleep 0.3
+  dump=$("$qaudit" detach "$py" 2>/dev/null)
+  pm=$([ -f "$dump" ] && field "$dump" "d['process'].get('pythonmalloc')")
+  [ "$pm" = malloc ] && pass "an attached Python's dump records PYTHONMALLOC=$pm" ||
+    fail "attached Python: process.pythonmalloc '$pm' (want malloc)"
+else
+  fail "attach python: $(cat "$work/py.err")"
+fi
+
 # ---- endings after the attach, as under LD_PRELOAD: a fatal signal at its default, _exit and
 # exec each leave the final dump (the status native), and the program reads back SIG_DFL; after
 # a detach, the signal ends it with no dump more and its dispositions are its own again ----
