@@ -187,11 +187,12 @@ else
 fi
 
 # ---- endings after the attach, as under LD_PRELOAD: a fatal signal at its default, _exit and
-# exec each leave the final dump (the status native), and the program reads back SIG_DFL; after
-# a detach, the signal ends it with no dump more and its dispositions are its own again ----
-for how in sigterm _exit exec detach; do
+# exec each leave the final dump (the status native), and the program reads back SIG_DFL; a
+# chroot does not lose the exit dump; after a detach, the signal ends it with no dump more and
+# its dispositions are its own again ----
+for how in sigterm _exit exec chroot detach; do
   dir="$work/en-$how"
-  mkdir -p "$dir/d"
+  mkdir -p "$dir/d" "$dir/jail"
   "$target" endings "$dir" >"$dir/out" &
   en=$!
   pids+=("$en")
@@ -209,6 +210,7 @@ for how in sigterm _exit exec detach; do
   sigterm) want_status=143 want_reasons="fatal_signal " ;;
   _exit) want_status=3 want_reasons="_exit " ;;
   exec) want_status=0 want_reasons="exec " ;;
+  chroot) want_status=0 want_reasons="exit " ;;
   detach) want_status=143 want_reasons="detach " ;;
   esac
   reads=$(cat "$dir/reads-back" 2>/dev/null)
