@@ -148,6 +148,22 @@ else
   fail "attach hooks: $(cat "$work/hk.err")"
 fi
 
+# ---- a queue already holding values at the attach: its pops of them balance against what it held
+# when first seen (3), not against pushes the attach never saw ----
+mkdir -p "$work/hh/d"
+launch "$work/hh.out" "$target" hooks-held "$work/hh"
+hh=$launched
+if "$qaudit" attach "$hh" --out "$work/hh/d/" --stacks off 2>"$work/hh.err"; then
+  touch "$work/hh/go"
+  sleep 0.5
+  dump=$("$qaudit" detach "$hh" 2>/dev/null)
+  cons=$([ -f "$dump" ] && field "$dump" "[c['status']+': '+c['detail'] for c in d['checks'] if c['name']=='conservation'][0]")
+  [[ $cons == pass:*"held when first seen 3"* ]] &&
+    pass "a queue holding 3 values at the attach balances: $cons" || fail "held at the attach: $cons"
+else
+  fail "attach hooks-held: $(cat "$work/hh.err")"
+fi
+
 # ---- a prefork process: children forked after the attach count in dumps of their own ----
 mkdir "$work/pf"
 launch "$work/pf.out" "$target" prefork
