@@ -359,6 +359,17 @@ static void test_dlopen_names_resolve_as_the_callers(void **state)
     remove_dir();
 }
 
+/* The calls the preload wraps work before its start-up: a library the program needs is
+ * initialised first, and its constructor's prctl reached a wrapper not yet resolved (ENOSYS). */
+static void test_a_constructor_before_the_preload_calls_prctl(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_early_prctl"), NULL};
+    assert_int_equal(wait_exit(start(argv, NULL)), 0);
+    remove_dir();
+}
+
 static json_t *run_queue(const char *variant, const char *mode, const char *const *env)
 {
     char path[300];
@@ -856,6 +867,7 @@ int main(void)
         cmocka_unit_test(test_usable_bytes_agree_with_the_allocator),
         cmocka_unit_test(test_dlopen_and_patterns),
         cmocka_unit_test(test_dlopen_names_resolve_as_the_callers),
+        cmocka_unit_test(test_a_constructor_before_the_preload_calls_prctl),
         cmocka_unit_test(test_queue_depth_one_and_nine),
         cmocka_unit_test(test_injected_growth_and_shrink_failures),
         cmocka_unit_test(test_snapshot_while_running),

@@ -41,6 +41,8 @@ QA_EXPORT int prctl(int option, ...)
     va_end(ap);
     if (option == PR_SET_SECCOMP)
         qa_fd_table_stay_shared();
+    if (next_prctl == NULL) /* a constructor that runs before the preload's */
+        next_prctl = (prctl_fn)dlsym(RTLD_NEXT, "prctl");
     if (next_prctl == NULL) {
         errno = ENOSYS;
         return -1;
