@@ -331,24 +331,39 @@ static unsigned long long loads_now(void)
     return adds;
 }
 
-static void redirect_all(void)
+/* The caller holds slots_lock. Every walk of the loader's module list here is under that lock,
+ * which fork takes first (qa_attach_before_fork): glibc's fork does not reset the list's lock in
+ * the child, so a walk the fork cut in two would leave it taken there for ever (a prefork child
+ * of an attached server hung in its exit dump). */
+static void redirect_all_locked(void)
 {
-    pthread_mutex_lock(&slots_lock);
     loads_seen = loads_now();
     qa_inherited.entries_left_alone = 0; /* every module is visited again: counted afresh */
     dl_iterate_phdr(visit_module, (void *)redirect);
-    pthread_mutex_unlock(&slots_lock);
 }
 
 /* The writer thread, every poll, and the program's dlopen once it has returned: modules loaded
  * since are redirected too. */
 static void rescan(void)
 {
-    if (active && loads_now() != loads_seen) {
-        redirect_all();
+    pthread_mutex_lock(&slots_lock);
+    bool moved = active && loads_now() != loads_seen;
+    if (moved)
+        redirect_all_locked();
+    pthread_mutex_unlock(&slots_lock);
+    if (moved)
         qa_control_attach_state(QAUDIT_ATTACH_ACTIVE, qa_inherited.attached_at_ns,
                                 (uint32_t)(slot_count + hook_slots));
-    }
+}
+
+void qa_attach_before_fork(void)
+{
+    pthread_mutex_lock(&slots_lock);
+}
+
+void qa_attach_after_fork(void)
+{
+    pthread_mutex_unlock(&slots_lock);
 }
 
 void qa_attach_module_loaded(void)
@@ -392,7 +407,9 @@ int qa_attach_begin(void)
     qa_inert = false;
     active = true;
     qa_writer_attached(rescan, restore_all);
-    redirect_all();
+    pthread_mutex_lock(&slots_lock);
+    redirect_all_locked();
+    pthread_mutex_unlock(&slots_lock);
     qa_signals_install(); /* the other threads are stopped: none is inside sigaction */
     qa_control_attach_state(QAUDIT_ATTACH_ACTIVE, qa_inherited.attached_at_ns,
                             (uint32_t)(slot_count + hook_slots));

@@ -17,6 +17,7 @@ static void before_fork(void)
         return;
     /* First, while no lock of ours is held: a thread inside dlopen may need any of them. */
     qa_unwinds_block();
+    qa_attach_before_fork();
     qa_patterns_hold();
     qa_dump_before_fork();
     qa_blocks_before_fork();
@@ -29,6 +30,7 @@ static void after_fork_parent(void)
     if (fork_skipped)
         return;
     qa_unwinds_unblock();
+    qa_attach_after_fork();
     qa_blocks_after_fork_parent();
     qa_dump_after_fork_parent();
     qa_patterns_release();
@@ -39,6 +41,7 @@ static void after_fork_child(void)
     if (fork_skipped)
         return;
     qa_unwinds_unblock();
+    qa_attach_after_fork();
     qa_blocks_after_fork_child();
     qa_dump_reset_after_fork();
     qa_patterns_release();

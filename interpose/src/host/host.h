@@ -16,6 +16,10 @@ void qa_signals_restore(void);
 /* attach.c: a module the program loaded, redirected at once after its dlopen (not at the next
  * poll) while attached */
 void qa_attach_module_loaded(void);
+/* fork.c: no walk of the module list may be cut in two by a fork (its lock stays taken in the
+ * child) */
+void qa_attach_before_fork(void);
+void qa_attach_after_fork(void); /* in the parent and the child */
 
 /* exits.c: _exit, _Exit and the exec family, resolved at start-up (dlsym may allocate) */
 void qa_exits_resolve(void);
