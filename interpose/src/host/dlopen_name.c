@@ -7,8 +7,9 @@
  * the directory of the module's name, /proc/self/exe's for the main program), a
  * bare name looked for in the caller's own search list (RTLD_DI_SERINFO: its RPATH, those of its
  * loaders, LD_LIBRARY_PATH and its RUNPATH, in the loader's order) up to the system
- * directories, which, like the loader's cache, are the same for every caller. A name already
- * loaded, or found nowhere in that list, is forwarded as it is.
+ * directories, which, like the loader's cache, are the same for every caller (the list's tail it
+ * shares with the preload's own list: glibc leaves dls_flags at 0, so they are known by that). A
+ * name already loaded, or found nowhere in that part, is forwarded as it is.
  * Context: the program's dlopen, any thread, before the call is forwarded (not under the guard:
  * what glibc allocates here it would allocate natively). */
 #include <dlfcn.h>
@@ -84,22 +85,44 @@ static bool regular_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The first directory of the caller's search list, before the system ones, that holds file. */
+/* module's search list into buffer; NULL when it does not fit (then nothing is resolved). */
+static Dl_serinfo *search_list(struct link_map *module, char *buffer, size_t size)
+{
+    Dl_serinfo *info = (Dl_serinfo *)buffer;
+    if (dlinfo(module, RTLD_DI_SERINFOSIZE, info) != 0 || info->dls_size > size ||
+        dlinfo(module, RTLD_DI_SERINFOSIZE, info) != 0 ||
+        dlinfo(module, RTLD_DI_SERINFO, info) != 0)
+        return NULL;
+    return info;
+}
+
+/* How many directories end both lists alike: the system ones (and whatever else glibc searches
+ * for the preload as the caller, after the same directories). */
+static unsigned common_tail(const Dl_serinfo *a, const Dl_serinfo *b)
+{
+    unsigned n = 0;
+    while (n < a->dls_cnt && n < b->dls_cnt &&
+           strcmp(a->dls_serpath[a->dls_cnt - 1 - n].dls_name,
+                  b->dls_serpath[b->dls_cnt - 1 - n].dls_name) == 0)
+        n++;
+    return n;
+}
+
+/* The first directory of the caller's search list that glibc would not search for the preload
+ * as the caller, holding file. */
 static bool search_caller_paths(const char *file, struct link_map *caller, char *out, size_t size)
 {
-    _Alignas(Dl_serinfo) char buffer[8192];
-    Dl_serinfo *info = (Dl_serinfo *)buffer;
-    if (dlinfo(caller, RTLD_DI_SERINFOSIZE, info) != 0 || info->dls_size > sizeof buffer)
+    _Alignas(Dl_serinfo) char theirs_buffer[4096], ours_buffer[4096];
+    struct link_map *self = module_of((const void *)search_caller_paths);
+    Dl_serinfo *theirs = search_list(caller, theirs_buffer, sizeof theirs_buffer);
+    Dl_serinfo *ours = self ? search_list(self, ours_buffer, sizeof ours_buffer) : NULL;
+    if (theirs == NULL || ours == NULL)
         return false;
-    if (dlinfo(caller, RTLD_DI_SERINFOSIZE, info) != 0 ||
-        dlinfo(caller, RTLD_DI_SERINFO, info) != 0)
-        return false;
-    for (unsigned i = 0; i < info->dls_cnt; i++) {
-        const Dl_serpath *dir = &info->dls_serpath[i];
-        if (dir->dls_flags & LA_SER_DEFAULT)
-            break;
+    unsigned own = theirs->dls_cnt - common_tail(theirs, ours);
+    for (unsigned i = 0; i < own; i++) {
+        const char *dir = theirs->dls_serpath[i].dls_name;
         char with_slash[QA_PATH_MAX];
-        if (!join(with_slash, sizeof with_slash, dir->dls_name, strlen(dir->dls_name), "/") ||
+        if (!join(with_slash, sizeof with_slash, dir, strlen(dir), "/") ||
             !join(out, size, with_slash, strlen(with_slash), file))
             continue;
         if (regular_file(out))
