@@ -1,5 +1,6 @@
 /* The end of a DIE's attributes: the last attribute's value address (dwarf_getattrs hands each
- * attribute over with it) plus the size of its value in its form (DWARF 5, section 7.5.6). */
+ * attribute over with it) plus the size of its value in its form (DWARF 5, section 7.5.6); and
+ * the bounds of a DIE's unit, from its header. */
 #include "die_end.h"
 
 #include <dwarf.h>
@@ -129,4 +130,17 @@ const unsigned char *probe_die_attributes_end(Dwarf_Die *die)
         return NULL; /* no attribute in the DIE: its end is past the code, which is not told */
     size_t size = value_size(last.form, last.value, address_size, offset_size);
     return size > 0 || last.form == DW_FORM_flag_present ? last.value + size : NULL;
+}
+
+bool probe_unit_bounds(Dwarf_Die *die, Dwarf_Off *abbrev, Dwarf_Off *end)
+{
+    Dwarf_Half version;
+    uint8_t type;
+    if (die->cu == NULL ||
+        dwarf_cu_info(die->cu, &version, &type, NULL, NULL, NULL, NULL, NULL) != 0)
+        return false;
+    uint64_t signature; /* asked for to read .debug_types, where DWARF 4 type units are */
+    Dwarf_Off start = dwarf_dieoffset(die) - dwarf_cuoffset(die);
+    return dwarf_next_unit(dwarf_cu_getdwarf(die->cu), start, end, NULL, NULL, abbrev, NULL, NULL,
+                           version == 4 && type == DW_UT_type ? &signature : NULL, NULL) == 0;
 }

@@ -1,12 +1,18 @@
 /* Where a DIE's attributes end in its section: libdw steps over them inside dwarf_child and
- * dwarf_siblingof but does not say where, and a check of an empty list of children needs it. */
+ * dwarf_siblingof but does not say where, and a check of an empty list of children needs it; and
+ * where a DIE's unit ends, which libdw keeps to itself. */
 #ifndef PROBE_DIE_END_H
 #define PROBE_DIE_END_H
 
 #include <elfutils/libdw.h>
+#include <stdbool.h>
 
 /* The address just past die's last attribute (where its children, or its next sibling, start),
  * or NULL when it cannot be told (a form of unknown size, DW_FORM_indirect, damage). */
 const unsigned char *probe_die_attributes_end(Dwarf_Die *die);
+
+/* The offsets, in its section, of die's unit's abbreviation table and of the end of the unit (the
+ * next unit's header); false when the unit's header cannot be read. */
+bool probe_unit_bounds(Dwarf_Die *die, Dwarf_Off *abbrev, Dwarf_Off *end);
 
 #endif

@@ -46,6 +46,10 @@ static _Thread_local struct {
         Dwarf_CU *cu;
         int language; /* enum language */
     } last_unit;      /* the unit language_of was last asked about */
+    struct {
+        Dwarf_CU *cu;
+        const unsigned char *end; /* NULL: its header could not be read */
+    } last_end;                   /* the unit unit_end was last asked about */
 } walks;
 
 static struct top_end *top_slot(struct top_end *table, size_t capacity, Dwarf_CU *cu)
@@ -273,10 +277,45 @@ int probe_checked_child(Dwarf_Die *die, Dwarf_Die *result)
     return rc;
 }
 
-int probe_checked_siblingof(Dwarf_Die *die, Dwarf_Die *result)
+/* The address just past die's unit (remembered for the last unit asked about, until the release),
+ * or NULL when its header cannot be read. */
+static const unsigned char *unit_end(Dwarf_Die *die)
+{
+    if (walks.last_end.cu == die->cu && die->cu != NULL)
+        return walks.last_end.end;
+    Dwarf_Off abbrev, end;
+    walks.last_end.cu = die->cu;
+    walks.last_end.end = probe_unit_bounds(die, &abbrev, &end)
+                             ? (const unsigned char *)die->addr + (end - dwarf_dieoffset(die))
+                             : NULL;
+    return walks.last_end.end;
+}
+
+/* dwarf_siblingof's answer for die, whose children ended at the null entry children_end: the DIE
+ * right after that entry (0), else the end of die's list (1), next->addr the null entry that
+ * closes it, or NULL when the unit ends first. libdw's own step where it is as quick. */
+static int step_after(Dwarf_Die *die, const unsigned char *children_end, Dwarf_Die *next)
+{
+    const unsigned char *at = children_end + 1, *end = unit_end(die);
+    /* (libdw jumps by DW_AT_sibling at once, and checks it) */
+    if (end == NULL || dwarf_hasattr(die, DW_AT_sibling) ||
+        children_end < (const unsigned char *)die->addr || children_end >= end)
+        return dwarf_siblingof(die, next);
+    *next = (Dwarf_Die){.cu = die->cu};
+    if (at >= end)
+        return 1;
+    next->addr = (void *)at;
+    return *at == 0 ? 1 : 0;
+}
+
+int probe_checked_next(Dwarf_Die *die, const void *children_end, Dwarf_Die *result,
+                       const void **end)
 {
     Dwarf_Die next;
-    int rc = dwarf_siblingof(die, &next);
+    if (end != NULL)
+        *end = NULL;
+    int rc =
+        children_end != NULL ? step_after(die, children_end, &next) : dwarf_siblingof(die, &next);
     if (rc == 0 && !found_in_place(&next))
         return 1;
     if (rc == 0)
@@ -287,9 +326,17 @@ int probe_checked_siblingof(Dwarf_Die *die, Dwarf_Die *result)
         probe_dwarf_errors_note(die, dwarf_errmsg(-1));
     else if (next.addr == NULL) /* libdw leaves it NULL when it ran off the unit's end */
         probe_dwarf_errors_note(die, "its unit ends inside the list of DIEs it belongs to");
-    else
+    else {
         list_steps(die, &next, true);
+        if (end != NULL)
+            *end = next.addr;
+    }
     return rc;
+}
+
+int probe_checked_siblingof(Dwarf_Die *die, Dwarf_Die *result)
+{
+    return probe_checked_next(die, NULL, result, NULL);
 }
 
 bool probe_dwarf_errors_top_end(Dwarf_CU *cu, Dwarf_Die *end)
