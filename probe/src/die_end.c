@@ -27,10 +27,10 @@ static int remember(Dwarf_Attribute *attr, void *arg)
     return DWARF_CB_OK;
 }
 
-/* The size of an LEB128 number at p, or 0 when it does not end before 16 bytes. */
-static size_t leb128_size(const unsigned char *p)
+/* The size of an LEB128 number at p, or 0 when it does not end before end or 16 bytes. */
+static size_t leb128_size(const unsigned char *p, const unsigned char *end)
 {
-    for (size_t i = 0; i < 16; i++)
+    for (size_t i = 0; i < 16 && p + i < end; i++)
         if ((p[i] & 0x80) == 0)
             return i + 1;
     return 0;
@@ -47,43 +47,89 @@ static uint64_t leb128_value(const unsigned char *p)
     return v;
 }
 
-/* The size of a value of form at p; 0 when unknown (indirect, or a form no table holds). */
-static size_t value_size(unsigned form, const unsigned char *p, uint8_t address_size,
-                         uint8_t offset_size)
+static size_t little_endian(const unsigned char *p, size_t n)
 {
+    size_t v = 0;
+    for (size_t i = n; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The size of a value of form at p that is encoded in its value (a block's length, a string's
+ * null, a LEB128's last byte), or 0 when it does not end before end. */
+static size_t variable_size(unsigned form, const unsigned char *p, const unsigned char *end)
+{
+    size_t room = (size_t)(end - p), n;
+    switch (form) {
+    case DW_FORM_string: {
+        const unsigned char *null = memchr(p, 0, room);
+        return null ? (size_t)(null - p) + 1 : 0;
+    }
+    case DW_FORM_block1:
+        n = room >= 1 ? 1 + little_endian(p, 1) : 0;
+        break;
+    case DW_FORM_block2:
+        n = room >= 2 ? 2 + little_endian(p, 2) : 0;
+        break;
+    case DW_FORM_block4:
+        n = room >= 4 ? 4 + little_endian(p, 4) : 0;
+        break;
+    case DW_FORM_block:
+    case DW_FORM_exprloc:
+        n = leb128_size(p, end);
+        n = n ? n + (size_t)leb128_value(p) : 0;
+        break;
+    default: /* the LEB128 forms */
+        n = leb128_size(p, end);
+    }
+    return n <= room ? n : 0;
+}
+
+bool probe_form_size(unsigned form, const unsigned char *p, const unsigned char *end,
+                     uint8_t address_size, uint8_t offset_size, size_t *size)
+{
+    size_t n;
     switch (form) {
     case DW_FORM_flag_present:
     case DW_FORM_implicit_const:
-        return 0;
+        *size = 0;
+        return true;
     case DW_FORM_data1:
     case DW_FORM_ref1:
     case DW_FORM_flag:
     case DW_FORM_strx1:
     case DW_FORM_addrx1:
-        return 1;
+        n = 1;
+        break;
     case DW_FORM_data2:
     case DW_FORM_ref2:
     case DW_FORM_strx2:
     case DW_FORM_addrx2:
-        return 2;
+        n = 2;
+        break;
     case DW_FORM_strx3:
     case DW_FORM_addrx3:
-        return 3;
+        n = 3;
+        break;
     case DW_FORM_data4:
     case DW_FORM_ref4:
     case DW_FORM_ref_sup4:
     case DW_FORM_strx4:
     case DW_FORM_addrx4:
-        return 4;
+        n = 4;
+        break;
     case DW_FORM_data8:
     case DW_FORM_ref8:
     case DW_FORM_ref_sig8:
     case DW_FORM_ref_sup8:
-        return 8;
+        n = 8;
+        break;
     case DW_FORM_data16:
-        return 16;
+        n = 16;
+        break;
     case DW_FORM_addr:
-        return address_size;
+        n = address_size;
+        break;
     case DW_FORM_ref_addr:
     case DW_FORM_sec_offset:
     case DW_FORM_strp:
@@ -91,7 +137,8 @@ static size_t value_size(unsigned form, const unsigned char *p, uint8_t address_
     case DW_FORM_strp_sup:
     case DW_FORM_GNU_ref_alt:
     case DW_FORM_GNU_strp_alt:
-        return offset_size;
+        n = offset_size;
+        break;
     case DW_FORM_udata:
     case DW_FORM_sdata:
     case DW_FORM_ref_udata:
@@ -101,23 +148,23 @@ static size_t value_size(unsigned form, const unsigned char *p, uint8_t address_
     case DW_FORM_rnglistx:
     case DW_FORM_GNU_addr_index:
     case DW_FORM_GNU_str_index:
-        return leb128_size(p);
     case DW_FORM_string:
-        return strlen((const char *)p) + 1;
     case DW_FORM_block1:
-        return 1 + (size_t)p[0];
     case DW_FORM_block2:
-        return 2 + ((size_t)p[0] | (size_t)p[1] << 8);
     case DW_FORM_block4:
-        return 4 + ((size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24);
     case DW_FORM_block:
-    case DW_FORM_exprloc: {
-        size_t n = leb128_size(p);
-        return n ? n + (size_t)leb128_value(p) : 0;
+    case DW_FORM_exprloc:
+        n = p < end ? variable_size(form, p, end) : 0;
+        if (n == 0)
+            return false;
+        break;
+    default: /* DW_FORM_indirect, or a form no table holds */
+        return false;
     }
-    default:
-        return 0;
-    }
+    if (n > (size_t)(end - p))
+        return false;
+    *size = n;
+    return true;
 }
 
 const unsigned char *probe_die_attributes_end(Dwarf_Die *die)
@@ -125,11 +172,16 @@ const unsigned char *probe_die_attributes_end(Dwarf_Die *die)
     struct last last = {NULL, 0, false};
     Dwarf_Die unit;
     uint8_t address_size, offset_size;
+    Dwarf_Off abbrev, end;
+    size_t size;
     if (dwarf_diecu(die, &unit, &address_size, &offset_size) == NULL ||
-        dwarf_getattrs(die, remember, &last, 0) != 1 || !last.any)
+        dwarf_getattrs(die, remember, &last, 0) != 1 || !last.any ||
+        !probe_unit_bounds(die, &abbrev, &end))
         return NULL; /* no attribute in the DIE: its end is past the code, which is not told */
-    size_t size = value_size(last.form, last.value, address_size, offset_size);
-    return size > 0 || last.form == DW_FORM_flag_present ? last.value + size : NULL;
+    const unsigned char *unit_end = (const unsigned char *)die->addr + (end - dwarf_dieoffset(die));
+    return probe_form_size(last.form, last.value, unit_end, address_size, offset_size, &size)
+               ? last.value + size
+               : NULL;
 }
 
 bool probe_unit_bounds(Dwarf_Die *die, Dwarf_Off *abbrev, Dwarf_Off *end)

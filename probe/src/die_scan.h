@@ -1,0 +1,39 @@
+/* A scan of a unit's DIEs from their bytes, for the indexes built ahead of the layout walk
+ * (type_defs.c): libdw looks each DIE's abbreviation up in a hash table under a lock, and
+ * dwarf_siblingof reads every DIE below one that has no DW_AT_sibling (clang writes none) to step
+ * over it; the scan looks each abbreviation up once per unit and jumps by DW_AT_sibling where
+ * there is one. It checks nothing: the layout walk checks the units it reads. */
+#ifndef PROBE_DIE_SCAN_H
+#define PROBE_DIE_SCAN_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+
+struct die_scanned {
+    Dwarf_Die die; /* its addr, cu and abbrev (as libdw would fill them) */
+    int tag;
+    bool declaration; /* it has DW_AT_declaration */
+    bool named;       /* it has DW_AT_name */
+};
+
+enum die_scan_result {
+    DIE_SCAN_DONE,
+    DIE_SCAN_STOPPED,    /* visit said to stop */
+    DIE_SCAN_UNREADABLE, /* a form of no known size (DW_FORM_indirect), an unknown
+                            abbreviation, a value past the unit's end: read it with libdw */
+};
+
+/* What a visit answers: */
+enum die_scan_step {
+    DIE_SCAN_OVER, /* go on past its children */
+    DIE_SCAN_INTO, /* visit its children next */
+    DIE_SCAN_STOP, /* end the scan */
+};
+
+/* Calls visit for the children of root (a unit's top DIE), in DWARF order, and for their children
+ * where visit asks for them. */
+enum die_scan_result
+probe_die_scan(Dwarf_Die *root,
+               enum die_scan_step (*visit)(const struct die_scanned *die, void *arg), void *arg);
+
+#endif
