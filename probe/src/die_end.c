@@ -85,51 +85,41 @@ static size_t variable_size(unsigned form, const unsigned char *p, const unsigne
     return n <= room ? n : 0;
 }
 
-bool probe_form_size(unsigned form, const unsigned char *p, const unsigned char *end,
-                     uint8_t address_size, uint8_t offset_size, size_t *size)
+int probe_form_fixed_size(unsigned form, uint8_t address_size, uint8_t offset_size)
 {
-    size_t n;
     switch (form) {
     case DW_FORM_flag_present:
     case DW_FORM_implicit_const:
-        *size = 0;
-        return true;
+        return 0;
     case DW_FORM_data1:
     case DW_FORM_ref1:
     case DW_FORM_flag:
     case DW_FORM_strx1:
     case DW_FORM_addrx1:
-        n = 1;
-        break;
+        return 1;
     case DW_FORM_data2:
     case DW_FORM_ref2:
     case DW_FORM_strx2:
     case DW_FORM_addrx2:
-        n = 2;
-        break;
+        return 2;
     case DW_FORM_strx3:
     case DW_FORM_addrx3:
-        n = 3;
-        break;
+        return 3;
     case DW_FORM_data4:
     case DW_FORM_ref4:
     case DW_FORM_ref_sup4:
     case DW_FORM_strx4:
     case DW_FORM_addrx4:
-        n = 4;
-        break;
+        return 4;
     case DW_FORM_data8:
     case DW_FORM_ref8:
     case DW_FORM_ref_sig8:
     case DW_FORM_ref_sup8:
-        n = 8;
-        break;
+        return 8;
     case DW_FORM_data16:
-        n = 16;
-        break;
+        return 16;
     case DW_FORM_addr:
-        n = address_size;
-        break;
+        return address_size;
     case DW_FORM_ref_addr:
     case DW_FORM_sec_offset:
     case DW_FORM_strp:
@@ -137,8 +127,7 @@ bool probe_form_size(unsigned form, const unsigned char *p, const unsigned char 
     case DW_FORM_strp_sup:
     case DW_FORM_GNU_ref_alt:
     case DW_FORM_GNU_strp_alt:
-        n = offset_size;
-        break;
+        return offset_size;
     case DW_FORM_udata:
     case DW_FORM_sdata:
     case DW_FORM_ref_udata:
@@ -154,14 +143,20 @@ bool probe_form_size(unsigned form, const unsigned char *p, const unsigned char 
     case DW_FORM_block4:
     case DW_FORM_block:
     case DW_FORM_exprloc:
-        n = p < end ? variable_size(form, p, end) : 0;
-        if (n == 0)
-            return false;
-        break;
+        return FORM_VARIABLE;
     default: /* DW_FORM_indirect, or a form no table holds */
-        return false;
+        return FORM_UNKNOWN;
     }
-    if (n > (size_t)(end - p))
+}
+
+bool probe_form_size(unsigned form, const unsigned char *p, const unsigned char *end,
+                     uint8_t address_size, uint8_t offset_size, size_t *size)
+{
+    int fixed = probe_form_fixed_size(form, address_size, offset_size);
+    size_t n = fixed >= 0                          ? (size_t)fixed
+               : fixed == FORM_VARIABLE && p < end ? variable_size(form, p, end)
+                                                   : 0;
+    if ((fixed < 0 && n == 0) || n > (size_t)(end - p))
         return false;
     *size = n;
     return true;

@@ -13,6 +13,13 @@
  * or NULL when it cannot be told (a form of unknown size, DW_FORM_indirect, damage). */
 const unsigned char *probe_die_attributes_end(Dwarf_Die *die);
 
+/* The size of every value of form (the forms of DWARF 5, section 7.5.6, and GNU's), or
+ * FORM_VARIABLE when each value tells its own (a string, a block, a LEB128 number), or
+ * FORM_UNKNOWN (DW_FORM_indirect, a form no table holds). */
+#define FORM_VARIABLE (-1)
+#define FORM_UNKNOWN (-2)
+int probe_form_fixed_size(unsigned form, uint8_t address_size, uint8_t offset_size);
+
 /* The size of a value of form at p (the forms of DWARF 5, section 7.5.6, and GNU's), within
  * end; false for DW_FORM_indirect, a form no table holds, or a value that does not end before
  * end. (An implicit constant's is 0: it is in the abbreviation.) */

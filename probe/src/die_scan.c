@@ -1,33 +1,94 @@
-/* A scan of a unit's DIEs from their bytes (die_scan.h): each DIE's abbreviation code, its
+/* Scans of a unit's DIEs from their bytes (die_scan.h): each DIE's abbreviation code, its
  * attributes stepped over by their forms' sizes (die_end.h), lists of children counted by their
- * null entries. Each abbreviation is asked of libdw once, at its first DIE. */
+ * null entries. What a scan needs of an abbreviation is asked of libdw once, at its first DIE, and
+ * kept for the few units used last. */
 #include "die_scan.h"
 
 #include <dwarf.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "die_end.h"
+#include "dwarf_errors.h"
 
 #define MAX_CODE 65536 /* producers number abbreviations from 1 up; past this, read with libdw */
+#define UNITS_KEPT 4   /* a walk reads one unit, and the type units its types lead into */
+
+struct attribute {
+    unsigned form;
+    int size; /* its form's size, or FORM_VARIABLE (die_end.h) */
+};
 
 struct abbrev_info {
     Dwarf_Abbrev *abbrev; /* NULL: not met yet */
     int tag;
     bool children, declaration, named;
-    size_t first, count; /* its attributes: the scan's forms[first .. first + count) */
+    int fixed;           /* the attributes' size when every form has one and none is
+                            DW_AT_sibling; else -1 */
+    size_t first, count; /* its attributes: the unit's attributes[first .. first + count) */
     size_t sibling;      /* DW_AT_sibling's place among them, or SIZE_MAX */
 };
 
-struct scan {
-    Dwarf_Die *root;
+struct unit_table {
+    Dwarf_CU *cu; /* NULL: a free place */
+    unsigned generation;
+    unsigned long used;
     const unsigned char *start, *end; /* the unit's first byte (its header) and its end */
     uint8_t address_size, offset_size;
     struct abbrev_info *abbrevs; /* by code */
     size_t abbrev_capacity;
-    unsigned *forms;
-    size_t form_count, form_capacity;
+    struct attribute *attributes;
+    size_t attribute_count, attribute_capacity;
 };
+
+static _Thread_local struct {
+    struct unit_table units[UNITS_KEPT];
+    unsigned long clock;
+} kept;
+
+static void table_free(struct unit_table *t)
+{
+    free(t->abbrevs);
+    free(t->attributes);
+    memset(t, 0, sizeof *t);
+}
+
+void probe_die_scan_release(void)
+{
+    for (size_t i = 0; i < UNITS_KEPT; i++)
+        table_free(&kept.units[i]);
+}
+
+/* The table of die's unit: kept, or a new one in the place of the least recently used; NULL when
+ * the unit's header cannot be read. */
+static struct unit_table *table_of(Dwarf_Die *die)
+{
+    unsigned generation = probe_dwarf_errors_generation();
+    struct unit_table *oldest = &kept.units[0];
+    for (size_t i = 0; i < UNITS_KEPT; i++) {
+        struct unit_table *t = &kept.units[i];
+        if (t->cu == die->cu && t->generation == generation && die->cu != NULL) {
+            t->used = ++kept.clock;
+            return t;
+        }
+        if (t->used < oldest->used)
+            oldest = t;
+    }
+    table_free(oldest);
+    Dwarf_Die unit;
+    Dwarf_Off abbrev_offset, end;
+    struct unit_table *t = oldest;
+    if (die->cu == NULL || dwarf_diecu(die, &unit, &t->address_size, &t->offset_size) == NULL ||
+        !probe_unit_bounds(die, &abbrev_offset, &end))
+        return NULL;
+    t->cu = die->cu;
+    t->generation = generation;
+    t->used = ++kept.clock;
+    t->start = (const unsigned char *)die->addr - dwarf_cuoffset(die);
+    t->end = (const unsigned char *)die->addr + (end - dwarf_dieoffset(die));
+    return t;
+}
 
 static bool read_uleb(const unsigned char **p, const unsigned char *end, uint64_t *value)
 {
@@ -43,77 +104,81 @@ static bool read_uleb(const unsigned char **p, const unsigned char *end, uint64_
     return false;
 }
 
-static bool add_form(struct scan *s, unsigned form)
+static bool add_attribute(struct unit_table *t, unsigned form, int size)
 {
-    if (s->form_count == s->form_capacity) {
-        size_t capacity = s->form_capacity ? 2 * s->form_capacity : 256;
-        unsigned *grown = realloc(s->forms, capacity * sizeof *grown);
+    if (t->attribute_count == t->attribute_capacity) {
+        size_t capacity = t->attribute_capacity ? 2 * t->attribute_capacity : 256;
+        struct attribute *grown = realloc(t->attributes, capacity * sizeof *grown);
         if (grown == NULL)
             return false;
-        s->forms = grown;
-        s->form_capacity = capacity;
+        t->attributes = grown;
+        t->attribute_capacity = capacity;
     }
-    s->forms[s->form_count++] = form;
+    t->attributes[t->attribute_count++] = (struct attribute){form, size};
     return true;
 }
 
-/* What the scan keeps of an abbreviation, asked of libdw through the DIE at die. */
-static bool describe(struct scan *s, const unsigned char *die, uint64_t code, struct abbrev_info *a)
+/* What the scans keep of an abbreviation, asked of libdw through the DIE at die. (Its attributes
+ * are counted here: libdw 0.188's dwarf_getattrcnt stops at an implicit constant of 0.) */
+static bool describe(struct unit_table *t, const unsigned char *die, uint64_t code,
+                     struct abbrev_info *a)
 {
-    Dwarf_Die d = {.addr = (void *)die, .cu = s->root->cu};
-    size_t count;
-    if (dwarf_haschildren(&d) < 0 || d.abbrev == NULL || dwarf_getabbrevcode(d.abbrev) != code ||
-        dwarf_getattrcnt(d.abbrev, &count) != 0)
+    Dwarf_Die d = {.addr = (void *)die, .cu = t->cu};
+    if (dwarf_haschildren(&d) < 0 || d.abbrev == NULL || dwarf_getabbrevcode(d.abbrev) != code)
         return false;
-    *a = (struct abbrev_info){d.abbrev,
-                              (int)dwarf_getabbrevtag(d.abbrev),
-                              dwarf_abbrevhaschildren(d.abbrev) == 1,
-                              false,
-                              false,
-                              s->form_count,
-                              count,
-                              SIZE_MAX};
-    for (size_t i = 0; i < count; i++) {
-        unsigned name, form;
-        if (dwarf_getabbrevattr_data(d.abbrev, i, &name, &form, NULL, NULL) != 0 ||
-            !add_form(s, form))
+    struct abbrev_info info = {d.abbrev,
+                               (int)dwarf_getabbrevtag(d.abbrev),
+                               dwarf_abbrevhaschildren(d.abbrev) == 1,
+                               false,
+                               false,
+                               0,
+                               t->attribute_count,
+                               0,
+                               SIZE_MAX};
+    unsigned name, form;
+    for (size_t i = 0; dwarf_getabbrevattr_data(d.abbrev, i, &name, &form, NULL, NULL) == 0; i++) {
+        int size = probe_form_fixed_size(form, t->address_size, t->offset_size);
+        if (size == FORM_UNKNOWN || !add_attribute(t, form, size))
             return false;
-        a->declaration |= name == DW_AT_declaration;
-        a->named |= name == DW_AT_name;
+        info.count++;
+        info.declaration |= name == DW_AT_declaration;
+        info.named |= name == DW_AT_name;
         if (name == DW_AT_sibling)
-            a->sibling = i;
+            info.sibling = i;
+        info.fixed = info.fixed < 0 || size < 0 || name == DW_AT_sibling ? -1 : info.fixed + size;
     }
+    *a = info;
     return true;
 }
 
-static struct abbrev_info *abbrev_of(struct scan *s, const unsigned char *die, uint64_t code)
+static struct abbrev_info *abbrev_of(struct unit_table *t, const unsigned char *die, uint64_t code)
 {
-    if (code >= MAX_CODE)
+    if (code >= MAX_CODE || code == 0)
         return NULL;
-    if (code >= s->abbrev_capacity) {
-        size_t capacity = s->abbrev_capacity ? s->abbrev_capacity : 512;
+    if (code >= t->abbrev_capacity) {
+        size_t capacity = t->abbrev_capacity ? t->abbrev_capacity : 512;
         while (capacity <= code)
             capacity *= 2;
-        struct abbrev_info *grown = realloc(s->abbrevs, capacity * sizeof *grown);
+        struct abbrev_info *grown = realloc(t->abbrevs, capacity * sizeof *grown);
         if (grown == NULL)
             return NULL;
-        for (size_t i = s->abbrev_capacity; i < capacity; i++)
+        for (size_t i = t->abbrev_capacity; i < capacity; i++)
             grown[i].abbrev = NULL;
-        s->abbrevs = grown;
-        s->abbrev_capacity = capacity;
+        t->abbrevs = grown;
+        t->abbrev_capacity = capacity;
     }
-    struct abbrev_info *a = &s->abbrevs[code];
-    return a->abbrev != NULL || describe(s, die, code, a) ? a : NULL;
+    struct abbrev_info *a = &t->abbrevs[code];
+    return a->abbrev != NULL || describe(t, die, code, a) ? a : NULL;
 }
 
 /* The value of a reference within the unit (DW_AT_sibling's forms) at p, as an address; NULL for
- * another form. */
-static const unsigned char *unit_reference(const struct scan *s, unsigned form,
+ * another form or a place outside the unit. */
+static const unsigned char *unit_reference(const struct unit_table *t, unsigned form,
                                            const unsigned char *p, size_t size)
 {
     uint64_t offset = 0;
     if (form == DW_FORM_ref_udata) {
-        if (!read_uleb(&p, s->end, &offset))
+        if (!read_uleb(&p, t->end, &offset))
             return NULL;
     } else if (form == DW_FORM_ref1 || form == DW_FORM_ref2 || form == DW_FORM_ref4 ||
                form == DW_FORM_ref8) {
@@ -122,54 +187,66 @@ static const unsigned char *unit_reference(const struct scan *s, unsigned form,
     } else {
         return NULL;
     }
-    return offset < (uint64_t)(s->end - s->start) ? s->start + offset : NULL;
+    return offset < (uint64_t)(t->end - t->start) ? t->start + offset : NULL;
 }
 
 /* Steps p over the attributes of a DIE of abbreviation a; *sibling: where its DW_AT_sibling
  * leads, or NULL. False when a value cannot be stepped over. */
-static bool step_attributes(const struct scan *s, const struct abbrev_info *a,
+static bool step_attributes(const struct unit_table *t, const struct abbrev_info *a,
                             const unsigned char **p, const unsigned char **sibling)
 {
     *sibling = NULL;
+    if (a->fixed >= 0) {
+        if (a->fixed > t->end - *p)
+            return false;
+        *p += a->fixed;
+        return true;
+    }
     for (size_t i = 0; i < a->count; i++) {
-        size_t size;
-        unsigned form = s->forms[a->first + i];
-        if (!probe_form_size(form, *p, s->end, s->address_size, s->offset_size, &size))
+        const struct attribute *attribute = &t->attributes[a->first + i];
+        size_t size = (size_t)attribute->size;
+        if (attribute->size < 0 &&
+            !probe_form_size(attribute->form, *p, t->end, t->address_size, t->offset_size, &size))
+            return false;
+        if (size > (size_t)(t->end - *p))
             return false;
         if (i == a->sibling)
-            *sibling = unit_reference(s, form, *p, size);
+            *sibling = unit_reference(t, attribute->form, *p, size);
         *p += size;
     }
     return true;
 }
 
-static enum die_scan_result
-scan_dies(struct scan *s, const unsigned char *p,
-          enum die_scan_step (*visit)(const struct die_scanned *die, void *arg), void *arg)
+/* The DIEs from p on, to the null entry that ends the list p is in (*end); visit (NULL: none)
+ * sees that list's DIEs and the children it asks for. */
+static enum die_scan_result scan_dies(struct unit_table *t, const unsigned char *p,
+                                      enum die_scan_step (*visit)(const struct die_scanned *die,
+                                                                  void *arg),
+                                      void *arg, const unsigned char **end)
 {
-    size_t depth = 0;            /* lists open below the root's */
-    size_t unvisited = SIZE_MAX; /* DIEs this deep or deeper are stepped over */
-    while (p < s->end) {
+    size_t depth = 0;                        /* lists open below the first one */
+    size_t unvisited = visit ? SIZE_MAX : 0; /* DIEs this deep or deeper are not visited */
+    while (p < t->end) {
         const unsigned char *at = p, *sibling;
         uint64_t code;
-        if (!read_uleb(&p, s->end, &code))
+        if (!read_uleb(&p, t->end, &code))
             return DIE_SCAN_UNREADABLE;
         if (code == 0) { /* a list ends */
-            if (depth == 0)
+            if (depth == 0) {
+                *end = at;
                 return DIE_SCAN_DONE;
-            if (--depth < unvisited)
+            }
+            if (--depth < unvisited && visit != NULL)
                 unvisited = SIZE_MAX;
             continue;
         }
-        const struct abbrev_info *a = abbrev_of(s, at, code);
-        if (a == NULL || !step_attributes(s, a, &p, &sibling))
-            return DIE_SCAN_UNREADABLE;
-        if (sibling != NULL && sibling < p)
+        const struct abbrev_info *a = abbrev_of(t, at, code);
+        if (a == NULL || !step_attributes(t, a, &p, &sibling) || (sibling && sibling < p))
             return DIE_SCAN_UNREADABLE;
         enum die_scan_step step = DIE_SCAN_OVER;
         if (depth < unvisited) {
             struct die_scanned d = {
-                {(void *)at, s->root->cu, a->abbrev, 0}, a->tag, a->declaration, a->named};
+                {(void *)at, t->cu, a->abbrev, 0}, a->tag, a->declaration, a->named};
             step = visit(&d, arg);
             if (step == DIE_SCAN_STOP)
                 return DIE_SCAN_STOPPED;
@@ -184,27 +261,46 @@ scan_dies(struct scan *s, const unsigned char *p,
             unvisited = depth + 1;
         depth++;
     }
-    return DIE_SCAN_DONE; /* (a producer may leave the last null entries out) */
+    *end = NULL; /* (a producer may leave the last null entries out) */
+    return DIE_SCAN_DONE;
 }
 
 enum die_scan_result
 probe_die_scan(Dwarf_Die *root,
                enum die_scan_step (*visit)(const struct die_scanned *die, void *arg), void *arg)
 {
-    Dwarf_Die first, unit;
-    Dwarf_Off abbrev_offset, end;
-    struct scan s = {.root = root};
+    Dwarf_Die first;
+    const unsigned char *end;
     int rc = dwarf_child(root, &first);
     if (rc != 0)
         return rc > 0 ? DIE_SCAN_DONE : DIE_SCAN_UNREADABLE;
-    if (dwarf_diecu(root, &unit, &s.address_size, &s.offset_size) == NULL ||
-        !probe_unit_bounds(root, &abbrev_offset, &end))
-        return DIE_SCAN_UNREADABLE;
-    const unsigned char *base = (const unsigned char *)root->addr - dwarf_dieoffset(root);
-    s.start = (const unsigned char *)root->addr - dwarf_cuoffset(root);
-    s.end = base + end;
-    enum die_scan_result result = scan_dies(&s, first.addr, visit, arg);
-    free(s.abbrevs);
-    free(s.forms);
-    return result;
+    struct unit_table *t = table_of(root);
+    return t != NULL ? scan_dies(t, first.addr, visit, arg, &end) : DIE_SCAN_UNREADABLE;
+}
+
+const void *probe_die_after(Dwarf_Die *die)
+{
+    struct unit_table *t = table_of(die);
+    const unsigned char *p = die->addr, *sibling, *end;
+    uint64_t code;
+    if (t == NULL || !read_uleb(&p, t->end, &code))
+        return NULL;
+    const struct abbrev_info *a = abbrev_of(t, die->addr, code);
+    if (a == NULL || a->sibling != SIZE_MAX || !step_attributes(t, a, &p, &sibling))
+        return NULL;
+    if (!a->children)
+        return p;
+    return scan_dies(t, p, NULL, NULL, &end) == DIE_SCAN_DONE && end != NULL ? end + 1 : NULL;
+}
+
+void probe_die_known_abbrev(Dwarf_Die *die)
+{
+    struct unit_table *t = die->abbrev == NULL ? table_of(die) : NULL;
+    const unsigned char *p = die->addr;
+    uint64_t code;
+    if (t == NULL || !read_uleb(&p, t->end, &code))
+        return;
+    const struct abbrev_info *a = abbrev_of(t, die->addr, code);
+    if (a != NULL)
+        die->abbrev = a->abbrev;
 }

@@ -1,8 +1,9 @@
-/* A scan of a unit's DIEs from their bytes, for the indexes built ahead of the layout walk
- * (type_defs.c): libdw looks each DIE's abbreviation up in a hash table under a lock, and
- * dwarf_siblingof reads every DIE below one that has no DW_AT_sibling (clang writes none) to step
- * over it; the scan looks each abbreviation up once per unit and jumps by DW_AT_sibling where
- * there is one. It checks nothing: the layout walk checks the units it reads. */
+/* Scans of a unit's DIEs from their bytes: libdw looks each DIE's abbreviation up in a hash table
+ * under a lock, and dwarf_siblingof reads every DIE below one that has no DW_AT_sibling (clang
+ * writes none) to step over it; a scan looks each abbreviation up once per unit and jumps by
+ * DW_AT_sibling where there is one. For the index built ahead of the layout walk (type_defs.c),
+ * and for the walk's steps over children it does not read (dwarf_errors.c). A scan checks
+ * nothing: where it cannot read, libdw reads, and the checked calls say what is wrong. */
 #ifndef PROBE_DIE_SCAN_H
 #define PROBE_DIE_SCAN_H
 
@@ -35,5 +36,17 @@ enum die_scan_step {
 enum die_scan_result
 probe_die_scan(Dwarf_Die *root,
                enum die_scan_step (*visit)(const struct die_scanned *die, void *arg), void *arg);
+
+/* The address right after die and its children (where its next sibling is, or the null entry that
+ * ends its list); NULL when die has DW_AT_sibling (libdw jumps by it, and checks it) or the scan
+ * cannot read it (or the unit ends first). */
+const void *probe_die_after(Dwarf_Die *die);
+
+/* Sets die->abbrev (when NULL) to its abbreviation, as libdw's look-up would, from the scans'
+ * table of its unit; left NULL when the scan cannot read the code. */
+void probe_die_known_abbrev(Dwarf_Die *die);
+
+/* Frees the tables of the units scanned last (call after a read). */
+void probe_die_scan_release(void);
 
 #endif

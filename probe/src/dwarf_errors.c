@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "die_end.h"
+#include "die_scan.h"
 #include "language.h"
 
 static _Thread_local struct {
@@ -266,6 +267,8 @@ static void empty_list(Dwarf_Die *die)
 int probe_checked_child(Dwarf_Die *die, Dwarf_Die *result)
 {
     int rc = dwarf_child(die, result);
+    if (rc == 0)
+        probe_die_known_abbrev(result);
     if (rc < 0)
         probe_dwarf_errors_note(die, dwarf_errmsg(-1));
     else if (rc == 0 && !found_in_place(result))
@@ -291,21 +294,22 @@ static const unsigned char *unit_end(Dwarf_Die *die)
     return walks.last_end.end;
 }
 
-/* dwarf_siblingof's answer for die, whose children ended at the null entry children_end: the DIE
- * right after that entry (0), else the end of die's list (1), next->addr the null entry that
- * closes it, or NULL when the unit ends first. libdw's own step where it is as quick. */
-static int step_after(Dwarf_Die *die, const unsigned char *children_end, Dwarf_Die *next)
+/* dwarf_siblingof's answer for die when the address right after it and its children is after:
+ * the DIE there (0), else the end of die's list (1), next->addr the null entry that closes it, or
+ * NULL when the unit ends first. */
+static int step_to(Dwarf_Die *die, const unsigned char *after, Dwarf_Die *next)
 {
-    const unsigned char *at = children_end + 1, *end = unit_end(die);
-    /* (libdw jumps by DW_AT_sibling at once, and checks it) */
-    if (end == NULL || dwarf_hasattr(die, DW_AT_sibling) ||
-        children_end < (const unsigned char *)die->addr || children_end >= end)
+    const unsigned char *end = unit_end(die);
+    if (end == NULL || after <= (const unsigned char *)die->addr || after > end)
         return dwarf_siblingof(die, next);
     *next = (Dwarf_Die){.cu = die->cu};
-    if (at >= end)
+    if (after == end)
         return 1;
-    next->addr = (void *)at;
-    return *at == 0 ? 1 : 0;
+    next->addr = (void *)after;
+    if (*after == 0)
+        return 1;
+    probe_die_known_abbrev(next);
+    return 0;
 }
 
 int probe_checked_next(Dwarf_Die *die, const void *children_end, Dwarf_Die *result,
@@ -314,8 +318,14 @@ int probe_checked_next(Dwarf_Die *die, const void *children_end, Dwarf_Die *resu
     Dwarf_Die next;
     if (end != NULL)
         *end = NULL;
-    int rc =
-        children_end != NULL ? step_after(die, children_end, &next) : dwarf_siblingof(die, &next);
+    /* Where die and its children end: past children_end, or found by a scan of their bytes
+     * where libdw would look every DIE's abbreviation up; libdw's own step by DW_AT_sibling. */
+    const unsigned char *after = NULL;
+    if (children_end == NULL)
+        after = probe_die_after(die);
+    else if (!dwarf_hasattr(die, DW_AT_sibling))
+        after = (const unsigned char *)children_end + 1;
+    int rc = after != NULL ? step_to(die, after, &next) : dwarf_siblingof(die, &next);
     if (rc == 0 && !found_in_place(&next))
         return 1;
     if (rc == 0)
@@ -352,6 +362,7 @@ bool probe_dwarf_errors_top_end(Dwarf_CU *cu, Dwarf_Die *end)
 
 void probe_dwarf_errors_release(void)
 {
+    probe_die_scan_release();
     free(walks.tops);
     memset(&walks, 0, sizeof walks);
 }
