@@ -278,7 +278,7 @@ probe_die_scan(Dwarf_Die *root,
     return t != NULL ? scan_dies(t, first.addr, visit, arg, &end) : DIE_SCAN_UNREADABLE;
 }
 
-const void *probe_die_after(Dwarf_Die *die)
+const void *probe_die_after(Dwarf_Die *die, const void *children_end)
 {
     struct unit_table *t = table_of(die);
     const unsigned char *p = die->addr, *sibling, *end;
@@ -286,10 +286,14 @@ const void *probe_die_after(Dwarf_Die *die)
     if (t == NULL || !read_uleb(&p, t->end, &code))
         return NULL;
     const struct abbrev_info *a = abbrev_of(t, die->addr, code);
-    if (a == NULL || a->sibling != SIZE_MAX || !step_attributes(t, a, &p, &sibling))
+    if (a == NULL || !step_attributes(t, a, &p, &sibling))
         return NULL;
+    if (a->sibling != SIZE_MAX) /* (where libdw jumps; NULL when it leads back into die) */
+        return sibling != NULL && sibling >= p ? sibling : NULL;
     if (!a->children)
         return p;
+    if (children_end != NULL)
+        return (const unsigned char *)children_end + 1;
     return scan_dies(t, p, NULL, NULL, &end) == DIE_SCAN_DONE && end != NULL ? end + 1 : NULL;
 }
 

@@ -38,9 +38,11 @@ probe_die_scan(Dwarf_Die *root,
                enum die_scan_step (*visit)(const struct die_scanned *die, void *arg), void *arg);
 
 /* The address right after die and its children (where its next sibling is, or the null entry that
- * ends its list); NULL when die has DW_AT_sibling (libdw jumps by it, and checks it) or the scan
- * cannot read it (or the unit ends first). */
-const void *probe_die_after(Dwarf_Die *die);
+ * ends its list): where its DW_AT_sibling leads when it has one (as libdw steps), else right
+ * after children_end when given (the null entry that closed its children, as a walk of them
+ * found it), else past its children as a scan finds them. NULL when the scan cannot read die or
+ * its children (or the unit ends first), or its DW_AT_sibling leads back into it. */
+const void *probe_die_after(Dwarf_Die *die, const void *children_end);
 
 /* Sets die->abbrev (when NULL) to its abbreviation, as libdw's look-up would, from the scans'
  * table of its unit; left NULL when the scan cannot read the code. */

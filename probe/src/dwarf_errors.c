@@ -318,13 +318,9 @@ int probe_checked_next(Dwarf_Die *die, const void *children_end, Dwarf_Die *resu
     Dwarf_Die next;
     if (end != NULL)
         *end = NULL;
-    /* Where die and its children end: past children_end, or found by a scan of their bytes
-     * where libdw would look every DIE's abbreviation up; libdw's own step by DW_AT_sibling. */
-    const unsigned char *after = NULL;
-    if (children_end == NULL)
-        after = probe_die_after(die);
-    else if (!dwarf_hasattr(die, DW_AT_sibling))
-        after = (const unsigned char *)children_end + 1;
+    /* Where die and its children end, from their bytes (die_scan.h): libdw would look every DIE
+     * below die up, where there is no DW_AT_sibling to jump by. */
+    const unsigned char *after = probe_die_after(die, children_end);
     int rc = after != NULL ? step_to(die, after, &next) : dwarf_siblingof(die, &next);
     if (rc == 0 && !found_in_place(&next))
         return 1;
