@@ -13,7 +13,9 @@
 #include "dwarf_errors.h"
 
 #define MAX_CODE 65536 /* producers number abbreviations from 1 up; past this, read with libdw */
-#define UNITS_KEPT 4   /* a walk reads one unit, and the type units its types lead into */
+#define UNITS_KEPT                                                                                 \
+    64 /* a walk reads one unit, and the type units its types lead into; the                       \
+          index of type_defs.c scans every unit ahead of the walk */
 
 struct attribute {
     unsigned form;
@@ -45,6 +47,7 @@ struct unit_table {
 static _Thread_local struct {
     struct unit_table units[UNITS_KEPT];
     unsigned long clock;
+    struct unit_table *last; /* the table asked for last */
 } kept;
 
 static void table_free(struct unit_table *t)
@@ -58,6 +61,7 @@ void probe_die_scan_release(void)
 {
     for (size_t i = 0; i < UNITS_KEPT; i++)
         table_free(&kept.units[i]);
+    kept.last = NULL;
 }
 
 /* The table of die's unit: kept, or a new one in the place of the least recently used; NULL when
@@ -66,16 +70,22 @@ static struct unit_table *table_of(Dwarf_Die *die)
 {
     unsigned generation = probe_dwarf_errors_generation();
     struct unit_table *oldest = &kept.units[0];
+    if (kept.last != NULL && kept.last->cu == die->cu && kept.last->generation == generation &&
+        die->cu != NULL) {
+        kept.last->used = ++kept.clock;
+        return kept.last;
+    }
     for (size_t i = 0; i < UNITS_KEPT; i++) {
         struct unit_table *t = &kept.units[i];
         if (t->cu == die->cu && t->generation == generation && die->cu != NULL) {
             t->used = ++kept.clock;
-            return t;
+            return kept.last = t;
         }
         if (t->used < oldest->used)
             oldest = t;
     }
     table_free(oldest);
+    kept.last = NULL;
     Dwarf_Die unit;
     Dwarf_Off abbrev_offset, end;
     struct unit_table *t = oldest;
@@ -87,7 +97,7 @@ static struct unit_table *table_of(Dwarf_Die *die)
     t->used = ++kept.clock;
     t->start = (const unsigned char *)die->addr - dwarf_cuoffset(die);
     t->end = (const unsigned char *)die->addr + (end - dwarf_dieoffset(die));
-    return t;
+    return kept.last = t;
 }
 
 static bool read_uleb(const unsigned char **p, const unsigned char *end, uint64_t *value)
@@ -153,6 +163,8 @@ static bool describe(struct unit_table *t, const unsigned char *die, uint64_t co
 
 static struct abbrev_info *abbrev_of(struct unit_table *t, const unsigned char *die, uint64_t code)
 {
+    if (code < t->abbrev_capacity && t->abbrevs[code].abbrev != NULL)
+        return &t->abbrevs[code];
     if (code >= MAX_CODE || code == 0)
         return NULL;
     if (code >= t->abbrev_capacity) {
