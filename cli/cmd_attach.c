@@ -28,6 +28,7 @@
 
 static const char attach_usage[] =
     "usage: qaudit attach PID [--stacks MODE] [--out PATTERN] [--for SECONDS] [--preload PATH]\n"
+    "                         [--seccomp-ok]\n"
     "  Loads libqaudit-preload.so into the running process PID (ptrace, no gdb) and counts its\n"
     "  allocations from now on, as qaudit run would have: every module's malloc family is\n"
     "  redirected through its GOT, and modules loaded later too. Blocks allocated before are\n"
@@ -39,9 +40,13 @@ static const char attach_usage[] =
     "                  " DEFAULT_OUT " inside it\n"
     "  --for SECONDS   detach after SECONDS (the command waits)\n"
     "  --preload PATH  the interposer (default: found next to qaudit or installed)\n"
+    "  --seccomp-ok    attach to a process under a seccomp filter: the filter must allow what\n"
+    "                  the attach calls there (mmap, mprotect, openat, clone, futex...), or it\n"
+    "                  may kill the process\n"
     "Exit 0: attached (or attached and detached); 2: not attached, the process as it was: no\n"
     "such process, already preloaded or attached, statically linked, not permitted (ptrace),\n"
-    "stopped, traced, or a thread in a system call that cannot be interrupted.\n";
+    "stopped, traced, under a seccomp filter (without --seccomp-ok), or a thread in a system\n"
+    "call that cannot be interrupted.\n";
 
 static const char detach_usage[] =
     "usage: qaudit detach PID [--timeout S]\n"
@@ -56,6 +61,7 @@ struct attach_settings {
     pid_t pid;
     const char *stacks, *out, *preload;
     long for_seconds; /* -1: stay attached */
+    bool seccomp_ok;
 };
 
 static int refuse(pid_t pid, const char *fmt, const char *detail)
@@ -81,6 +87,25 @@ static void status_field(pid_t pid, const char *name, char *out, size_t size)
         }
     if (f != NULL)
         fclose(f);
+}
+
+/* A seccomp filter decides what each system call the attach makes in the process does, and may
+ * kill it for one the program never makes: the attach goes ahead only when told it may (strict
+ * mode, which allows only read, write and exit, never). */
+static int check_seccomp(pid_t pid, bool seccomp_ok)
+{
+    char mode[32];
+    status_field(pid, "Seccomp:", mode, sizeof mode);
+    if (atoi(mode) == 1)
+        return refuse(pid, "it runs in seccomp strict mode: any call of the attach would kill it%s",
+                      "");
+    if (atoi(mode) == 2 && !seccomp_ok)
+        return refuse(pid,
+                      "it runs under a seccomp filter, which may kill it for a call the attach "
+                      "makes there (mmap, openat, clone...); pass --seccomp-ok if the filter "
+                      "allows them%s",
+                      "");
+    return 0;
 }
 
 /* The checks that need no ptrace: the process exists, runs, is nobody else's tracee, is ours. */
@@ -324,10 +349,13 @@ static int parse_pid(const char *command, const char *text, pid_t *pid)
 
 static int parse_attach(int argc, char **argv, struct attach_settings *s)
 {
-    static const struct option options[] = {
-        {"stacks", required_argument, NULL, 's'}, {"out", required_argument, NULL, 'o'},
-        {"for", required_argument, NULL, 'f'},    {"preload", required_argument, NULL, 'P'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    static const struct option options[] = {{"stacks", required_argument, NULL, 's'},
+                                            {"out", required_argument, NULL, 'o'},
+                                            {"for", required_argument, NULL, 'f'},
+                                            {"preload", required_argument, NULL, 'P'},
+                                            {"seccomp-ok", no_argument, NULL, 'S'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
     int opt;
     opterr = 0;
     s->for_seconds = -1;
@@ -345,6 +373,9 @@ static int parse_attach(int argc, char **argv, struct attach_settings *s)
             break;
         case 'P':
             s->preload = optarg;
+            break;
+        case 'S':
+            s->seccomp_ok = true;
             break;
         case 'h':
             fputs(attach_usage, stdout);
@@ -378,7 +409,7 @@ int command_attach(int argc, char **argv)
         return refuse(s.pid, "cannot find libqaudit-preload.so (pass --preload PATH)%s", "");
     if (realpath(preload, absolute) == NULL)
         return refuse(s.pid, "cannot read the preload %s", preload);
-    if ((r = check_process(s.pid)) != 0)
+    if ((r = check_process(s.pid)) != 0 || (r = check_seccomp(s.pid, s.seccomp_ok)) != 0)
         return r;
     char maps[64], why[512];
     snprintf(maps, sizeof maps, "/proc/%d/maps", (int)s.pid);

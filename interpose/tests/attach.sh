@@ -148,6 +148,22 @@ else
   fail "attach hooks: $(cat "$work/hk.err")"
 fi
 
+# ---- a queue already holding values at the attach: its pops of them balance against what it held
+# when first seen (3), not against pushes the attach never saw ----
+mkdir -p "$work/hh/d"
+launch "$work/hh.out" "$target" hooks-held "$work/hh"
+hh=$launched
+if "$qaudit" attach "$hh" --out "$work/hh/d/" --stacks off 2>"$work/hh.err"; then
+  touch "$work/hh/go"
+  sleep 0.5
+  dump=$("$qaudit" detach "$hh" 2>/dev/null)
+  cons=$([ -f "$dump" ] && field "$dump" "[c['status']+': '+c['detail'] for c in d['checks'] if c['name']=='conservation'][0]")
+  [[ $cons == pass:*"held when first seen 3"* ]] &&
+    pass "a queue holding 3 values at the attach balances: $cons" || fail "held at the attach: $cons"
+else
+  fail "attach hooks-held: $(cat "$work/hh.err")"
+fi
+
 # ---- a prefork process: children forked after the attach count in dumps of their own ----
 mkdir "$work/pf"
 launch "$work/pf.out" "$target" prefork
@@ -165,6 +181,64 @@ if "$qaudit" attach "$pf" --out "$work/pf/" --stacks off 2>"$work/pf.err"; then
 else
   fail "attach prefork: $(cat "$work/pf.err")"
 fi
+
+# ---- an interpreter: a Python started with PYTHONMALLOC=malloc says so in the attached dump ----
+mkdir "$work/py"
+PYTHONMALLOC=malloc python3 -c "
+import sys, time
+print('ready', flush=True)
+while True:
+    x = [str(i) * 3 for i in range(1000)]
+    time.sleep(0.01)" >"$work/py.out" &
+py=$!
+pids+=("$py")
+if wait_for "$work/py.out" ready && "$qaudit" attach "$py" --out "$work/py/" --stacks off 2>"$work/py.err"; then
+  sleep 0.3
+  dump=$("$qaudit" detach "$py" 2>/dev/null)
+  pm=$([ -f "$dump" ] && field "$dump" "d['process'].get('pythonmalloc')")
+  [ "$pm" = malloc ] && pass "an attached Python's dump records PYTHONMALLOC=$pm" ||
+    fail "attached Python: process.pythonmalloc '$pm' (want malloc)"
+else
+  fail "attach python: $(cat "$work/py.err")"
+fi
+
+# ---- endings after the attach, as under LD_PRELOAD: a fatal signal at its default, _exit and
+# exec each leave the final dump (the status native), and the program reads back SIG_DFL; a
+# chroot does not lose the exit dump; after a detach, the signal ends it with no dump more and
+# its dispositions are its own again ----
+for how in sigterm _exit exec chroot detach; do
+  dir="$work/en-$how"
+  mkdir -p "$dir/d" "$dir/jail"
+  "$target" endings "$dir" >"$dir/out" &
+  en=$!
+  pids+=("$en")
+  wait_for "$dir/out" ready || { fail "endings $how: the fixture did not start"; continue; }
+  if ! "$qaudit" attach "$en" --out "$dir/d/" --stacks off 2>"$dir/err"; then
+    fail "attach for $how: $(cat "$dir/err")"
+    continue
+  fi
+  [ "$how" = detach ] && { "$qaudit" detach "$en" >/dev/null 2>&1 || fail "detach before the ending"; }
+  echo "${how/detach/sigterm}" >"$dir/how"
+  wait "$en"
+  status=$?
+  reasons=$(for f in "$dir"/d/*.json; do field "$f" "d['reason']"; done | sort | tr '\n' ' ')
+  case $how in
+  sigterm) want_status=143 want_reasons="fatal_signal " ;;
+  _exit) want_status=3 want_reasons="_exit " ;;
+  exec) want_status=0 want_reasons="exec " ;;
+  chroot) want_status=0 want_reasons="exit " ;;
+  detach) want_status=143 want_reasons="detach " ;;
+  esac
+  reads=$(cat "$dir/reads-back" 2>/dev/null)
+  [ "$status" = "$want_status" ] && [ "$reasons" = "$want_reasons" ] && [ "$reads" = default ] &&
+    pass "after the attach, $how: status $status, dumps: $reasons, SIGTERM reads back $reads" ||
+    fail "after the attach, $how: status $status (want $want_status), dumps: '$reasons' (want '$want_reasons'), SIGTERM reads back '$reads'"
+  if [ "$how" != detach ] && [ "$reasons" = "$want_reasons" ]; then
+    mallocs=$(field "$(ls "$dir"/d/*.json)" "d['totals']['calls']['malloc']")
+    [ "$mallocs" -ge 100 ] && pass "$how: the final dump holds the 100 blocks allocated after the attach ($mallocs mallocs)" ||
+      fail "$how: $mallocs mallocs in the final dump"
+  fi
+done
 
 # ---- Debian's redis-server under load ----
 rport=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
@@ -267,6 +341,22 @@ else
 fi
 kill -STOP "$other"
 refused "a stopped process" "$other" "$qaudit" attach
+launch "$work/sc.out" "$target" seccomp
+sc=$launched
+refused "under a seccomp filter (without --seccomp-ok)" "$sc" "$qaudit" attach
+# Told it may, the attach goes ahead: the filter kills at the calls of the writer thread's own
+# descriptor table, which the preload sees the filter and leaves alone.
+mkdir "$work/sc"
+if "$qaudit" attach "$sc" --seccomp-ok --out "$work/sc/" --stacks off 2>"$work/sc.err"; then
+  sleep 0.5
+  dump=$("$qaudit" detach "$sc" 2>/dev/null)
+  mallocs=$([ -f "$dump" ] && field "$dump" "d['totals']['calls']['malloc']")
+  kill -0 "$sc" 2>/dev/null && [ "${mallocs:-0}" -gt 0 ] &&
+    pass "attached with --seccomp-ok under a filter that kills at close_range and pidfd_open: alive, $mallocs mallocs" ||
+    fail "--seccomp-ok: alive $(kill -0 "$sc" 2>/dev/null && echo yes || echo no), dump '$dump', mallocs '$mallocs'"
+else
+  fail "attach --seccomp-ok: $(cat "$work/sc.err")"
+fi
 kill -CONT "$other"
 launch "$work/vfork.out" "$target" vfork
 sleep 0.2

@@ -202,6 +202,27 @@ static void test_own_handler_for_the_dump_signal(void **state)
     free(h.qaudit_err);
 }
 
+/* The writer thread's files (the dumps asked for, the timeline's /proc reads) never take the
+ * number a program's open() gets: 4,000,000 opens during 100 dumps each get the lowest free
+ * one, as natively. The dumps asked for may merge; the first is "signal", the last "exit". */
+static void test_opens_get_the_lowest_number_during_dumps(void **state)
+{
+    (void)state;
+    struct hostile h;
+    compare_hostile("lowest_fd", &h);
+    int dumps = 0;
+    char last[32] = "";
+    for (json_t *d; (d = dump_n(h.preload, h.pid, dumps)) != NULL; dumps++) {
+        if (dumps == 0 && strcmp(reason(d), "signal") != 0)
+            fail_msg("the first dump is for \"%s\", not \"signal\"", reason(d));
+        snprintf(last, sizeof last, "%s", reason(d));
+        json_decref(d);
+    }
+    assert_true(dumps >= 2);
+    assert_string_equal(last, "exit");
+    free(h.qaudit_err);
+}
+
 /* The issue's fourth repro: QAUDIT_OUT without %p and three processes (bash, seq, ls). Each
  * process's exit dump is in a file of its own; a name that carries a pid (nop.PID.json or
  * nop.PID.K.json) carries that dump's. Dumps of exec'd-from images may add files. */
@@ -258,6 +279,7 @@ int foreign_host(void)
                                        FOREIGN_TEST(test_dup2_over_every_fd),
                                        FOREIGN_TEST(test_double_fork_daemon),
                                        FOREIGN_TEST(test_own_handler_for_the_dump_signal),
+                                       FOREIGN_TEST(test_opens_get_the_lowest_number_during_dumps),
                                        FOREIGN_TEST(test_one_file_per_process)};
     return cmocka_run_group_tests_name("host safety", tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -74,8 +75,8 @@ static int files_in(const char *dir)
     return n;
 }
 
-/* Runs the fixture under the preload; its stderr must hold no line of the preload's. */
-static pid_t run_confined(const char *how, const char *arg, const char *const *extra)
+/* Starts the fixture under the preload, its stderr into elsewhere/stderr. */
+static pid_t start_confined(const char *how, const char *arg, const char *const *extra)
 {
     char err_path[600];
     snprintf(err_path, sizeof err_path, "%s/stderr", elsewhere);
@@ -87,6 +88,14 @@ static pid_t run_confined(const char *how, const char *arg, const char *const *e
     dup2(saved, STDERR_FILENO);
     close(saved);
     close(err);
+    return pid;
+}
+
+/* Waits for the fixture's exit 0; its stderr must hold no line of the preload's. */
+static void finish_confined(pid_t pid)
+{
+    char err_path[600];
+    snprintf(err_path, sizeof err_path, "%s/stderr", elsewhere);
     assert_int_equal(wait_exit(pid), 0);
     FILE *f = fopen(err_path, "r");
     char line[512];
@@ -96,6 +105,12 @@ static pid_t run_confined(const char *how, const char *arg, const char *const *e
     if (f)
         fclose(f);
     unlink(err_path);
+}
+
+static pid_t run_confined(const char *how, const char *arg, const char *const *extra)
+{
+    pid_t pid = start_confined(how, arg, extra);
+    finish_confined(pid);
     return pid;
 }
 
@@ -171,6 +186,24 @@ static void test_a_chrooted_process_writes_into_the_run_directory(void **state)
     assert_int_equal(system(command), 0);
 }
 
+/* A dump on request after the chroot: the writer thread writes it, on a descriptor table of its
+ * own, through the run directory held on the program's (borrowed for each use). */
+static void test_a_chrooted_process_snapshot_lands_in_the_run_directory(void **state)
+{
+    (void)state;
+    pid_t pid = start_confined("chroot-snapshot", jail, NULL);
+    char path[700];
+    snprintf(path, sizeof path, "%s/dump-%d.snapshot-0.json", dump_dir, (int)pid);
+    for (int i = 0; i < 3000 && access(path, F_OK) != 0; i++)
+        usleep(10000);
+    kill(pid, SIGUSR1);
+    finish_confined(pid);
+    assert_counted(path, pid);
+    snprintf(path, sizeof path, "%s/dump-%d.json", dump_dir, (int)pid);
+    assert_counted(path, pid);
+    assert_int_equal(files_in(jail), 0);
+}
+
 static void test_chroot_then_drop_writes_into_the_fallback(void **state)
 {
     (void)state;
@@ -182,6 +215,22 @@ static void test_chroot_then_drop_writes_into_the_fallback(void **state)
     assert_counted(path, pid);
     assert_int_equal(files_in(jail), 0);
     unlink(path);
+}
+
+/* A process under a seccomp filter that kills at calls it never makes, among them those the
+ * writer thread's own descriptor table takes (close_range, pidfd_open): one installed after
+ * start-up (prctl) and a child forked then, one inherited across exec (seen at start-up). Each
+ * lives and dumps; the writer stays on the program's table. */
+static void test_a_seccomp_filter_is_respected(void **state)
+{
+    (void)state;
+    const char *modes[] = {"seccomp-fork", "seccomp-exec"};
+    for (int i = 0; i < 2; i++) {
+        pid_t pid = run_confined(modes[i], "", NULL);
+        char path[700];
+        snprintf(path, sizeof path, "%s/dump-%d.json", dump_dir, (int)pid);
+        assert_counted(path, pid);
+    }
 }
 
 /* A relative QAUDIT_OUT, and none at all (qaudit-%p.json): the exec'd image, whose working
@@ -220,6 +269,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_a_chrooted_process_writes_into_the_run_directory,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_chrooted_process_snapshot_lands_in_the_run_directory,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_seccomp_filter_is_respected, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chroot_then_drop_writes_into_the_fallback, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_an_exec_from_elsewhere_writes_where_the_run_started,

@@ -336,6 +336,40 @@ static void test_dlopen_and_patterns(void **state)
     remove_dir();
 }
 
+/* Names glibc resolves against the module that calls dlopen: a bare name along the program's
+ * RUNPATH, "$ORIGIN" as the program's directory. Through the preload's dlopen glibc sees the
+ * preload as the caller (no RUNPATH; another directory), so both failed (exit 3) before the
+ * name was resolved as the caller would (dlopen_name.c). The plugin's allocations are counted. */
+static void test_dlopen_names_resolve_as_the_callers(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *names[] = {"libfixture_plugin.so", "$ORIGIN/libfixture_plugin_origin.so",
+                           "${ORIGIN}/libfixture_plugin_origin.so"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *argv[] = {FIXTURE("fixture_dlopener_runpath"), names[i], NULL};
+        pid_t pid = start(argv, NULL);
+        int status = wait_exit(pid);
+        if (status != 0)
+            fail_msg("dlopen(\"%s\") under the preload: exit %d (3: not found)", names[i], status);
+        json_t *d = load_pid(pid);
+        assert_true(num(d, "totals.calls.malloc") >= 25);
+        json_decref(d);
+    }
+    remove_dir();
+}
+
+/* The calls the preload wraps work before its start-up: a library the program needs is
+ * initialised first, and its constructor's prctl reached a wrapper not yet resolved (ENOSYS). */
+static void test_a_constructor_before_the_preload_calls_prctl(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_early_prctl"), NULL};
+    assert_int_equal(wait_exit(start(argv, NULL)), 0);
+    remove_dir();
+}
+
 static json_t *run_queue(const char *variant, const char *mode, const char *const *env)
 {
     char path[300];
@@ -832,6 +866,8 @@ int main(void)
         cmocka_unit_test(test_forwards_to_jemalloc),
         cmocka_unit_test(test_usable_bytes_agree_with_the_allocator),
         cmocka_unit_test(test_dlopen_and_patterns),
+        cmocka_unit_test(test_dlopen_names_resolve_as_the_callers),
+        cmocka_unit_test(test_a_constructor_before_the_preload_calls_prctl),
         cmocka_unit_test(test_queue_depth_one_and_nine),
         cmocka_unit_test(test_injected_growth_and_shrink_failures),
         cmocka_unit_test(test_snapshot_while_running),

@@ -12,13 +12,16 @@
 #include "gate_members.h"
 #include "probe/classes.h"
 #include "probe/functions.h"
+#include "input.h"
 
+/* One line, whatever the path or the parser's text holds (input.h). */
 static void fail(char *error, size_t size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(error, size, fmt, ap);
     va_end(ap);
+    probe_one_line(error);
 }
 
 bool gate_pin_parse(const char *word, enum gate_pin *pin)

@@ -14,15 +14,18 @@
 #include "probe/classes.h"
 #include "probe/functions.h"
 #include "probe/type_match.h"
+#include "input.h"
 
 static const char *const pin_words[] = {NULL, "exact", "max", "class"};
 
+/* One line, whatever the path or the parser's text holds (input.h). */
 static void fail(char *error, size_t size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(error, size, fmt, ap);
     va_end(ap);
+    probe_one_line(error);
 }
 
 static uint64_t class_for(int allocator, uint64_t size)

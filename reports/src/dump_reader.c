@@ -28,6 +28,7 @@ static void reader_fail(struct reader *r, const char *fmt, ...)
     if (n > 0 && (size_t)n < r->size)
         vsnprintf(r->error + n, r->size - (size_t)n, fmt, ap);
     va_end(ap);
+    report_one_line(r->error); /* jansson quotes the input; paths may hold a newline */
 }
 
 static json_t *field(struct reader *r, json_t *object, const char *where, const char *key,

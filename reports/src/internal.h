@@ -29,6 +29,10 @@ void inherited_resolve(struct report *dumps, size_t count);
  * process that dropped its privileges wrote there), named in the report's input notes. */
 void run_files_note(struct report *report, const char *const *paths, size_t count);
 
+/* Makes an error one printable line: control characters (a newline jansson quotes from the
+ * input, or one in a path) become '?' (one_line.c). */
+void report_one_line(char *text);
+
 /* Reads one dump into a fresh report; REPORT_INPUT_ERROR with error set on a bad dump. */
 enum report_status dump_read(const char *path, struct report *out, char *error, size_t size);
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
+
 static bool read_member(json_t *m, struct layout_member *out)
 {
     json_t *name = json_object_get(m, "name"), *type = json_object_get(m, "type");
@@ -73,6 +75,7 @@ enum report_status layout_file_read(const char *path, struct layout_set *out, ch
     if (doc == NULL) {
         snprintf(error, error_size, "%s: line %d, column %d: %s", path, jerr.line, jerr.column,
                  jerr.text);
+        report_one_line(error);
         return REPORT_INPUT_ERROR;
     }
     const char *format = json_string_value(json_object_get(doc, "format"));

@@ -168,6 +168,9 @@ head -c 700 "$work/q.json" >"$work/truncated.json"
 expect_status 2 "a truncated dump" "$qaudit" report "$work/truncated.json"
 one_line_error "a truncated dump"
 sed 's/qaudit-alloc\/1/qaudit-alloc\/9/' "$work/q.json" >"$work/v9.json"
+printf '{"format":"qaudit-all\\\n' >"$work/escape.json" # jansson quotes the newline in its error
+expect_status 2 "a bad escape before a newline" "$qaudit" report "$work/escape.json"
+one_line_error "a bad escape before a newline (the fuzzer's crash-2806e226)"
 expect_status 2 "another format version" "$qaudit" report "$work/v9.json"
 grep -q "qaudit-alloc/9" "$work/err" || fail "the version is named"
 expect_status 2 "a missing binary" "$qaudit" report "$work/q.json" --binary /nonexistent/ringkv

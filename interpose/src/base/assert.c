@@ -1,12 +1,12 @@
 /* A failed check of the interposer's own invariants, in a -DQA_DEBUG build: one line written with
- * write(2) from a stack buffer (no malloc, no stdio: the check may fail inside malloc or a signal
- * handler), then abort().
- * Context: any, signal handlers included; nothing here allocates. */
+ * write(2) from a stack buffer to the program's stderr (no malloc, no stdio: the check may fail
+ * inside malloc or a signal handler), then abort(). Context: any, signal handlers included; nothing
+ * here allocates. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "assert.h"
+#include "base.h"
 
 #ifdef QA_DEBUG
 static void append(char *line, size_t *len, size_t size, const char *text)
@@ -35,8 +35,7 @@ void qa_assert_fail(const char *file, int line, const char *what)
     append(text, &len, sizeof text, ": ");
     append(text, &len, sizeof text, what);
     append(text, &len, sizeof text, "\n");
-    ssize_t unused = write(STDERR_FILENO, text, len);
-    (void)unused;
+    qa_write_stderr(text, len);
     abort();
 }
 #endif

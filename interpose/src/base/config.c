@@ -294,7 +294,9 @@ void qa_config_load(void)
             bad("QAUDIT_SEED", v, "a whole number below 2^53");
     }
     copy(qa_cfg.sites, sizeof qa_cfg.sites, (v = setting("QAUDIT_QUEUE_SITES")) ? v : "");
-    copy(qa_cfg.pythonmalloc, sizeof qa_cfg.pythonmalloc, (v = setting("PYTHONMALLOC")) ? v : "");
+    /* The process's own variable, attached or not (only read): whether a Python's objects reach
+     * malloc is the program's setting, not qaudit's. */
+    copy(qa_cfg.pythonmalloc, sizeof qa_cfg.pythonmalloc, (v = getenv("PYTHONMALLOC")) ? v : "");
     load_fail(setting("QAUDIT_FAIL"));
     load_poison(setting("QAUDIT_POISON"));
     qa_cfg.assert_depth1 = QA_ASSERT_REPORT;

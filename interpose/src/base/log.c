@@ -30,12 +30,18 @@ void qa_sigpipe_restore(struct qa_sigpipe *g, bool raised)
     errno = saved_errno;
 }
 
-static void write_stderr(const char *line, size_t n)
+/* The program's stderr, at this moment: on the writer thread's own table, borrowed for the one
+ * write (fd_table.c), so that a daemon that closed it is not kept holding a pipe. */
+void qa_write_stderr(const char *text, size_t n)
 {
+    int fd = qa_fd_borrow(STDERR_FILENO);
+    if (fd < 0)
+        return;
     struct qa_sigpipe guard;
     qa_sigpipe_block(&guard);
-    ssize_t written = write(STDERR_FILENO, line, n);
+    ssize_t written = write(fd, text, n);
     qa_sigpipe_restore(&guard, written < 0 && errno == EPIPE);
+    qa_fd_return(fd);
 }
 
 /* One line on stderr, formatted without malloc (vsnprintf into a stack buffer). */
@@ -51,6 +57,6 @@ void qa_log(const char *fmt, ...)
         n = (int)sizeof line - 2;
     line[n++] = '\n';
     int saved = errno;
-    write_stderr(line, (size_t)n);
+    qa_write_stderr(line, (size_t)n);
     errno = saved;
 }

@@ -49,6 +49,27 @@ bool qa_file_still_ours(const struct qa_file *f)
     return f->fd >= 0 && fstat(f->fd, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino;
 }
 
+/* f's descriptor as this thread can use it: the number on the program's table, a duplicate on the
+ * writer's own (fd_table.c); -1 unless it is still the file f opened. Given back with
+ * qa_file_give_back. For descriptors held across calls by whichever thread opened them (a dump
+ * directory held across a chroot). */
+int qa_file_borrow(const struct qa_file *f)
+{
+    if (f->fd < 0)
+        return -1;
+    int fd = qa_fd_borrow(f->fd);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino)
+        return fd;
+    qa_fd_return(fd);
+    return -1;
+}
+
+void qa_file_give_back(int fd)
+{
+    qa_fd_return(fd);
+}
+
 /* A write that stops, with EBADF, as soon as the number is no longer ours; SIGPIPE blocked. */
 bool qa_file_write_all(struct qa_file *f, const void *data, size_t size)
 {

@@ -1,7 +1,7 @@
 /* The next allocator in link order (glibc's, or jemalloc/tcmalloc/mimalloc when those come
  * after the preload), resolved once with dlsym(RTLD_NEXT) at start-up; after qaudit attach, the
- * one the program itself reaches (RTLD_DEFAULT: the preload was loaded last). Context: start-up; the
- * table is then read by every call. */
+ * one the program itself reaches (RTLD_DEFAULT: the preload was loaded last). Context: start-up;
+ * the table is then read by every call. */
 #include <dlfcn.h>
 
 #include "base.h"

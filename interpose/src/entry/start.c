@@ -46,6 +46,7 @@ static bool start_parts(bool attached, const char *settings)
     qa_sampling_init(); /* before any thread registers: records seed their streams from it */
     qa_exits_resolve();
     qa_chroot_resolve();
+    qa_seccomp_start();
     qa_unwinder_fds_init();
     qa_blocks_init();
     qa_threads_init(&record_parts); /* before any thread registers: the key that retires it */

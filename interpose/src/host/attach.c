@@ -44,6 +44,26 @@ static struct target targets[] = {
     {"pvalloc", NULL, 0, 0},
     {"malloc_usable_size", NULL, 0, 0},
     {"qaudit_hook", NULL, 0, 0},
+    /* the ways an image ends, signals, chroot and the loader: as under LD_PRELOAD */
+    {"_exit", NULL, 0, 0},
+    {"_Exit", NULL, 0, 0},
+    {"execve", NULL, 0, 0},
+    {"execv", NULL, 0, 0},
+    {"execvp", NULL, 0, 0},
+    {"execvpe", NULL, 0, 0},
+    {"execl", NULL, 0, 0},
+    {"execle", NULL, 0, 0},
+    {"execlp", NULL, 0, 0},
+    {"fexecve", NULL, 0, 0},
+    {"execveat", NULL, 0, 0},
+    {"sigaction", NULL, 0, 0},
+    {"signal", NULL, 0, 0},
+    {"bsd_signal", NULL, 0, 0},
+    {"sysv_signal", NULL, 0, 0},
+    {"chroot", NULL, 0, 0},
+    {"prctl", NULL, 0, 0},
+    {"dlopen", NULL, 0, 0},
+    {"dlclose", NULL, 0, 0},
     {"pipe2", "libunwind", 0, 0},
     {"read", "libunwind", 0, 0},
     {"syscall", "libunwind", 0, 0},
@@ -320,7 +340,8 @@ static void redirect_all(void)
     pthread_mutex_unlock(&slots_lock);
 }
 
-/* The writer thread, every poll: modules loaded since are redirected too. */
+/* The writer thread, every poll, and the program's dlopen once it has returned: modules loaded
+ * since are redirected too. */
 static void rescan(void)
 {
     if (active && loads_now() != loads_seen) {
@@ -330,9 +351,16 @@ static void rescan(void)
     }
 }
 
-/* The writer thread, at detach: every entry back, then nothing more is counted or written. */
+void qa_attach_module_loaded(void)
+{
+    rescan();
+}
+
+/* The writer thread, at detach: the program's signal dispositions back, every entry back, then
+ * nothing more is counted or written. */
 static void restore_all(void)
 {
+    qa_signals_restore();
     pthread_mutex_lock(&slots_lock);
     active = false;
     dl_iterate_phdr(visit_module, (void *)restore);
@@ -365,6 +393,7 @@ int qa_attach_begin(void)
     active = true;
     qa_writer_attached(rescan, restore_all);
     redirect_all();
+    qa_signals_install(); /* the other threads are stopped: none is inside sigaction */
     qa_control_attach_state(QAUDIT_ATTACH_ACTIVE, qa_inherited.attached_at_ns,
                             (uint32_t)(slot_count + hook_slots));
     return (int)(slot_count + hook_slots);

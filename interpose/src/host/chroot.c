@@ -19,6 +19,8 @@ void qa_chroot_resolve(void)
 
 QA_EXPORT int chroot(const char *path)
 {
+    if (next == NULL) /* a constructor that runs before the preload's */
+        next = (chroot_fn)dlsym(RTLD_NEXT, "chroot");
     if (next == NULL) {
         errno = ENOSYS;
         return -1;

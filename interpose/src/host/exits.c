@@ -50,13 +50,14 @@ static bool counted_anything(void)
 
 static void before_exec(void)
 {
-    if (atomic_load(&qa_ready) == 2 && counted_anything())
+    if (atomic_load(&qa_ready) == 2 && !qa_inert && counted_anything())
         qa_dump(QA_DUMP_EXEC);
 }
 
 QA_EXPORT __attribute__((noreturn)) void _exit(int status)
 {
-    qa_dump_final(QA_DUMP_EXIT_NOW, 0);
+    if (!qa_inert)
+        qa_dump_final(QA_DUMP_EXIT_NOW, 0);
     if (real_exit == NULL)
         qa_exits_resolve();
     if (real_exit != NULL)

@@ -8,17 +8,32 @@
 
 #include "../output/output.h"
 
-/* signals.c: at start-up, the dump signal and the handlers of endings the program left alone */
+/* signals.c: at start-up (and qaudit attach), the dump signal and the handlers of endings the
+ * program left alone; at qaudit detach, the program's dispositions back */
 void qa_signals_install(void);
+void qa_signals_restore(void);
+
+/* attach.c: a module the program loaded, redirected at once after its dlopen (not at the next
+ * poll) while attached */
+void qa_attach_module_loaded(void);
 
 /* exits.c: _exit, _Exit and the exec family, resolved at start-up (dlsym may allocate) */
 void qa_exits_resolve(void);
+
+/* dlopen_name.c: the file the program's dlopen(file) means, resolved as its caller would (out),
+ * or file itself */
+const char *qa_dlopen_name(const char *file, const void *caller,
+                           bool (*already_loaded)(const char *), char *out, size_t size);
 
 /* fork.c: the pthread_atfork handlers */
 void qa_fork_handlers_install(void);
 
 /* chroot.c */
 void qa_chroot_resolve(void);
+
+/* seccomp.c: a filter at start-up, or one installed later (prctl), keeps the writer thread on
+ * the program's descriptor table */
+void qa_seccomp_start(void);
 
 /* unwinder_fds.c: libunwind keeps no descriptor in the host (pipe2, read, syscall) */
 void qa_unwinder_fds_init(void);
@@ -27,6 +42,6 @@ void qa_unwinder_fds_init(void);
  * qaudit_hook redirected to the preload (restored by the writer thread at detach) */
 bool qa_attach_loaded_late(void); /* loaded after the program bound malloc: by qaudit attach */
 bool qa_attach_active(void);
-int qa_attach_begin(void);          /* entries redirected, or -errno */
+int qa_attach_begin(void); /* entries redirected, or -errno */
 
 #endif

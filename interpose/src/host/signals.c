@@ -44,6 +44,8 @@ static struct sigaction believed[MAX_SIGNAL];
 
 static atomic_flag table_lock = ATOMIC_FLAG_INIT;
 static atomic_int claim_reported;
+/* qaudit detach put the program's dispositions back: sigaction and signal pass through. */
+static atomic_bool stepped_aside;
 
 /* The signals whose default action ends the process, and which a handler can catch. */
 static const int ending[] = {SIGHUP,  SIGINT,  SIGQUIT,   SIGILL,  SIGTRAP, SIGABRT,
@@ -112,7 +114,8 @@ static void on_ending_signal(int signo, siginfo_t *info, void *context)
 {
     (void)info, (void)context;
     int saved = errno;
-    qa_dump_final(QA_DUMP_FATAL, signo);
+    if (!qa_inert)
+        qa_dump_final(QA_DUMP_FATAL, signo);
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
@@ -197,7 +200,8 @@ static void dump_signal_claimed(void)
                qa_signal_name(qa_cfg.signal));
 }
 
-/* At start-up: the dump signal and every ending signal the program has left at its default. */
+/* At start-up (or qaudit attach): the dump signal and every ending signal the program has left
+ * at its default; the program's handlers of ending signals behind the trampoline. */
 void qa_signals_install(void)
 {
     if (next_sigaction() == NULL) {
@@ -206,6 +210,7 @@ void qa_signals_install(void)
     }
     sigset_t saved;
     lock_table(&saved);
+    atomic_store(&stepped_aside, false);
     for (int signo = 1; signo < MAX_SIGNAL; signo++) {
         bool dump = signo == qa_cfg.signal;
         if (!dump && !is_ending(signo))
@@ -223,6 +228,24 @@ void qa_signals_install(void)
     unlock_table(&saved);
 }
 
+/* qaudit detach: what the program believes is put back where the interposer's handler or
+ * trampoline stands, and from then on the program's calls pass through (its entries into this
+ * file are restored next; a call already inside sees stepped_aside under the table lock). */
+void qa_signals_restore(void)
+{
+    if (next_sigaction() == NULL)
+        return;
+    sigset_t saved;
+    lock_table(&saved);
+    atomic_store(&stepped_aside, true);
+    for (int signo = 1; signo < MAX_SIGNAL; signo++)
+        if (atomic_load(&owner[signo]) != PROGRAM) {
+            real_sigaction(signo, &believed[signo], NULL);
+            atomic_store(&owner[signo], PROGRAM);
+        }
+    unlock_table(&saved);
+}
+
 /* The program sets (act) or reads (old) the disposition of a signal the interposer manages. */
 static int program_sigaction(int signo, const struct sigaction *act, struct sigaction *old)
 {
@@ -230,6 +253,11 @@ static int program_sigaction(int signo, const struct sigaction *act, struct siga
     sigset_t saved;
     lock_table(&saved);
     int result = 0;
+    if (atomic_load(&stepped_aside)) {
+        result = real_sigaction(signo, act, old);
+        unlock_table(&saved);
+        return result;
+    }
     if (atomic_load(&owner[signo]) == PROGRAM) {
         result = real_sigaction(signo, act, old);
         /* A fatal signal put back to its default (a crash handler about to re-raise) gets the
@@ -266,7 +294,7 @@ static int program_sigaction(int signo, const struct sigaction *act, struct siga
 static bool managed(int signo)
 {
     return signo > 0 && signo < MAX_SIGNAL && atomic_load(&qa_ready) == 2 &&
-           (signo == qa_cfg.signal || is_ending(signo));
+           !atomic_load(&stepped_aside) && (signo == qa_cfg.signal || is_ending(signo));
 }
 
 QA_EXPORT int sigaction(int signo, const struct sigaction *act, struct sigaction *old)

@@ -2,8 +2,9 @@
  * (chroot.c), the interposer opens each (the run's dump directory and the fallback one) with
  * O_PATH and keeps the descriptor; from then on a dump path in one of them is opened, linked and
  * renamed relative to that descriptor (the *at calls), as the new root cannot name it. The
- * descriptors are checked to be still ours before each use (private_fd.c): a program that
- * closes or reuses the number loses us the directory, not its file.
+ * descriptors are on the program's table; each use borrows one, checked to be still ours
+ * (private_fd.c; a duplicate on the writer thread's own table): a program that closes or
+ * reuses the number loses us the directory, not its file.
  * Context: the chroot wrapper (any thread) and dumps (under the dump lock, async-signal-safe). */
 #include <fcntl.h>
 #include <string.h>
@@ -50,8 +51,8 @@ void qa_dump_dirs_hold(const char *path_in_it)
     held_count++;
 }
 
-/* Where to find path: relative to a held directory (*dirfd, *name the last component), or as
- * it is (AT_FDCWD and the path itself). */
+/* Where to find path: relative to a held directory (*dirfd, borrowed: give it back with
+ * qa_dump_dirs_done; *name the last component), or as it is (AT_FDCWD and the path itself). */
 void qa_dump_dirs_locate(const char *path, int *dirfd, const char **name)
 {
     *dirfd = AT_FDCWD;
@@ -60,9 +61,18 @@ void qa_dump_dirs_locate(const char *path, int *dirfd, const char **name)
     if (held_count == 0 || !directory_of(path, dir, sizeof dir))
         return;
     for (int i = 0; i < held_count; i++)
-        if (strcmp(held[i].path, dir) == 0 && qa_file_still_ours(&held[i].file)) {
-            *dirfd = held[i].file.fd;
+        if (strcmp(held[i].path, dir) == 0) {
+            int borrowed = qa_file_borrow(&held[i].file);
+            if (borrowed < 0)
+                continue;
+            *dirfd = borrowed;
             *name = strrchr(path, '/') + 1;
             return;
         }
+}
+
+void qa_dump_dirs_done(int dirfd)
+{
+    if (dirfd != AT_FDCWD)
+        qa_file_give_back(dirfd);
 }

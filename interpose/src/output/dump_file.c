@@ -109,14 +109,18 @@ static bool expand(char *out, size_t size, uint64_t sequence)
     return true;
 }
 
-/* The file operations of a dump, relative to a directory held across a chroot (dump_dirs.c). */
+/* The file operations of a dump, relative to a directory held across a chroot (dump_dirs.c;
+ * giving the directory back keeps errno). */
 static int path_link(const char *from, const char *to)
 {
     int from_dir, to_dir;
     const char *from_name, *to_name;
     qa_dump_dirs_locate(from, &from_dir, &from_name);
     qa_dump_dirs_locate(to, &to_dir, &to_name);
-    return linkat(from_dir, from_name, to_dir, to_name, 0);
+    int result = linkat(from_dir, from_name, to_dir, to_name, 0);
+    qa_dump_dirs_done(from_dir);
+    qa_dump_dirs_done(to_dir);
+    return result;
 }
 
 static int path_rename(const char *from, const char *to)
@@ -125,7 +129,10 @@ static int path_rename(const char *from, const char *to)
     const char *from_name, *to_name;
     qa_dump_dirs_locate(from, &from_dir, &from_name);
     qa_dump_dirs_locate(to, &to_dir, &to_name);
-    return renameat(from_dir, from_name, to_dir, to_name);
+    int result = renameat(from_dir, from_name, to_dir, to_name);
+    qa_dump_dirs_done(from_dir);
+    qa_dump_dirs_done(to_dir);
+    return result;
 }
 
 static int path_unlink(const char *path)
@@ -133,7 +140,9 @@ static int path_unlink(const char *path)
     int dir;
     const char *name;
     qa_dump_dirs_locate(path, &dir, &name);
-    return unlinkat(dir, name, 0);
+    int result = unlinkat(dir, name, 0);
+    qa_dump_dirs_done(dir);
+    return result;
 }
 
 static int path_lstat(const char *path, struct stat *st)
@@ -141,7 +150,9 @@ static int path_lstat(const char *path, struct stat *st)
     int dir;
     const char *name;
     qa_dump_dirs_locate(path, &dir, &name);
-    return fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW);
+    int result = fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW);
+    qa_dump_dirs_done(dir);
+    return result;
 }
 
 static bool path_create(struct qa_file *f, const char *path)
@@ -149,7 +160,9 @@ static bool path_create(struct qa_file *f, const char *path)
     int dir;
     const char *name;
     qa_dump_dirs_locate(path, &dir, &name);
-    return qa_file_openat(f, dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+    bool created = qa_file_openat(f, dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+    qa_dump_dirs_done(dir);
+    return created;
 }
 
 /* path with suffix inserted before its extension (the last '.' of the file name, not its first

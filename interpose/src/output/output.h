@@ -36,6 +36,7 @@ void qa_dump_file_hold_directories(void); /* before a chroot */
 /* ---- dump_dirs.c: the dump directories, reachable after a chroot ---- */
 void qa_dump_dirs_hold(const char *path_in_it);
 void qa_dump_dirs_locate(const char *path, int *dirfd, const char **name);
+void qa_dump_dirs_done(int dirfd); /* after each use of what qa_dump_dirs_locate gave */
 
 /* ---- control.c: the record `qaudit snapshot` reads and writes requests into
  * (qaudit/control.h). Any thread, signal handlers included (updates block every signal). ---- */

@@ -1,7 +1,9 @@
 /* When dumps are written: at exit (a destructor), on request (the dump signal's handler bumps a
  * futex word and wakes a writer thread that has every signal blocked; no descriptor is involved,
  * so the program's fds are never touched), every QAUDIT_INTERVAL seconds, and in a forked child
- * (fork.c), which starts its own account, its own writer thread and its own files.
+ * (fork.c), which starts its own account, its own writer thread and its own files. The thread
+ * has a descriptor table of its own (base/fd_table.c), so what it opens never takes a number
+ * the program's next open() would get.
  * Context: the writer thread (every signal blocked, the guard held for its whole life), the
  * destructor at exit, and fork's handler in the child. */
 #include <errno.h>
@@ -81,8 +83,9 @@ static void *writer_main(void *arg)
     (void)arg;
     struct qa_thread *t = qa_self();
     if (t)
-        qa_guard(t); /* nothing this thread does is the program's allocation */
-    int seen = 0;    /* requests made before this thread first ran are served too */
+        qa_guard(t);     /* nothing this thread does is the program's allocation */
+    qa_fd_table_leave(); /* its /proc reads and dump files take none of the program's numbers */
+    int seen = 0;        /* requests made before this thread first ran are served too */
     uint64_t interval_ns = (uint64_t)qa_cfg.interval * 1000000000u;
     uint64_t next_dump = interval_ns ? qa_monotonic_ns() + interval_ns : UINT64_MAX;
     uint64_t poll_ns = (uint64_t)QA_REQUEST_POLL_MS * 1000000u;
