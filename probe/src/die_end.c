@@ -1,5 +1,6 @@
 /* The end of a DIE's attributes: the last attribute's value address (dwarf_getattrs hands each
- * attribute over with it) plus the size of its value in its form (DWARF 5, section 7.5.6). */
+ * attribute over with it) plus the size of its value in its form (DWARF 5, section 7.5.6); and
+ * the bounds of a DIE's unit, from its header. */
 #include "die_end.h"
 
 #include <dwarf.h>
@@ -26,10 +27,10 @@ static int remember(Dwarf_Attribute *attr, void *arg)
     return DWARF_CB_OK;
 }
 
-/* The size of an LEB128 number at p, or 0 when it does not end before 16 bytes. */
-static size_t leb128_size(const unsigned char *p)
+/* The size of an LEB128 number at p, or 0 when it does not end before end or 16 bytes. */
+static size_t leb128_size(const unsigned char *p, const unsigned char *end)
 {
-    for (size_t i = 0; i < 16; i++)
+    for (size_t i = 0; i < 16 && p + i < end; i++)
         if ((p[i] & 0x80) == 0)
             return i + 1;
     return 0;
@@ -46,9 +47,45 @@ static uint64_t leb128_value(const unsigned char *p)
     return v;
 }
 
-/* The size of a value of form at p; 0 when unknown (indirect, or a form no table holds). */
-static size_t value_size(unsigned form, const unsigned char *p, uint8_t address_size,
-                         uint8_t offset_size)
+static size_t little_endian(const unsigned char *p, size_t n)
+{
+    size_t v = 0;
+    for (size_t i = n; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The size of a value of form at p that is encoded in its value (a block's length, a string's
+ * null, a LEB128's last byte), or 0 when it does not end before end. */
+static size_t variable_size(unsigned form, const unsigned char *p, const unsigned char *end)
+{
+    size_t room = (size_t)(end - p), n;
+    switch (form) {
+    case DW_FORM_string: {
+        const unsigned char *null = memchr(p, 0, room);
+        return null ? (size_t)(null - p) + 1 : 0;
+    }
+    case DW_FORM_block1:
+        n = room >= 1 ? 1 + little_endian(p, 1) : 0;
+        break;
+    case DW_FORM_block2:
+        n = room >= 2 ? 2 + little_endian(p, 2) : 0;
+        break;
+    case DW_FORM_block4:
+        n = room >= 4 ? 4 + little_endian(p, 4) : 0;
+        break;
+    case DW_FORM_block:
+    case DW_FORM_exprloc:
+        n = leb128_size(p, end);
+        n = n ? n + (size_t)leb128_value(p) : 0;
+        break;
+    default: /* the LEB128 forms */
+        n = leb128_size(p, end);
+    }
+    return n <= room ? n : 0;
+}
+
+int probe_form_fixed_size(unsigned form, uint8_t address_size, uint8_t offset_size)
 {
     switch (form) {
     case DW_FORM_flag_present:
@@ -100,23 +137,29 @@ static size_t value_size(unsigned form, const unsigned char *p, uint8_t address_
     case DW_FORM_rnglistx:
     case DW_FORM_GNU_addr_index:
     case DW_FORM_GNU_str_index:
-        return leb128_size(p);
     case DW_FORM_string:
-        return strlen((const char *)p) + 1;
     case DW_FORM_block1:
-        return 1 + (size_t)p[0];
     case DW_FORM_block2:
-        return 2 + ((size_t)p[0] | (size_t)p[1] << 8);
     case DW_FORM_block4:
-        return 4 + ((size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24);
     case DW_FORM_block:
-    case DW_FORM_exprloc: {
-        size_t n = leb128_size(p);
-        return n ? n + (size_t)leb128_value(p) : 0;
+    case DW_FORM_exprloc:
+        return FORM_VARIABLE;
+    default: /* DW_FORM_indirect, or a form no table holds */
+        return FORM_UNKNOWN;
     }
-    default:
-        return 0;
-    }
+}
+
+bool probe_form_size(unsigned form, const unsigned char *p, const unsigned char *end,
+                     uint8_t address_size, uint8_t offset_size, size_t *size)
+{
+    int fixed = probe_form_fixed_size(form, address_size, offset_size);
+    size_t n = fixed >= 0                          ? (size_t)fixed
+               : fixed == FORM_VARIABLE && p < end ? variable_size(form, p, end)
+                                                   : 0;
+    if ((fixed < 0 && n == 0) || n > (size_t)(end - p))
+        return false;
+    *size = n;
+    return true;
 }
 
 const unsigned char *probe_die_attributes_end(Dwarf_Die *die)
@@ -124,9 +167,27 @@ const unsigned char *probe_die_attributes_end(Dwarf_Die *die)
     struct last last = {NULL, 0, false};
     Dwarf_Die unit;
     uint8_t address_size, offset_size;
+    Dwarf_Off abbrev, end;
+    size_t size;
     if (dwarf_diecu(die, &unit, &address_size, &offset_size) == NULL ||
-        dwarf_getattrs(die, remember, &last, 0) != 1 || !last.any)
+        dwarf_getattrs(die, remember, &last, 0) != 1 || !last.any ||
+        !probe_unit_bounds(die, &abbrev, &end))
         return NULL; /* no attribute in the DIE: its end is past the code, which is not told */
-    size_t size = value_size(last.form, last.value, address_size, offset_size);
-    return size > 0 || last.form == DW_FORM_flag_present ? last.value + size : NULL;
+    const unsigned char *unit_end = (const unsigned char *)die->addr + (end - dwarf_dieoffset(die));
+    return probe_form_size(last.form, last.value, unit_end, address_size, offset_size, &size)
+               ? last.value + size
+               : NULL;
+}
+
+bool probe_unit_bounds(Dwarf_Die *die, Dwarf_Off *abbrev, Dwarf_Off *end)
+{
+    Dwarf_Half version;
+    uint8_t type;
+    if (die->cu == NULL ||
+        dwarf_cu_info(die->cu, &version, &type, NULL, NULL, NULL, NULL, NULL) != 0)
+        return false;
+    uint64_t signature; /* asked for to read .debug_types, where DWARF 4 type units are */
+    Dwarf_Off start = dwarf_dieoffset(die) - dwarf_cuoffset(die);
+    return dwarf_next_unit(dwarf_cu_getdwarf(die->cu), start, end, NULL, NULL, abbrev, NULL, NULL,
+                           version == 4 && type == DW_UT_type ? &signature : NULL, NULL) == 0;
 }

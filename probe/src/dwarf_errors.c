@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "die_end.h"
+#include "die_scan.h"
 #include "language.h"
 
 static _Thread_local struct {
@@ -46,6 +47,10 @@ static _Thread_local struct {
         Dwarf_CU *cu;
         int language; /* enum language */
     } last_unit;      /* the unit language_of was last asked about */
+    struct {
+        Dwarf_CU *cu;
+        const unsigned char *end; /* NULL: its header could not be read */
+    } last_end;                   /* the unit unit_end was last asked about */
 } walks;
 
 static struct top_end *top_slot(struct top_end *table, size_t capacity, Dwarf_CU *cu)
@@ -262,6 +267,8 @@ static void empty_list(Dwarf_Die *die)
 int probe_checked_child(Dwarf_Die *die, Dwarf_Die *result)
 {
     int rc = dwarf_child(die, result);
+    if (rc == 0)
+        probe_die_known_abbrev(result);
     if (rc < 0)
         probe_dwarf_errors_note(die, dwarf_errmsg(-1));
     else if (rc == 0 && !found_in_place(result))
@@ -273,10 +280,48 @@ int probe_checked_child(Dwarf_Die *die, Dwarf_Die *result)
     return rc;
 }
 
-int probe_checked_siblingof(Dwarf_Die *die, Dwarf_Die *result)
+/* The address just past die's unit (remembered for the last unit asked about, until the release),
+ * or NULL when its header cannot be read. */
+static const unsigned char *unit_end(Dwarf_Die *die)
+{
+    if (walks.last_end.cu == die->cu && die->cu != NULL)
+        return walks.last_end.end;
+    Dwarf_Off abbrev, end;
+    walks.last_end.cu = die->cu;
+    walks.last_end.end = probe_unit_bounds(die, &abbrev, &end)
+                             ? (const unsigned char *)die->addr + (end - dwarf_dieoffset(die))
+                             : NULL;
+    return walks.last_end.end;
+}
+
+/* dwarf_siblingof's answer for die when the address right after it and its children is after:
+ * the DIE there (0), else the end of die's list (1), next->addr the null entry that closes it, or
+ * NULL when the unit ends first. */
+static int step_to(Dwarf_Die *die, const unsigned char *after, Dwarf_Die *next)
+{
+    const unsigned char *end = unit_end(die);
+    if (end == NULL || after <= (const unsigned char *)die->addr || after > end)
+        return dwarf_siblingof(die, next);
+    *next = (Dwarf_Die){.cu = die->cu};
+    if (after == end)
+        return 1;
+    next->addr = (void *)after;
+    if (*after == 0)
+        return 1;
+    probe_die_known_abbrev(next);
+    return 0;
+}
+
+int probe_checked_next(Dwarf_Die *die, const void *children_end, Dwarf_Die *result,
+                       const void **end)
 {
     Dwarf_Die next;
-    int rc = dwarf_siblingof(die, &next);
+    if (end != NULL)
+        *end = NULL;
+    /* Where die and its children end, from their bytes (die_scan.h): libdw would look every DIE
+     * below die up, where there is no DW_AT_sibling to jump by. */
+    const unsigned char *after = probe_die_after(die, children_end);
+    int rc = after != NULL ? step_to(die, after, &next) : dwarf_siblingof(die, &next);
     if (rc == 0 && !found_in_place(&next))
         return 1;
     if (rc == 0)
@@ -287,9 +332,17 @@ int probe_checked_siblingof(Dwarf_Die *die, Dwarf_Die *result)
         probe_dwarf_errors_note(die, dwarf_errmsg(-1));
     else if (next.addr == NULL) /* libdw leaves it NULL when it ran off the unit's end */
         probe_dwarf_errors_note(die, "its unit ends inside the list of DIEs it belongs to");
-    else
+    else {
         list_steps(die, &next, true);
+        if (end != NULL)
+            *end = next.addr;
+    }
     return rc;
+}
+
+int probe_checked_siblingof(Dwarf_Die *die, Dwarf_Die *result)
+{
+    return probe_checked_next(die, NULL, result, NULL);
 }
 
 bool probe_dwarf_errors_top_end(Dwarf_CU *cu, Dwarf_Die *end)
@@ -305,6 +358,7 @@ bool probe_dwarf_errors_top_end(Dwarf_CU *cu, Dwarf_Die *end)
 
 void probe_dwarf_errors_release(void)
 {
+    probe_die_scan_release();
     free(walks.tops);
     memset(&walks, 0, sizeof walks);
 }

@@ -38,6 +38,14 @@ int probe_checked_child(Dwarf_Die *die, Dwarf_Die *result);
  * the sibling is a unit's top DIE (then 1, no sibling). */
 int probe_checked_siblingof(Dwarf_Die *die, Dwarf_Die *result);
 
+/* probe_checked_siblingof for a walk that reads lists of children to their end. The next DIE is
+ * found from die's bytes (die_scan.h: by its DW_AT_sibling, else past its children), libdw's
+ * step only where they cannot be read; children_end: NULL, or the null entry that closed die's
+ * children (as *end gave it at the last of them), which saves reading them again. At the end of
+ * die's list (1), *end (unless end is NULL) is the null entry that closed it; else NULL. */
+int probe_checked_next(Dwarf_Die *die, const void *children_end, Dwarf_Die *result,
+                       const void **end);
+
 /* The null entry (its addr and cu only) that ended the children of unit cu's top DIE, when a
  * walk of them with probe_checked_child and probe_checked_siblingof got there since the reset;
  * false otherwise. */

@@ -146,34 +146,38 @@ static bool enters(const struct unit *u, Dwarf_Die *child, int tag, bool in_clas
 }
 
 /* (copies: below a function declaration, where gcc's type units copy what is defined in a
- * compile unit; not listed as the unit's types) */
-static bool index_children(struct unit *u, Dwarf_Die *die, int32_t parent, int depth, bool copies)
+ * compile unit; not listed as the unit's types. *end: the null entry that closed die's children,
+ * or NULL when the walk did not get there.) */
+static bool index_children(struct unit *u, Dwarf_Die *die, int32_t parent, int depth, bool copies,
+                           const void **end)
 {
     Dwarf_Die child;
+    *end = NULL;
     if (depth > 64 || probe_checked_child(die, &child) != 0)
         return true;
     int32_t previous = -1; /* the scope entry whose end is the offset of the next child */
-    do {
+    for (;;) {
         if (previous >= 0) {
             u->scopes[previous].end = dwarf_dieoffset(&child);
             previous = -1;
         }
         int tag = dwarf_tag(&child);
+        const void *children_end = NULL; /* (the next step goes right past them) */
         if ((is_aggregate_tag(tag) || tag == DW_TAG_typedef) && !copies && !push_type(u, &child))
             return false;
-        if (!enters(u, &child, tag, is_aggregate_tag(dwarf_tag(die))))
-            continue;
         /* (A lexical block is a scope too, one without a name: its children's prefix is the
          * function's, and its span ends theirs.) */
-        if (!push_scope(u, &child, parent))
-            return false;
-        previous = (int32_t)(u->scope_count - 1);
-        if (!index_children(
-                u, &child, previous, depth + 1,
-                copies || (tag == DW_TAG_subprogram && dwarf_hasattr(&child, DW_AT_declaration))))
-            return false;
-    } while (probe_checked_siblingof(&child, &child) == 0);
-    return true;
+        if (enters(u, &child, tag, is_aggregate_tag(dwarf_tag(die)))) {
+            if (!push_scope(u, &child, parent))
+                return false;
+            previous = (int32_t)(u->scope_count - 1);
+            bool declared = tag == DW_TAG_subprogram && dwarf_hasattr(&child, DW_AT_declaration);
+            if (!index_children(u, &child, previous, depth + 1, copies || declared, &children_end))
+                return false;
+        }
+        if (probe_checked_next(&child, children_end, &child, end) != 0)
+            return true;
+    }
 }
 
 static struct unit *unit_build(Dwarf_Die *root)
@@ -184,7 +188,8 @@ static struct unit *unit_build(Dwarf_Die *root)
     u->key = root->addr;
     u->cplusplus = probe_unit_is_cxx(root);
     u->type_unit = dwarf_tag(root) == DW_TAG_type_unit;
-    if (!index_children(u, root, -1, 0, false)) {
+    const void *end;
+    if (!index_children(u, root, -1, 0, false, &end)) {
         unit_free(u);
         return NULL;
     }

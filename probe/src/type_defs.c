@@ -2,7 +2,8 @@
  * arguments, which producers spell each their own way), gathered by a walk through the
  * namespaces and classes of each unit, a batch of units at a time as declarations are looked up
  * and not found in the units indexed so far; the few candidates of a name are then told apart by
- * their qualified names (scope_names.h). */
+ * their qualified names (scope_names.h). A unit is read from its bytes (die_scan.h), with libdw
+ * where that cannot be done. */
 #include "type_defs.h"
 
 #include <dwarf.h>
@@ -13,6 +14,7 @@
 #include "aggregate_tag.h"
 #include "language.h"
 #include "cxx_names.h"
+#include "die_scan.h"
 #include "die_table.h"
 #include "keyed_dies.h"
 #include "scope_names.h"
@@ -88,6 +90,34 @@ static bool gather(struct type_defs *d, Dwarf_Die *die, int depth)
     return true;
 }
 
+/* gather's choices, made from a scan of the unit's bytes (die_scan.h). */
+static enum die_scan_step gathered(const struct die_scanned *scanned, void *arg)
+{
+    struct type_defs *d = arg;
+    if (scanned->tag == DW_TAG_namespace)
+        return DIE_SCAN_INTO;
+    if (!is_aggregate_tag(scanned->tag))
+        return DIE_SCAN_OVER;
+    if (scanned->declaration)
+        return DIE_SCAN_INTO;
+    Dwarf_Die die = scanned->die;
+    const char *name = scanned->named ? dwarf_diename(&die) : NULL;
+    return name == NULL || probe_keyed_dies_add(&d->defs, hash_name(name), &die) ? DIE_SCAN_OVER
+                                                                                 : DIE_SCAN_STOP;
+}
+
+/* The unit's definitions into the index: scanned, or where the scan cannot read the unit, walked
+ * with libdw. False when out of memory. */
+static bool index_unit(struct type_defs *d, Dwarf_Die *root)
+{
+    size_t before = d->defs.count;
+    enum die_scan_result scanned = probe_die_scan(root, gathered, d);
+    if (scanned == DIE_SCAN_DONE)
+        return true;
+    d->defs.count = before;
+    return scanned == DIE_SCAN_UNREADABLE && gather(d, root, 0);
+}
+
 /* Indexes the next batch of units (one, then twice as many each time), so that a definition an
  * early unit holds is found without indexing the rest: libstdc++'s debug build has 181 units,
  * and std::string is defined in its first ones. False when every unit is indexed already. */
@@ -107,7 +137,7 @@ static bool extend(struct type_defs *d)
         Dwarf_Die *root =
             unit_type == DW_UT_skeleton && dwarf_tag(&subdie) != DW_TAG_invalid ? &subdie : &cudie;
         int lang = dwarf_srclang(root);
-        if (lang >= 0 && probe_language_is_cxx((Dwarf_Word)lang) && !gather(d, root, 0)) {
+        if (lang >= 0 && probe_language_is_cxx((Dwarf_Word)lang) && !index_unit(d, root)) {
             d->failed = true; /* (what is indexed stays usable) */
             break;
         }

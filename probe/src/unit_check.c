@@ -63,15 +63,7 @@ struct header {
 
 static bool unit_header(Dwarf_Die *root, struct header *out)
 {
-    Dwarf_Half version;
-    uint8_t type;
-    if (dwarf_cu_info(root->cu, &version, &type, NULL, NULL, NULL, NULL, NULL) != 0)
-        return false;
-    uint64_t signature; /* asked for to read .debug_types, where DWARF 4 type units are */
-    Dwarf_Off start = dwarf_dieoffset(root) - dwarf_cuoffset(root);
-    return dwarf_next_unit(dwarf_cu_getdwarf(root->cu), start, &out->end, NULL, NULL, &out->abbrev,
-                           NULL, NULL, version == 4 && type == DW_UT_type ? &signature : NULL,
-                           NULL) == 0;
+    return probe_unit_bounds(root, &out->abbrev, &out->end);
 }
 
 /* The table of root's unit, unless it is the one checked last (units of an object share one). */
