@@ -32,14 +32,12 @@
 #include "type_defs.h"
 #include "decl_path.h"
 
-/* One line, whatever the path or the parser's text holds (input.h). */
 static void fail(char *error, size_t size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(error, size, fmt, ap);
     va_end(ap);
-    probe_one_line(error);
 }
 
 /* What the --type names ask for, checked before a type is named or read: the identifier each

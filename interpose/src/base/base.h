@@ -75,14 +75,14 @@ bool qa_file_write_all(struct qa_file *f, const void *data, size_t size);
 ssize_t qa_file_read(struct qa_file *f, void *buf, size_t size);
 int qa_file_close(struct qa_file *f);
 ssize_t qa_file_slurp(const char *path, char *buf, size_t size);
-int qa_file_borrow(const struct qa_file *f); /* opened by another thread: usable here, or -1 */
-void qa_file_give_back(int fd);
+int qa_file_borrow(const struct qa_file *f); /* opened by another thread: usable here, or -1;
+                                              * given back with qa_fd_return */
 
 /* ---- fd_table.c: the writer thread's descriptor table of its own, so the numbers it opens
  * never take the program's lowest free one ---- */
-bool qa_fd_table_leave(void); /* the calling thread: true once its table is its own */
+bool qa_fd_table_leave(void);       /* the calling thread: true once its table is its own */
 void qa_fd_table_stay_shared(void); /* a seccomp filter: no thread leaves the program's table */
-int qa_fd_borrow(int program_fd); /* the program's descriptor, usable on this thread; or -1 */
+int qa_fd_borrow(int program_fd);   /* the program's descriptor, usable on this thread; or -1 */
 void qa_fd_return(int borrowed);
 
 /* ---- json.c: a JSON writer into mmap'd memory (no malloc; integers formatted by hand, so it

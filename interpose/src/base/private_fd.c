@@ -51,7 +51,7 @@ bool qa_file_still_ours(const struct qa_file *f)
 
 /* f's descriptor as this thread can use it: the number on the program's table, a duplicate on the
  * writer's own (fd_table.c); -1 unless it is still the file f opened. Given back with
- * qa_file_give_back. For descriptors held across calls by whichever thread opened them (a dump
+ * qa_fd_return. For descriptors held across calls by whichever thread opened them (a dump
  * directory held across a chroot). */
 int qa_file_borrow(const struct qa_file *f)
 {
@@ -63,11 +63,6 @@ int qa_file_borrow(const struct qa_file *f)
         return fd;
     qa_fd_return(fd);
     return -1;
-}
-
-void qa_file_give_back(int fd)
-{
-    qa_fd_return(fd);
 }
 
 /* A write that stops, with EBADF, as soon as the number is no longer ours; SIGPIPE blocked. */

@@ -74,5 +74,5 @@ void qa_dump_dirs_locate(const char *path, int *dirfd, const char **name)
 void qa_dump_dirs_done(int dirfd)
 {
     if (dirfd != AT_FDCWD)
-        qa_file_give_back(dirfd);
+        qa_fd_return(dirfd);
 }
