@@ -80,15 +80,17 @@ static bool serve_detach_request(void)
 
 /* Serves dump requests (the dump signal, the control record), QAUDIT_INTERVAL's dumps and the
  * timeline's points, each on its own schedule; after an attach, the detach request. */
-/* The processors the writer may use once it has woken: its creator's at the start. */
+/* The processors the writer may use once it has woken: its creator's at the start; and the one
+ * it starts on. */
 static cpu_set_t creator_cpus;
 static bool pinned;
+static int pinned_cpu;
 
 /* The writer starts pinned to the processor its creator runs on. A thread that has run on another
  * processor makes the process's later page-table changes (copy-on-write after a fork, the exit)
  * and the wake-ups at its exit reach that processor too; in a forked child that lives a
- * millisecond this cost more than all the rest the interposer does there (bench/RESULTS.md,
- * "Forks"). Pinned only when both processors can be read; glibc's attribute copy is allocated
+ * millisecond that was a quarter of the interposer's cost there (bench/RESULTS.md, "Forks"). Pinned
+ * only when its processor and its creator's set can be read; glibc's attribute copy is allocated
  * under the caller's guard. */
 static void pin_to_creator(pthread_attr_t *attr)
 {
@@ -100,17 +102,21 @@ static void pin_to_creator(pthread_attr_t *attr)
     cpu_set_t here;
     CPU_ZERO(&here);
     CPU_SET(cpu, &here);
+    pinned_cpu = cpu;
     pinned = pthread_attr_setaffinity_np(attr, sizeof here, &here) == 0;
 }
 
 /* At the writer's first wake-up (its first poll, QA_REQUEST_POLL_MS on, or a request): from then
- * on it may run where its creator could. */
+ * on it may run where its creator could, unless someone (taskset -a) has placed it meanwhile. */
 static void unpin(void)
 {
     if (!pinned)
         return;
     pinned = false;
-    pthread_setaffinity_np(pthread_self(), sizeof creator_cpus, &creator_cpus);
+    cpu_set_t now;
+    if (pthread_getaffinity_np(pthread_self(), sizeof now, &now) == 0 && CPU_COUNT(&now) == 1 &&
+        CPU_ISSET(pinned_cpu, &now))
+        pthread_setaffinity_np(pthread_self(), sizeof creator_cpus, &creator_cpus);
 }
 
 static void *writer_main(void *arg)
@@ -177,7 +183,8 @@ void qa_writer_after_fork_child(void)
 {
     atomic_store(&requests, 0);
     struct qa_thread *t = qa_self_if_registered();
-    bool was_busy = t ? qa_guard(t) : true; /* glibc's allocations for the thread are not the child's */
+    bool was_busy =
+        t ? qa_guard(t) : true; /* glibc's allocations for the thread are not the child's */
     start_thread(true);
     if (t)
         qa_guard_restore(t, was_busy);
