@@ -259,6 +259,35 @@ static void test_report_reads_the_tree(void **state)
     remove_dir();
 }
 
+/* The writer thread starts on its creator's processor (a thread that ran elsewhere makes a short
+ * child's copy-on-write faults and exit reach the other processor too) and may use every
+ * processor the program may once it has woken: pinned in a child that has just forked, the
+ * parent's own after a dump request. */
+static void test_writer_pinned_until_it_wakes(void **state)
+{
+    (void)state;
+    fresh_dir();
+    char out[4096];
+    const char *argv[] = {FIXTURE("fixture_writer_cpus"), NULL};
+    struct captured_run run = {.argv = argv, .preload = true, .out_name = "dump-%p-%n.json"};
+    int status = run_captured(&run, out, sizeof out);
+    if (status != 0)
+        fail_msg("fixture_writer_cpus exit %d:\n%s", status, out);
+    int child_cpus = -1;
+    const char *child = strstr(out, "child writer cpus=");
+    if (child == NULL || sscanf(child, "child writer cpus=%d", &child_cpus) != 1)
+        fail_msg("no child could tell whether its writer was pinned:\n%s", out);
+    if (child_cpus != 1)
+        fail_msg("a forked child's writer was not pinned before it first woke:\n%s", out);
+    char writer[256], main_cpus[256];
+    const char *parent = strstr(out, "parent writer cpus=");
+    assert_non_null(parent);
+    assert_int_equal(sscanf(parent, "parent writer cpus=%255s main=%255s", writer, main_cpus), 2);
+    if (strcmp(writer, main_cpus) != 0)
+        fail_msg("after a dump the writer may use %s, the program %s", writer, main_cpus);
+    remove_dir();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_inheritance_exact_under_default_sampling),
         cmocka_unit_test(test_inheritance_by_site),
         cmocka_unit_test(test_report_reads_the_tree),
+        cmocka_unit_test(test_writer_pinned_until_it_wakes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

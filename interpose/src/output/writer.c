@@ -3,12 +3,14 @@
  * so the program's fds are never touched), every QAUDIT_INTERVAL seconds, and in a forked child
  * (fork.c), which starts its own account, its own writer thread and its own files. The thread
  * has a descriptor table of its own (base/fd_table.c), so what it opens never takes a number
- * the program's next open() would get.
+ * the program's next open() would get. It starts on its creator's processor and stays there until
+ * it first wakes (pinned_start below).
  * Context: the writer thread (every signal blocked, the guard held for its whole life), the
  * destructor at exit, and fork's handler in the child. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -78,6 +80,45 @@ static bool serve_detach_request(void)
 
 /* Serves dump requests (the dump signal, the control record), QAUDIT_INTERVAL's dumps and the
  * timeline's points, each on its own schedule; after an attach, the detach request. */
+/* The processors the writer may use once it has woken: its creator's at the start; and the one
+ * it starts on. */
+static cpu_set_t creator_cpus;
+static bool pinned;
+static int pinned_cpu;
+
+/* The writer starts pinned to the processor its creator runs on. A thread that has run on another
+ * processor makes the process's later page-table changes (copy-on-write after a fork, the exit)
+ * and the wake-ups at its exit reach that processor too; in a forked child that lives a
+ * millisecond that was a quarter of the interposer's cost there (bench/RESULTS.md, "Forks"). Pinned
+ * only when its processor and its creator's set can be read; glibc's attribute copy is allocated
+ * under the caller's guard. */
+static void pin_to_creator(pthread_attr_t *attr)
+{
+    pinned = false;
+    int cpu = sched_getcpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE ||
+        pthread_getaffinity_np(pthread_self(), sizeof creator_cpus, &creator_cpus) != 0)
+        return;
+    cpu_set_t here;
+    CPU_ZERO(&here);
+    CPU_SET(cpu, &here);
+    pinned_cpu = cpu;
+    pinned = pthread_attr_setaffinity_np(attr, sizeof here, &here) == 0;
+}
+
+/* At the writer's first wake-up (its first poll, QA_REQUEST_POLL_MS on, or a request): from then
+ * on it may run where its creator could, unless someone (taskset -a) has placed it meanwhile. */
+static void unpin(void)
+{
+    if (!pinned)
+        return;
+    pinned = false;
+    cpu_set_t now;
+    if (pthread_getaffinity_np(pthread_self(), sizeof now, &now) == 0 && CPU_COUNT(&now) == 1 &&
+        CPU_ISSET(pinned_cpu, &now))
+        pthread_setaffinity_np(pthread_self(), sizeof creator_cpus, &creator_cpus);
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -93,6 +134,7 @@ static void *writer_main(void *arg)
     for (;;) {
         uint64_t due = earliest(qa_timeline_due(), next_dump);
         sleep_until(seen, earliest(due, qa_monotonic_ns() + poll_ns));
+        unpin();
         int requested = atomic_load(&requests);
         if (requested != seen) {
             seen = requested;
@@ -126,6 +168,7 @@ static void start_thread(bool after_fork)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pin_to_creator(&attr);
     if (pthread_create(&thread, &attr, writer_main, NULL) != 0) {
         qa_log("cannot start the dump writer thread; dumps only at exit");
         qa_control_signal_state(QAUDIT_SIGNAL_NO_WRITER);
@@ -139,7 +182,12 @@ static void start_thread(bool after_fork)
 void qa_writer_after_fork_child(void)
 {
     atomic_store(&requests, 0);
+    struct qa_thread *t = qa_self_if_registered();
+    bool was_busy =
+        t ? qa_guard(t) : true; /* glibc's allocations for the thread are not the child's */
     start_thread(true);
+    if (t)
+        qa_guard_restore(t, was_busy);
 }
 
 /* QAUDIT_ASSERT_DEPTH1=abort: the image's state before it aborts. */
