@@ -158,23 +158,34 @@ static void *writer_main(void *arg)
 
 /* The writer thread starts with every signal blocked, so it can never take the program's
  * SIGTERM or SIGINT, nor the dump signal. */
+/* The writer, pinned or not: glibc applies the processor set as it creates the thread and fails
+ * the creation when the set cannot be had (a cpuset changed since sched_getcpu), so a pinned
+ * start that fails is tried again unpinned. */
+static bool create_thread(bool pin)
+{
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pinned = false;
+    if (pin)
+        pin_to_creator(&attr);
+    bool started = pthread_create(&thread, &attr, writer_main, NULL) == 0;
+    pthread_attr_destroy(&attr);
+    return started;
+}
+
 static void start_thread(bool after_fork)
 {
     qa_timeline_start(after_fork);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_t thread;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pin_to_creator(&attr);
-    if (pthread_create(&thread, &attr, writer_main, NULL) != 0) {
+    if (!create_thread(true) && !create_thread(false)) {
         qa_log("cannot start the dump writer thread; dumps only at exit");
         qa_control_signal_state(QAUDIT_SIGNAL_NO_WRITER);
         qa_control_writer_state(QAUDIT_WRITER_FAILED);
     }
-    pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
