@@ -4,7 +4,7 @@
  * (fork.c), which starts its own account, its own writer thread and its own files. The thread
  * has a descriptor table of its own (base/fd_table.c), so what it opens never takes a number
  * the program's next open() would get. It starts on its creator's processor and stays there until
- * it first wakes (pinned_start below).
+ * it first wakes (pin_to_creator below).
  * Context: the writer thread (every signal blocked, the guard held for its whole life), the
  * destructor at exit, and fork's handler in the child. */
 #include <errno.h>
@@ -78,8 +78,6 @@ static bool serve_detach_request(void)
     return true;
 }
 
-/* Serves dump requests (the dump signal, the control record), QAUDIT_INTERVAL's dumps and the
- * timeline's points, each on its own schedule; after an attach, the detach request. */
 /* The processors the writer may use once it has woken: its creator's at the start; and the one
  * it starts on. */
 static cpu_set_t creator_cpus;
@@ -119,6 +117,8 @@ static void unpin(void)
         pthread_setaffinity_np(pthread_self(), sizeof creator_cpus, &creator_cpus);
 }
 
+/* Serves dump requests (the dump signal, the control record), QAUDIT_INTERVAL's dumps and the
+ * timeline's points, each on its own schedule; after an attach, the detach request. */
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -156,8 +156,6 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-/* The writer thread starts with every signal blocked, so it can never take the program's
- * SIGTERM or SIGINT, nor the dump signal. */
 /* The writer, pinned or not: glibc applies the processor set as it creates the thread and fails
  * the creation when the set cannot be had (a cpuset changed since sched_getcpu), so a pinned
  * start that fails is tried again unpinned. */
@@ -175,6 +173,8 @@ static bool create_thread(bool pin)
     return started;
 }
 
+/* The writer thread starts with every signal blocked, so it can never take the program's
+ * SIGTERM or SIGINT, nor the dump signal. */
 static void start_thread(bool after_fork)
 {
     qa_timeline_start(after_fork);
@@ -193,9 +193,9 @@ static void start_thread(bool after_fork)
 void qa_writer_after_fork_child(void)
 {
     atomic_store(&requests, 0);
+    /* Under the guard: glibc's allocations for the thread are not the child's. */
     struct qa_thread *t = qa_self_if_registered();
-    bool was_busy =
-        t ? qa_guard(t) : true; /* glibc's allocations for the thread are not the child's */
+    bool was_busy = t ? qa_guard(t) : true;
     start_thread(true);
     if (t)
         qa_guard_restore(t, was_busy);
