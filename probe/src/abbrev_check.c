@@ -2,6 +2,7 @@
  * other than 1 as "no children" and takes any attribute in any form on any tag, and those are
  * what a damaged byte in .debug_abbrev most often looks like. */
 #include "abbrev_check.h"
+#include "dwarf_numbers.h"
 
 #include <dwarf.h>
 #include <stdio.h>
@@ -229,26 +230,6 @@ static bool known_tag(unsigned long long tag)
     return true;
 }
 
-/* Reading LEB128 numbers within [*p, end); false past the end or beyond 64 bits. */
-static bool leb128(const unsigned char **p, const unsigned char *end, bool is_signed,
-                   unsigned long long *out)
-{
-    unsigned long long value = 0;
-    unsigned shift = 0;
-    for (; *p < end; shift += 7) {
-        unsigned char byte = *(*p)++;
-        if (shift < 64)
-            value |= (unsigned long long)(byte & 0x7f) << shift;
-        if ((byte & 0x80) == 0) {
-            if (is_signed && shift + 7 < 64 && (byte & 0x40))
-                value |= ~0ull << (shift + 7);
-            *out = value;
-            return shift < 70;
-        }
-    }
-    return false;
-}
-
 /* Whether a DIE of tag may carry attribute name, for the attributes whose owners are few: a
  * member's place belongs to members (and bases, and to DWARF 4's bit-fields in base types), a
  * size to types and members, an encoding to base types and enumerations, a producer, language,
@@ -432,17 +413,17 @@ static const char *abbreviation(const unsigned char **p, const unsigned char *en
                                 unsigned long long code, bool c, char *why, size_t size)
 {
     unsigned long long tag, name, form, value;
-    if (!leb128(p, end, false, &tag) || *p >= end)
+    if (!probe_leb128(p, end, false, &tag) || *p >= end)
         return "is cut short";
     unsigned children = *(*p)++;
     if (head_problem(code, tag, children, c, why, size) != NULL)
         return why;
     for (;;) {
-        if (!leb128(p, end, false, &name) || !leb128(p, end, false, &form))
+        if (!probe_leb128(p, end, false, &name) || !probe_leb128(p, end, false, &form))
             return "is cut short";
         if (name == 0 && form == 0)
             return NULL;
-        if (form == DW_FORM_implicit_const && !leb128(p, end, true, &value))
+        if (form == DW_FORM_implicit_const && !probe_leb128(p, end, true, &value))
             return "is cut short";
         if (attribute_problem(code, tag, children, name, form, why, size) != NULL)
             return why;
@@ -455,7 +436,7 @@ const char *probe_abbrev_table_problem(const unsigned char *start, const unsigne
 {
     const unsigned char *p = start;
     unsigned long long code;
-    while (leb128(&p, end, false, &code)) {
+    while (probe_leb128(&p, end, false, &code)) {
         if (code == 0)
             return NULL;
         const char *problem = abbreviation(&p, end, code, c, why, size);

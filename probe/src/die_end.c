@@ -2,6 +2,7 @@
  * attribute over with it) plus the size of its value in its form (DWARF 5, section 7.5.6); and
  * the bounds of a DIE's unit, from its header. */
 #include "die_end.h"
+#include "dwarf_numbers.h"
 
 #include <dwarf.h>
 #include <stdbool.h>
@@ -47,14 +48,6 @@ static uint64_t leb128_value(const unsigned char *p)
     return v;
 }
 
-static size_t little_endian(const unsigned char *p, size_t n)
-{
-    size_t v = 0;
-    for (size_t i = n; i-- > 0;)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* The size of a value of form at p that is encoded in its value (a block's length, a string's
  * null, a LEB128's last byte), or 0 when it does not end before end. */
 static size_t variable_size(unsigned form, const unsigned char *p, const unsigned char *end)
@@ -66,13 +59,13 @@ static size_t variable_size(unsigned form, const unsigned char *p, const unsigne
         return null ? (size_t)(null - p) + 1 : 0;
     }
     case DW_FORM_block1:
-        n = room >= 1 ? 1 + little_endian(p, 1) : 0;
+        n = room >= 1 ? 1 + (size_t)probe_little_endian(p, 1) : 0;
         break;
     case DW_FORM_block2:
-        n = room >= 2 ? 2 + little_endian(p, 2) : 0;
+        n = room >= 2 ? 2 + (size_t)probe_little_endian(p, 2) : 0;
         break;
     case DW_FORM_block4:
-        n = room >= 4 ? 4 + little_endian(p, 4) : 0;
+        n = room >= 4 ? 4 + (size_t)probe_little_endian(p, 4) : 0;
         break;
     case DW_FORM_block:
     case DW_FORM_exprloc:
@@ -167,13 +160,12 @@ const unsigned char *probe_die_attributes_end(Dwarf_Die *die)
     struct last last = {NULL, 0, false};
     Dwarf_Die unit;
     uint8_t address_size, offset_size;
-    Dwarf_Off abbrev, end;
+    const unsigned char *unit_end;
     size_t size;
     if (dwarf_diecu(die, &unit, &address_size, &offset_size) == NULL ||
         dwarf_getattrs(die, remember, &last, 0) != 1 || !last.any ||
-        !probe_unit_bounds(die, &abbrev, &end))
+        (unit_end = probe_unit_end(die)) == NULL)
         return NULL; /* no attribute in the DIE: its end is past the code, which is not told */
-    const unsigned char *unit_end = (const unsigned char *)die->addr + (end - dwarf_dieoffset(die));
     return probe_form_size(last.form, last.value, unit_end, address_size, offset_size, &size)
                ? last.value + size
                : NULL;
@@ -190,4 +182,12 @@ bool probe_unit_bounds(Dwarf_Die *die, Dwarf_Off *abbrev, Dwarf_Off *end)
     Dwarf_Off start = dwarf_dieoffset(die) - dwarf_cuoffset(die);
     return dwarf_next_unit(dwarf_cu_getdwarf(die->cu), start, end, NULL, NULL, abbrev, NULL, NULL,
                            version == 4 && type == DW_UT_type ? &signature : NULL, NULL) == 0;
+}
+
+const unsigned char *probe_unit_end(Dwarf_Die *die)
+{
+    Dwarf_Off abbrev, end;
+    if (!probe_unit_bounds(die, &abbrev, &end))
+        return NULL;
+    return (const unsigned char *)die->addr + (end - dwarf_dieoffset(die));
 }

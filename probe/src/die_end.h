@@ -30,4 +30,8 @@ bool probe_form_size(unsigned form, const unsigned char *p, const unsigned char 
  * next unit's header); false when the unit's header cannot be read. */
 bool probe_unit_bounds(Dwarf_Die *die, Dwarf_Off *abbrev, Dwarf_Off *end);
 
+/* The address just past die's unit, in the same mapping as die->addr; NULL when the unit's
+ * header cannot be read. */
+const unsigned char *probe_unit_end(Dwarf_Die *die);
+
 #endif

@@ -10,12 +10,13 @@
 #include <string.h>
 
 #include "die_end.h"
+#include "dwarf_numbers.h"
 #include "dwarf_errors.h"
 
 #define MAX_CODE 65536 /* producers number abbreviations from 1 up; past this, read with libdw */
-#define UNITS_KEPT                                                                                 \
-    64 /* a walk reads one unit, and the type units its types lead into; the                       \
-          index of type_defs.c scans every unit ahead of the walk */
+/* A walk reads one unit, and the type units its types lead into; the index of type_defs.c scans
+ * every unit ahead of the walk. */
+#define UNITS_KEPT 64
 
 struct attribute {
     unsigned form;
@@ -87,31 +88,15 @@ static struct unit_table *table_of(Dwarf_Die *die)
     table_free(oldest);
     kept.last = NULL;
     Dwarf_Die unit;
-    Dwarf_Off abbrev_offset, end;
     struct unit_table *t = oldest;
     if (die->cu == NULL || dwarf_diecu(die, &unit, &t->address_size, &t->offset_size) == NULL ||
-        !probe_unit_bounds(die, &abbrev_offset, &end))
+        (t->end = probe_unit_end(die)) == NULL)
         return NULL;
     t->cu = die->cu;
     t->generation = generation;
     t->used = ++kept.clock;
     t->start = (const unsigned char *)die->addr - dwarf_cuoffset(die);
-    t->end = (const unsigned char *)die->addr + (end - dwarf_dieoffset(die));
     return kept.last = t;
-}
-
-static bool read_uleb(const unsigned char **p, const unsigned char *end, uint64_t *value)
-{
-    uint64_t v = 0;
-    for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
-        unsigned char byte = *(*p)++;
-        v |= (uint64_t)(byte & 0x7f) << shift;
-        if ((byte & 0x80) == 0) {
-            *value = v;
-            return true;
-        }
-    }
-    return false;
 }
 
 static bool add_attribute(struct unit_table *t, unsigned form, int size)
@@ -188,14 +173,13 @@ static struct abbrev_info *abbrev_of(struct unit_table *t, const unsigned char *
 static const unsigned char *unit_reference(const struct unit_table *t, unsigned form,
                                            const unsigned char *p, size_t size)
 {
-    uint64_t offset = 0;
+    unsigned long long offset = 0;
     if (form == DW_FORM_ref_udata) {
-        if (!read_uleb(&p, t->end, &offset))
+        if (!probe_leb128(&p, t->end, false, &offset))
             return NULL;
     } else if (form == DW_FORM_ref1 || form == DW_FORM_ref2 || form == DW_FORM_ref4 ||
                form == DW_FORM_ref8) {
-        for (size_t i = size; i-- > 0;)
-            offset = offset << 8 | p[i];
+        offset = probe_little_endian(p, size);
     } else {
         return NULL;
     }
@@ -240,8 +224,8 @@ static enum die_scan_result scan_dies(struct unit_table *t, const unsigned char 
     size_t unvisited = visit ? SIZE_MAX : 0; /* DIEs this deep or deeper are not visited */
     while (p < t->end) {
         const unsigned char *at = p, *sibling;
-        uint64_t code;
-        if (!read_uleb(&p, t->end, &code))
+        unsigned long long code;
+        if (!probe_leb128(&p, t->end, false, &code))
             return DIE_SCAN_UNREADABLE;
         if (code == 0) { /* a list ends */
             if (depth == 0) {
@@ -294,8 +278,8 @@ const void *probe_die_after(Dwarf_Die *die, const void *children_end)
 {
     struct unit_table *t = table_of(die);
     const unsigned char *p = die->addr, *sibling, *end;
-    uint64_t code;
-    if (t == NULL || !read_uleb(&p, t->end, &code))
+    unsigned long long code;
+    if (t == NULL || !probe_leb128(&p, t->end, false, &code))
         return NULL;
     const struct abbrev_info *a = abbrev_of(t, die->addr, code);
     if (a == NULL || !step_attributes(t, a, &p, &sibling))
@@ -313,10 +297,16 @@ void probe_die_known_abbrev(Dwarf_Die *die)
 {
     struct unit_table *t = die->abbrev == NULL ? table_of(die) : NULL;
     const unsigned char *p = die->addr;
-    uint64_t code;
-    if (t == NULL || !read_uleb(&p, t->end, &code))
+    unsigned long long code;
+    if (t == NULL || !probe_leb128(&p, t->end, false, &code))
         return;
     const struct abbrev_info *a = abbrev_of(t, die->addr, code);
     if (a != NULL)
         die->abbrev = a->abbrev;
+}
+
+const void *probe_die_unit_end(Dwarf_Die *die)
+{
+    struct unit_table *t = table_of(die);
+    return t != NULL ? t->end : NULL;
 }

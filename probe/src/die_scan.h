@@ -48,6 +48,10 @@ const void *probe_die_after(Dwarf_Die *die, const void *children_end);
  * table of its unit; left NULL when the scan cannot read the code. */
 void probe_die_known_abbrev(Dwarf_Die *die);
 
+/* The address just past die's unit, from the scans' table of it (kept for the units used last);
+ * NULL when the unit's header cannot be read. */
+const void *probe_die_unit_end(Dwarf_Die *die);
+
 /* Frees the tables of the units scanned last (call after a read). */
 void probe_die_scan_release(void);
 

@@ -47,10 +47,6 @@ static _Thread_local struct {
         Dwarf_CU *cu;
         int language; /* enum language */
     } last_unit;      /* the unit language_of was last asked about */
-    struct {
-        Dwarf_CU *cu;
-        const unsigned char *end; /* NULL: its header could not be read */
-    } last_end;                   /* the unit unit_end was last asked about */
 } walks;
 
 static struct top_end *top_slot(struct top_end *table, size_t capacity, Dwarf_CU *cu)
@@ -280,26 +276,12 @@ int probe_checked_child(Dwarf_Die *die, Dwarf_Die *result)
     return rc;
 }
 
-/* The address just past die's unit (remembered for the last unit asked about, until the release),
- * or NULL when its header cannot be read. */
-static const unsigned char *unit_end(Dwarf_Die *die)
-{
-    if (walks.last_end.cu == die->cu && die->cu != NULL)
-        return walks.last_end.end;
-    Dwarf_Off abbrev, end;
-    walks.last_end.cu = die->cu;
-    walks.last_end.end = probe_unit_bounds(die, &abbrev, &end)
-                             ? (const unsigned char *)die->addr + (end - dwarf_dieoffset(die))
-                             : NULL;
-    return walks.last_end.end;
-}
-
 /* dwarf_siblingof's answer for die when the address right after it and its children is after:
  * the DIE there (0), else the end of die's list (1), next->addr the null entry that closes it, or
  * NULL when the unit ends first. */
 static int step_to(Dwarf_Die *die, const unsigned char *after, Dwarf_Die *next)
 {
-    const unsigned char *end = unit_end(die);
+    const unsigned char *end = probe_die_unit_end(die);
     if (end == NULL || after <= (const unsigned char *)die->addr || after > end)
         return dwarf_siblingof(die, next);
     *next = (Dwarf_Die){.cu = die->cu};
