@@ -92,7 +92,6 @@ static int pinned_cpu;
  * under the caller's guard. */
 static void pin_to_creator(pthread_attr_t *attr)
 {
-    pinned = false;
     int cpu = sched_getcpu();
     if (cpu < 0 || cpu >= CPU_SETSIZE ||
         pthread_getaffinity_np(pthread_self(), sizeof creator_cpus, &creator_cpus) != 0)
