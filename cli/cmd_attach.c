@@ -24,7 +24,6 @@
 #include "qaudit/control.h"
 
 #define DEFAULT_OUT "qaudit-%p.json"
-#define STALL_MS 50 /* a call not back by then may wait for a lock a stopped thread holds */
 
 static const char attach_usage[] =
     "usage: qaudit attach PID [--stacks MODE] [--out PATTERN] [--for SECONDS] [--preload PATH]\n"
@@ -207,29 +206,6 @@ static size_t settings_block(const struct attach_settings *s, char *out, size_t 
     return n > 0 && (size_t)n < size ? (size_t)n : 0;
 }
 
-/* Why PTRACE_SEIZE said EPERM: yama's ptrace_scope, or the process's credentials. */
-static void ptrace_refused(char *out, size_t size)
-{
-    int scope = ptrace_scope();
-    if (scope >= 1)
-        snprintf(out, size,
-                 "ptrace refused: /proc/sys/kernel/yama/ptrace_scope is %d; attach as root "
-                 "(CAP_SYS_PTRACE)%s",
-                 scope, scope == 3 ? ", or not at all: scope 3 forbids every attach" : "");
-    else
-        snprintf(out, size,
-                 "ptrace refused: it changed credentials (setuid) or is not "
-                 "dumpable; attach as root (CAP_SYS_PTRACE)");
-}
-
-/* A call in the borrowed thread that did not come back: stop it where it is and let it go. */
-static void abandon_call(struct stopped_thread *t)
-{
-    int status;
-    if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0)
-        waitpid(t->tid, &status, __WALL);
-}
-
 /* Loads the preload (unless a detached one is there) and starts it; the entries redirected, or
  * -1 after one line. The process's threads are stopped meanwhile. */
 static int inject(pid_t pid, const char *preload, const char *settings, size_t settings_size,
@@ -244,7 +220,7 @@ static int inject(pid_t pid, const char *preload, const char *settings, size_t s
     int err = process_stop(pid, p, why, sizeof why);
     if (err != 0) {
         if (err == EPERM)
-            ptrace_refused(why, sizeof why);
+            ptrace_refused_reason(why, sizeof why);
         free(p);
         refuse(pid, "%s", why);
         return -1;
@@ -253,8 +229,8 @@ static int inject(pid_t pid, const char *preload, const char *settings, size_t s
     uint64_t result = 0;
     err = 0;
     if (!loaded)
-        err = remote_call(p, t, dlopen_at, preload, strlen(preload) + 1, 2 /* RTLD_NOW */, STALL_MS,
-                          &result, why, sizeof why);
+        err = remote_call(p, t, dlopen_at, preload, strlen(preload) + 1, 2 /* RTLD_NOW */,
+                          REMOTE_CALL_STALL_MS, &result, why, sizeof why);
     if (err == 0 && !loaded && result == 0) {
         snprintf(why, sizeof why, "dlopen(%s) failed in the process", preload);
         err = ENOENT;
@@ -267,10 +243,10 @@ static int inject(pid_t pid, const char *preload, const char *settings, size_t s
         err = ENOENT;
     }
     if (err == 0)
-        err = remote_call(p, t, start, settings, settings_size, 0, STALL_MS, &result, why,
-                          sizeof why);
+        err = remote_call(p, t, start, settings, settings_size, 0, REMOTE_CALL_STALL_MS, &result,
+                          why, sizeof why);
     if (err == ETIMEDOUT)
-        abandon_call(t);
+        remote_call_abandon(t);
     process_release(p);
     *pause_ms = (double)(monotonic_ns() - p->started_ns) / 1e6;
     *stop_ms = (double)(p->stopped_ns - p->started_ns) / 1e6;
@@ -415,7 +391,7 @@ int command_attach(int argc, char **argv)
     snprintf(maps, sizeof maps, "/proc/%d/maps", (int)s.pid);
     FILE *readable = fopen(maps, "r"); /* opening asks what ptrace would: a process that is */
     if (readable == NULL) {            /* not dumpable refuses it, even to its own user */
-        ptrace_refused(why, sizeof why);
+        ptrace_refused_reason(why, sizeof why);
         return refuse(s.pid, "%s", why);
     }
     fclose(readable);

@@ -1,8 +1,10 @@
 /* qaudit snapshot: asks a running preloaded process for a dump, without a signal: it writes a
  * request into the preload's control record (read and written in the process's memory,
  * preload_control.c), which the preload's writer thread serves within its poll period, and
- * passes on the dump's path, or the preload's reason when no dump could be written. Given the pid
- * of a `qaudit run`, it acts on the program that run started. */
+ * passes on the dump's path, or the preload's reason when no dump could be written. A forked
+ * child whose writer has not started yet (the preload starts it lazily) gets it started through
+ * ptrace (writer_start.c). Given the pid of a `qaudit run`, it acts on the program that run
+ * started. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -21,10 +23,12 @@ static const char snapshot_usage[] =
     "  Asks the libqaudit-preload.so loaded in PID for a dump now (a request written into its\n"
     "  control record, in the process's memory: no signal is sent), waits up to S seconds\n"
     "  (default 10) for it and prints its path. PID may be a `qaudit run`: its program is\n"
-    "  asked. Exit 0: a dump was written; 1: the preload could not write it (its reason is\n"
+    "  asked. A forked child whose dump thread has not started yet (the preload starts it\n"
+    "  at the child's first malloc 100 ms after the fork) gets it started through ptrace.\n"
+    "  Exit 0: a dump was written; 1: the preload could not write it (its reason is\n"
     "  printed), none within S seconds, or the process ended first; 2: no such process, no\n"
-    "  preload in it, its dump thread not running, or its memory cannot be read (ptrace\n"
-    "  permission).\n";
+    "  preload in it, its dump thread not running and not startable, or its memory cannot be\n"
+    "  read (ptrace permission).\n";
 
 #define MAX_IMAGES 8
 #define POLL_NS (20 * 1000 * 1000)
@@ -36,10 +40,12 @@ struct target {
     int count;
 };
 
-/* A record to watch after the request: its image and its dump count before. */
+/* A record to watch after the request: its image, its dump count before, and whether its writer
+ * had not started yet (a forked child's, started lazily). */
 struct watch {
     int image;
     uint64_t before;
+    bool lazy;
 };
 
 /* What an image's record says, worst (permanent) first; the transient ones may still change. */
@@ -218,7 +224,8 @@ static int pick(const struct target *t, const struct reading *r, int n, struct w
         detached |= r[i].verdict == USABLE && r[i].control.attach_state == QAUDIT_ATTACH_DETACHED;
         if (r[i].verdict == USABLE && r[i].control.writer_state != QAUDIT_WRITER_FAILED &&
             r[i].control.attach_state != QAUDIT_ATTACH_DETACHED)
-            watches[(*watched)++] = (struct watch){r[i].image, r[i].control.dumps_written};
+            watches[(*watched)++] = (struct watch){r[i].image, r[i].control.dumps_written,
+                                                   r[i].control.writer_state == QAUDIT_WRITER_LAZY};
     }
     if (*watched == 0 && detached) {
         fprintf(stderr,
@@ -274,6 +281,32 @@ static int send_requests(const struct target *t, const struct watch *watches, in
     return 0;
 }
 
+/* Starts the writers that had not started yet, now that the requests wait for them. A child none
+ * of whose threads waits in a system call is left to start its own at its next malloc. */
+static int start_lazy_writers(const struct target *t, const struct watch *watches, int watched)
+{
+    for (int i = 0; i < watched; i++) {
+        if (!watches[i].lazy)
+            continue;
+        char why[512];
+        int err = preload_writer_start(t->pid, &t->images[watches[i].image], why, sizeof why);
+        if (err == 0 || err == EBUSY)
+            continue;
+        if (err == ESRCH) {
+            fprintf(stderr, "qaudit snapshot: process %d ended before a dump appeared\n",
+                    (int)t->pid);
+            return 1;
+        }
+        fprintf(stderr,
+                "qaudit snapshot: process %d has not started its dump thread yet (a forked child "
+                "starts it at its first malloc %d ms after the fork) and it cannot be started "
+                "from here: %s\n",
+                (int)t->pid, QAUDIT_WRITER_LAZY_MS, why);
+        return 2;
+    }
+    return 0;
+}
+
 /* What a watched record says once its writer served the request: the new dump's path (exit 0)
  * or the preload's reason for not writing it (exit 1). -1 while not served yet. */
 static int served(const struct qaudit_control *c, const struct watch *w, uint64_t token, pid_t pid)
@@ -319,7 +352,11 @@ static int wait_for_dump(const struct target *t, const struct watch *watches, in
             "qaudit snapshot: no dump of process %d within %ld s: its dump thread %s (it reads "
             "requests every %u ms; pattern %s)\n",
             (int)t->pid, timeout,
-            c.writer_state == QAUDIT_WRITER_RUNNING ? "did not answer" : "has not started",
+            c.writer_state == QAUDIT_WRITER_RUNNING ? "did not answer"
+            : c.writer_state == QAUDIT_WRITER_LAZY
+                ? "has not started (a forked child busy in its own code starts it at its next "
+                  "malloc)"
+                : "has not started",
             c.poll_ms, c.pattern);
     return 1;
 }
@@ -366,6 +403,8 @@ int command_snapshot(int argc, char **argv)
         status = choose(&t, deadline, timeout, watches, &watched);
     if (status == 0)
         status = send_requests(&t, watches, watched, token);
+    if (status == 0)
+        status = start_lazy_writers(&t, watches, watched);
     if (status == 0)
         status = wait_for_dump(&t, watches, watched, token, deadline, timeout);
     if (t.pidfd >= 0)

@@ -119,3 +119,10 @@ int remote_call(struct stopped_process *p, struct stopped_thread *t, uint64_t fn
         *result = regs.rax;
     return err;
 }
+
+void remote_call_abandon(struct stopped_thread *t)
+{
+    int status;
+    if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0)
+        waitpid(t->tid, &status, __WALL);
+}

@@ -41,6 +41,8 @@ void process_release(struct stopped_process *p); /* every thread not released ye
  * library's in user space), preferably not the main thread (a thread stack is mapped whole). */
 struct stopped_thread *process_pick_thread(struct stopped_process *p);
 long long monotonic_ns(void);
+/* Why PTRACE_SEIZE said EPERM, as one line: yama's ptrace_scope, or the process's credentials. */
+void ptrace_refused_reason(char *out, size_t size);
 
 /* ---- ptrace_call.c ---- */
 /* Calls fn(data copied below the thread's stack pointer, arg) in the stopped thread t and waits
@@ -51,5 +53,10 @@ long long monotonic_ns(void);
 int remote_call(struct stopped_process *p, struct stopped_thread *t, uint64_t fn, const void *data,
                 size_t size, uint64_t arg, int stall_ms, uint64_t *result, char *why,
                 size_t why_size);
+/* A call not back by then may wait for a lock a stopped thread holds: the others are let go. */
+#define REMOTE_CALL_STALL_MS 50
+/* A call in the borrowed thread that did not come back (ETIMEDOUT): stop it where it is, so that
+ * thread_release can let it go. */
+void remote_call_abandon(struct stopped_thread *t);
 
 #endif

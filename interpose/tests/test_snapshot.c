@@ -1,6 +1,7 @@
 /* `qaudit snapshot PID` asks the preload for a dump through its control record in the process's
  * memory, sending no signal: on Debian's redis-server (which overwrites its environment with its
- * title), a forked perl child, a process without the preload, one with QAUDIT_SIGNAL=off, a bash
+ * title), a forked perl child, one blocked at once (its writer started through ptrace), a process
+ * without the preload, one with QAUDIT_SIGNAL=off, a bash
  * that traps SIGUSR2, a perl that blocks every signal, a `qaudit run` (its program answers), and
  * a process that cannot write its dump (the preload's reason is passed on). */
 #include <arpa/inet.h>
@@ -224,6 +225,50 @@ static void test_snapshot_of_a_forked_child(void **state)
     assert_int_equal(finish(parent), 0);
 }
 
+/* A forked child that blocks at once, never allocating again, has no writer thread (the preload
+ * starts a child's lazily): snapshot starts it through ptrace, gets the dump, and the child goes
+ * on as it was (its read still waiting, then ended by its own input). */
+static void test_idle_forked_child_gets_its_writer_started(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *script = "$| = 1; my $p = fork; if ($p) { print \"$p\\n\"; waitpid($p, 0);"
+                         " exit($? >> 8) } my $n = sysread(STDIN, my $b, 1); exit($n == 1 ? 7 : 1)";
+    int out_fds[2], in_fds[2];
+    assert_int_equal(pipe(out_fds), 0);
+    assert_int_equal(pipe(in_fds), 0);
+    pid_t parent = track(fork());
+    if (parent == 0) {
+        dup2(out_fds[1], 1);
+        dup2(in_fds[0], 0);
+        close(out_fds[0]);
+        close(in_fds[1]);
+        char out[400];
+        snprintf(out, sizeof out, "%s/dump-%%p.json", dump_dir);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
+        setenv("QAUDIT_OUT", out, 1);
+        execl("/usr/bin/perl", "perl", "-e", script, (char *)NULL);
+        _exit(127);
+    }
+    close(out_fds[1]);
+    close(in_fds[0]);
+    char line[32] = {0};
+    assert_true(read(out_fds[0], line, sizeof line - 1) > 0);
+    close(out_fds[0]);
+    pid_t child = track((pid_t)atoi(line));
+    assert_true(child > 0);
+    /* Past QAUDIT_WRITER_LAZY_MS, blocked in its read: nothing will start its writer but us. */
+    nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+
+    struct snapshot_result r;
+    snapshot(child, &r);
+    assert_snapshot_of(&r, child);
+
+    assert_int_equal(write(in_fds[1], "x", 1), 1); /* its read gets the byte, as without us */
+    close(in_fds[1]);
+    assert_int_equal(finish(parent), 7);
+}
+
 /* No preload: exit 2 and a line that says so. */
 static void test_snapshot_without_preload(void **state)
 {
@@ -396,6 +441,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_snapshot_of_redis, kill_leftovers),
         cmocka_unit_test_teardown(test_snapshot_of_a_forked_child, kill_leftovers),
+        cmocka_unit_test_teardown(test_idle_forked_child_gets_its_writer_started, kill_leftovers),
         cmocka_unit_test_teardown(test_snapshot_without_preload, kill_leftovers),
         cmocka_unit_test_teardown(test_snapshot_with_signal_off, kill_leftovers),
         cmocka_unit_test_teardown(test_snapshot_when_the_program_claimed_the_signal,

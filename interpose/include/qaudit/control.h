@@ -14,7 +14,7 @@
 
 #define QAUDIT_CONTROL_SYMBOL "qaudit_control"
 #define QAUDIT_CONTROL_MAGIC "qaudit-control"
-#define QAUDIT_CONTROL_VERSION 3
+#define QAUDIT_CONTROL_VERSION 4
 #define QAUDIT_CONTROL_PATH_MAX 1024
 #define QAUDIT_CONTROL_ERROR_MAX 256
 /* A dump the run's directory refused goes to the fallback directory under this prefix, then
@@ -31,8 +31,16 @@ enum qaudit_control_signal_state {
 enum qaudit_control_writer_state {
     QAUDIT_WRITER_STARTING = 0, /* not running yet: requests wait */
     QAUDIT_WRITER_RUNNING = 1,  /* serves requests every poll_ms */
-    QAUDIT_WRITER_FAILED = 2    /* could not start: only exit dumps */
+    QAUDIT_WRITER_FAILED = 2,   /* could not start: only exit dumps */
+    /* Version 4: a forked child's writer starts when the child allocates QAUDIT_WRITER_LAZY_MS
+     * after its fork, or when called (qaudit_writer_start, which qaudit snapshot calls through
+     * ptrace); until then requests wait. */
+    QAUDIT_WRITER_LAZY = 3
 };
+#define QAUDIT_WRITER_LAZY_MS 100
+/* The preload's function that starts a lazy writer: int qaudit_writer_start(void), 0 when the
+ * writer runs (or was started), -errno when it cannot start. */
+#define QAUDIT_WRITER_START_SYMBOL "qaudit_writer_start"
 
 enum qaudit_control_attach_state {
     QAUDIT_ATTACH_NONE = 0,     /* the process started under the preload (LD_PRELOAD) */

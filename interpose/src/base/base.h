@@ -33,6 +33,12 @@ void qa_futex(_Atomic int *word, int op, int value, const struct timespec *timeo
 uint64_t qa_now_ns(void);       /* CLOCK_REALTIME: the times a dump gives */
 uint64_t qa_monotonic_ns(void); /* CLOCK_MONOTONIC: the writer thread's schedule */
 
+/* ---- runtime_code.c: the C library's and the loader's code (found at start-up; any context
+ * after) ---- */
+void qa_runtime_code_find(void);
+bool qa_runtime_code_holds(
+    uintptr_t pc); /* pc is in their code: a call that may hold their locks */
+
 /* ---- lifecycle.c: when this process image began (how far start-up has come: globals.h) ---- */
 void qa_image_started(void);      /* the preload's start in this image, or a fork's */
 uint64_t qa_image_start_ns(void); /* CLOCK_REALTIME */

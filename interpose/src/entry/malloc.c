@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../output/output.h"
 #include "../records/recording.h"
 #include "entry.h"
 
@@ -24,8 +25,11 @@ static inline struct qa_thread *fast_thread(void)
 }
 
 /* A forked child's fast path: the parent's, with its blocks marked (the gate is
- * QA_GATE_FORKED alone). Out of line, so that the parent's fast path carries none of it. */
-__attribute__((noinline)) static void *malloc_forked(struct qa_thread *t, size_t size)
+ * QA_GATE_FORKED alone). Out of line, so that the parent's fast path carries none of it. It also
+ * starts the child's lazy writer thread when due (output/writer.c), but only from a call made
+ * outside the C library and the loader: theirs may hold a lock pthread_create takes. */
+__attribute__((noinline)) static void *malloc_forked(struct qa_thread *t, size_t size,
+                                                     const void *caller)
 {
     qa_assert(t->gate == QA_GATE_FORKED && qa_owned_tracking);
     void *p = qa_real.malloc_fn(size);
@@ -35,6 +39,8 @@ __attribute__((noinline)) static void *malloc_forked(struct qa_thread *t, size_t
         if (qa_cfg.stacks == QA_STACKS_SAMPLED && qa_sample_due(t, size))
             qa_record_sampled(t, p, size);
     }
+    if (!qa_runtime_code_holds((uintptr_t)caller) && qa_writer_lazy_due())
+        qa_writer_start_lazy();
     return p;
 }
 
@@ -48,13 +54,13 @@ __attribute__((noinline)) static void free_forked(struct qa_thread *t, void *p)
 }
 
 /* Everything but the fast path, out of line so that the fast path's frame stays small. */
-__attribute__((noinline)) static void *malloc_slow(size_t size)
+__attribute__((noinline)) static void *malloc_slow(size_t size, const void *caller)
 {
     if (!qa_ready_now())
         return qa_bootstrap_alloc(size, 16);
     struct qa_thread *forked = qa_tls_self;
     if (forked != NULL && forked->gate == QA_GATE_FORKED)
-        return malloc_forked(forked, size);
+        return malloc_forked(forked, size, caller);
     struct qa_thread *t = qa_enter();
     if (t == NULL)
         return qa_real.malloc_fn(size);
@@ -73,7 +79,7 @@ QA_EXPORT void *malloc(size_t size)
 {
     struct qa_thread *t = fast_thread();
     if (t == NULL)
-        return malloc_slow(size);
+        return malloc_slow(size, __builtin_return_address(0));
     void *p = qa_real.malloc_fn(size);
     if (p != NULL) {
         qa_count_new_block(t, p, size, qa_glibc_chunk_usable(p), QA_MALLOC);

@@ -64,6 +64,7 @@ static void start_threads(bool attached)
     bool was_busy = qa_guard(t);
     qa_config_export();
     qa_patterns_resolve();
+    qa_runtime_code_find(); /* inherited by forked children, which start their writer lazily */
     qa_writer_start();
     qa_fork_handlers_install();
     if (!attached)

@@ -58,6 +58,11 @@ void qa_control_detach_served(uint64_t request);
 void qa_writer_start(void);
 void qa_writer_wake(void); /* async-signal-safe */
 void qa_writer_after_fork_child(void);
+/* A forked child's lazy writer: whether it is due to start (QAUDIT_WRITER_LAZY_MS since the fork,
+ * or a dump signal); its start, 0 or -EAGAIN. Called from allocation calls made outside the C
+ * library and the loader, and through ptrace (entry/writer_start.c). */
+bool qa_writer_lazy_due(void);
+int qa_writer_start_lazy(void);
 /* qaudit attach: the writer thread calls poll at every wake (modules loaded since the attach),
  * and on the control record's detach request calls restore (every entry point put back), writes
  * the last dump, marks the request served and ends. Set before the writer starts. */

@@ -4,9 +4,10 @@
  * (fork.c), which starts its own account, its own writer thread and its own files. The thread
  * has a descriptor table of its own (base/fd_table.c), so what it opens never takes a number
  * the program's next open() would get. It starts on its creator's processor and stays there until
- * it first wakes (pin_to_creator below).
+ * it first wakes (pin_to_creator below). A forked child's starts lazily (start_lazy below).
  * Context: the writer thread (every signal blocked, the guard held for its whole life), the
- * destructor at exit, and fork's handler in the child. */
+ * destructor at exit, fork's handler in the child, and a forked child's allocation calls
+ * (qa_writer_lazy_due, qa_writer_start_lazy) or a call through ptrace (qaudit_writer_start). */
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -173,31 +174,81 @@ static bool create_thread(bool pin)
 }
 
 /* The writer thread starts with every signal blocked, so it can never take the program's
- * SIGTERM or SIGINT, nor the dump signal. */
-static void start_thread(bool after_fork)
+ * SIGTERM or SIGINT, nor the dump signal. False when it could not start. */
+static bool start_thread(void)
 {
-    qa_timeline_start(after_fork);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    if (!create_thread(true) && !create_thread(false)) {
+    bool started = create_thread(true) || create_thread(false);
+    if (!started) {
         qa_log("cannot start the dump writer thread; dumps only at exit");
         qa_control_signal_state(QAUDIT_SIGNAL_NO_WRITER);
         qa_control_writer_state(QAUDIT_WRITER_FAILED);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return started;
 }
+
+/* A forked child's writer, started under the guard: glibc's allocations for the thread are not
+ * the child's. t: the calling thread's record, or NULL. */
+static bool start_guarded(struct qa_thread *t)
+{
+    bool was_busy = t ? qa_guard(t) : true;
+    bool started = start_thread();
+    if (t)
+        qa_guard_restore(t, was_busy);
+    return started;
+}
+
+/* A forked child's writer starts lazily. Most children of a shell or a prefork server live a
+ * millisecond or two, and a thread's start (its stack, its record, the scheduling, its end at
+ * the exit) was a quarter of what the interposer added to such a life (bench/RESULTS.md,
+ * "Forks"). It starts at the child's first malloc call QAUDIT_WRITER_LAZY_MS after the fork,
+ * or after a dump signal or a request in the control record, made outside the C library and the
+ * loader (entry/malloc.c); or when qaudit snapshot calls qaudit_writer_start through ptrace, for
+ * a child that never allocates again. The clock and the record are read every LAZY_CLOCK_EVERY
+ * calls only (the C library's calls are not counted: they could never start it). A child that needs
+ * it on a schedule (QAUDIT_INTERVAL, an attach's poll) starts it at the fork; the timeline's first
+ * point is due a period after the fork, and is taken as soon as the writer starts when that is
+ * later (a child that has not allocated since has nothing new to show but its resident set). */
+static _Atomic bool lazy QA_FORK_STATE;
+static _Atomic unsigned lazy_calls QA_FORK_STATE;
+static uint64_t forked_ns QA_FORK_STATE; /* CLOCK_MONOTONIC */
+#define LAZY_CLOCK_EVERY 64              /* calls between two readings of the clock */
 
 /* The forked child's own writer: its dump requests start from zero (fork.c). */
 void qa_writer_after_fork_child(void)
 {
     atomic_store(&requests, 0);
-    /* Under the guard: glibc's allocations for the thread are not the child's. */
-    struct qa_thread *t = qa_self_if_registered();
-    bool was_busy = t ? qa_guard(t) : true;
-    start_thread(true);
-    if (t)
-        qa_guard_restore(t, was_busy);
+    forked_ns = qa_monotonic_ns();
+    qa_timeline_start(forked_ns); /* the parent's points are not the child's */
+    if (qa_cfg.interval != 0 || attach_poll != NULL) {
+        start_guarded(qa_self_if_registered());
+        return;
+    }
+    atomic_store_explicit(&lazy_calls, 0, memory_order_relaxed);
+    atomic_store(&lazy, true);
+    qa_control_writer_state(QAUDIT_WRITER_LAZY);
+}
+
+bool qa_writer_lazy_due(void)
+{
+    if (!atomic_load_explicit(&lazy, memory_order_relaxed))
+        return false;
+    if (atomic_load_explicit(&requests, memory_order_relaxed) != 0)
+        return true;
+    if (atomic_fetch_add_explicit(&lazy_calls, 1, memory_order_relaxed) % LAZY_CLOCK_EVERY != 0)
+        return false;
+    return qa_control_pending_request() != 0 ||
+           qa_monotonic_ns() - forked_ns >= (uint64_t)QAUDIT_WRITER_LAZY_MS * 1000000u;
+}
+
+int qa_writer_start_lazy(void)
+{
+    if (!atomic_exchange(&lazy, false))
+        return 0; /* started already, or not lazy: the control record says how it went */
+    return start_guarded(qa_self()) ? 0 : -EAGAIN;
 }
 
 /* QAUDIT_ASSERT_DEPTH1=abort: the image's state before it aborts. */
@@ -213,7 +264,8 @@ void qa_writer_start(void)
     qa_dump_file_init(false);
     qa_control_init(qa_cfg.out_pattern, qa_cfg.signal, qa_image_start_ns());
     qa_modules_changed();
-    start_thread(false);
+    qa_timeline_start(0);
+    start_thread();
 }
 
 __attribute__((destructor)) static void dump_at_exit(void)

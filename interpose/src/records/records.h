@@ -68,7 +68,7 @@ void qa_blocks_init(void);
 bool qa_blocks_insert(const struct qa_block *b);
 bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out);
 bool qa_blocks_may_hold(uintptr_t ptr); /* false is certain; the fast free path asks */
-void qa_blocks_before_fork(void); /* around fork */
+void qa_blocks_before_fork(void);       /* around fork */
 void qa_blocks_after_fork_parent(void);
 void qa_blocks_after_fork_child(void);
 
@@ -158,7 +158,7 @@ void qa_poison_fill(void *p, size_t size);
 uint64_t qa_poison_count(const void *p, size_t size);
 
 /* ---- timeline.c: memory over time, a bounded series the writer thread fills ---- */
-void qa_timeline_start(bool after_fork);
+void qa_timeline_start(uint64_t forked_ns); /* 0: the image that loaded the preload */
 bool qa_timeline_on(void);
 uint64_t qa_timeline_due(void);
 void qa_timeline_take(void);

@@ -42,12 +42,14 @@ static void thin(void)
 }
 
 /* The first point at once in the image that loaded the preload; a forked child takes its first
- * after a period (its start is its parent's point, and a short-lived child takes none). */
-void qa_timeline_start(bool after_fork)
+ * a period after its fork (its start is its parent's point, and a short-lived child takes none):
+ * at once when its writer starts later than that (output/writer.c). forked_ns: the fork's
+ * moment (CLOCK_MONOTONIC), 0 in the image that loaded the preload. */
+void qa_timeline_start(uint64_t forked_ns)
 {
     period_ns = (uint64_t)qa_cfg.timeline_ms * 1000000u;
     point_count = 0;
-    next_due = qa_monotonic_ns() + (after_fork ? period_ns : 0);
+    next_due = forked_ns ? forked_ns + period_ns : qa_monotonic_ns();
 }
 
 bool qa_timeline_on(void)
