@@ -6,7 +6,7 @@
 
 #include "base.h"
 
-static _Atomic int last_signal;
+static _Atomic int last_signal QA_FORK_STATE;
 
 const char *qa_signal_name(int signo)
 {

@@ -78,7 +78,7 @@ struct slot {
 #define SLOTS_MAX 32768
 static struct slot *slots;
 static size_t slot_count;
-static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t slots_lock QA_FORK_STATE = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long long loads_seen;
 static unsigned hook_slots; /* qaudit_hook_slot instances filled in */
 static bool active;

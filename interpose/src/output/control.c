@@ -14,7 +14,7 @@
 /* The preload writes its own record through a hidden name: a reference to the exported name
  * would bind to the first definition in the process, and with two preloads loaded (builds side by
  * side) both would write into one record. The exported name is an alias of the same storage. */
-static struct qaudit_control record;
+static struct qaudit_control record QA_FORK_STATE;
 extern struct qaudit_control qaudit_control __attribute__((alias("record"), visibility("default")));
 
 /* Writers exclude each other through the generation itself (even to odd by CAS), with every

@@ -70,7 +70,7 @@ static void write_locked(enum qa_dump_reason reason, int signo,
     qa_assert(self == NULL || (self->gate & QA_GATE_BUSY)); /* nothing it allocates is counted */
     uint64_t n = atomic_fetch_add(&sequence, 1);
     static char tmp[QA_PATH_MAX + 64], path[QA_PATH_MAX];
-    static struct qa_json j;
+    static struct qa_json j QA_FORK_STATE;
     memset(&j, 0, sizeof j);
     qa_dump_render(&j, reason, signo, modules, n);
     if (j.failed) {

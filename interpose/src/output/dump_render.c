@@ -23,6 +23,15 @@ void qa_dump_note_deepbind(const char *path)
 static const char *const reasons[] = {"exit", "signal",       "interval", "request", "_exit",
                                       "exec", "fatal_signal", "snapshot", "detach"};
 
+/* Buffers here are static (the dump lock is held): a fatal dump may run on a small alternate
+ * signal stack. The sections use them one after another, so they share the storage: a forked
+ * child's exit dump writes one page of it, not three (a page written there is a copy-on-write
+ * fault). */
+static union {
+    char cmdline[4096];
+    struct qa_usable_class usable[QA_USABLE_SLOTS];
+} scratch;
+
 const char *qa_dump_reason_name(enum qa_dump_reason reason)
 {
     return reasons[reason];
@@ -33,12 +42,11 @@ bool qa_dump_is_final(enum qa_dump_reason reason)
     return reason == QA_DUMP_EXIT || reason == QA_DUMP_EXIT_NOW || reason == QA_DUMP_FATAL;
 }
 
-/* argv from /proc/self/cmdline (its first 4 KB). Buffers here are static (the dump lock is held):
- * a fatal dump may run on a small alternate signal stack. */
+/* argv from /proc/self/cmdline (its first 4 KB). */
 static void write_argv(struct qa_json *j)
 {
-    static char cmdline[4096];
-    ssize_t len = qa_file_slurp("/proc/self/cmdline", cmdline, sizeof cmdline);
+    char *cmdline = scratch.cmdline;
+    ssize_t len = qa_file_slurp("/proc/self/cmdline", cmdline, sizeof scratch.cmdline);
     qa_json_key(j, "argv");
     qa_json_begin_array(j);
     for (ssize_t i = 0; i < len;) {
@@ -212,15 +220,13 @@ static void write_totals(struct qa_json *j)
     }
     qa_json_end_array(j);
 
-    static size_t sizes[QA_USABLE_SLOTS];
-    static uint64_t counts[QA_USABLE_SLOTS];
-    size_t n = qa_usable_hist(sizes, counts, QA_USABLE_SLOTS);
+    size_t n = qa_usable_hist(scratch.usable, QA_USABLE_SLOTS);
     qa_json_key(j, "usable_sizes");
     qa_json_begin_array(j);
     for (size_t i = 0; i < n; i++) {
         qa_json_begin_object(j);
-        qa_json_key(j, "usable"), qa_json_u64(j, sizes[i]);
-        qa_json_key(j, "count"), qa_json_u64(j, counts[i]);
+        qa_json_key(j, "usable"), qa_json_u64(j, scratch.usable[i].usable);
+        qa_json_key(j, "count"), qa_json_u64(j, scratch.usable[i].count);
         qa_json_end_object(j);
     }
     qa_json_end_array(j);

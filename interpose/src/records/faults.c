@@ -18,7 +18,7 @@ struct injected {
 
 static atomic_uint_fast64_t candidates QA_FORK_STATE, injected_total QA_FORK_STATE;
 static struct injected recorded[MAX_RECORDED];
-static atomic_uint_fast32_t recorded_count;
+static atomic_uint_fast32_t recorded_count QA_FORK_STATE;
 
 bool qa_fault_should_fail(struct qa_thread *t, size_t size, void **frames, int *depth)
 {

@@ -64,7 +64,7 @@ static bool from_smaps_rollup(uint64_t *bytes)
 static struct {
     bool valid;
     uint64_t resident, shared;
-} dump_reading;
+} dump_reading QA_FORK_STATE;
 
 /* /proc/self/statm's resident and shared sizes, in bytes. */
 static bool read_statm(uint64_t *resident, uint64_t *shared)

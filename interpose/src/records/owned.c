@@ -27,7 +27,7 @@ atomic_uint_fast64_t qa_owned_untracked QA_FORK_STATE;
 /* The regions with a bitmap, so that a fork visits those only: reading the whole table would
  * fault in 256 pages of it in every child. */
 #define LISTED_MAX 256
-static _Atomic uint32_t listed[LISTED_MAX];
+static _Atomic uint32_t listed[LISTED_MAX] QA_FORK_STATE;
 static atomic_uint listed_count QA_FORK_STATE;
 
 /* The bitmap of p's region, mapped on first use when create. NULL when it cannot be. */

@@ -21,7 +21,7 @@ struct range {
     unsigned sets; /* bit QA_PATTERNS_QUEUE and/or QA_PATTERNS_FAIL */
 };
 static struct range ranges[QA_MAX_RANGES];
-static atomic_size_t range_count;
+static atomic_size_t range_count QA_FORK_STATE;
 static uintptr_t scanned_bases[256];
 static size_t scanned_count;
 static pthread_mutex_t resolve_lock QA_FORK_STATE = PTHREAD_MUTEX_INITIALIZER;

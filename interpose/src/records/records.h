@@ -21,7 +21,11 @@
 void qa_live_new_owner(struct qa_thread *t);
 void qa_sum_counters(struct qa_counters *out, uint64_t *threads);
 void qa_usable_hist_add_slow(struct qa_thread *t, size_t usable);
-size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max);
+struct qa_usable_class {
+    size_t usable;
+    uint64_t count;
+};
+size_t qa_usable_hist(struct qa_usable_class *classes, size_t max); /* by size, up to max */
 uint64_t qa_usable_overflow(void);
 void qa_live_publish(struct qa_thread *t, int64_t live);
 int64_t qa_peak_live(void);

@@ -16,8 +16,10 @@
 
 /* Each process draws its own seed (getrandom), so that where in a process an allocation falls
  * does not decide whether it can be sampled: with one fixed seed every process drew the same
- * first interval, and the first ~330 KB of every process went unsampled. QAUDIT_SEED makes a run
- * reproducible: a forked child then takes the seed mixed with its parent's count of forks. */
+ * first interval, and the first ~330 KB of every process went unsampled. A forked child mixes
+ * its parent's seed with its own pid and the clock (another getrandom would be a page of the C
+ * library's code faulted in every child). QAUDIT_SEED makes a run reproducible: a forked child
+ * then takes the seed mixed with its parent's count of forks. */
 static uint64_t process_seed QA_FORK_STATE, forks QA_FORK_STATE;
 
 /* Seeds are written in dumps as JSON numbers: 53 bits survive every reader (JavaScript's
@@ -42,6 +44,16 @@ static uint64_t fresh_seed(void)
            SEED_MASK;
 }
 
+/* A forked child's: its parent's seed (from getrandom) with its pid and the clock mixed in, so
+ * that siblings differ from each other and from their parent. */
+static uint64_t child_seed(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t own = ((uint64_t)getpid() << 32) ^ (uint64_t)now.tv_sec ^ (uint64_t)now.tv_nsec;
+    return mix(process_seed ^ mix(own)) & SEED_MASK;
+}
+
 void qa_sampling_init(void)
 {
     process_seed = qa_cfg.seed_set ? qa_cfg.seed : fresh_seed();
@@ -61,7 +73,7 @@ void qa_sampling_before_fork(void)
  * stream stays what QAUDIT_FAIL's seed and the record's order make it: threads.c.) */
 void qa_sampling_after_fork_child(struct qa_thread *self)
 {
-    process_seed = qa_cfg.seed_set ? mix(process_seed ^ mix(forks)) & SEED_MASK : fresh_seed();
+    process_seed = qa_cfg.seed_set ? mix(process_seed ^ mix(forks)) & SEED_MASK : child_seed();
     forks = 0;
     if (self != NULL)
         qa_sample_seed(self, 0);

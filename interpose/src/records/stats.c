@@ -173,15 +173,14 @@ void qa_usable_hist_add_slow(struct qa_thread *t, size_t usable)
     usable_global_add(usable, 1);
 }
 
-size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max)
+size_t qa_usable_hist(struct qa_usable_class *classes, size_t max)
 {
     size_t n = 0;
     for (size_t i = 0; usable_slots_used && i < QA_USABLE_SLOTS && n < max; i++) {
         size_t size = atomic_load(&usable_slots[i].size);
         if (size == 0)
             continue;
-        sizes[n] = size;
-        counts[n++] = atomic_load(&usable_slots[i].count);
+        classes[n++] = (struct qa_usable_class){size, atomic_load(&usable_slots[i].count)};
     }
     /* Fold in every thread's local tables (read without stopping it: a snapshot). */
     for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next)
@@ -192,25 +191,21 @@ size_t qa_usable_hist(size_t *sizes, uint64_t *counts, size_t max)
             if (count == 0)
                 continue;
             size_t k = 0;
-            while (k < n && sizes[k] != size)
+            while (k < n && classes[k].usable != size)
                 k++;
             if (k == n) {
                 if (n == max)
                     continue;
-                sizes[n] = size;
-                counts[n++] = 0;
+                classes[n++] = (struct qa_usable_class){size, 0};
             }
-            counts[k] += count;
+            classes[k].count += count;
         }
     /* Insertion sort by size: the dump lists classes in order. */
     for (size_t i = 1; i < n; i++)
-        for (size_t k = i; k > 0 && sizes[k - 1] > sizes[k]; k--) {
-            size_t s = sizes[k];
-            sizes[k] = sizes[k - 1];
-            sizes[k - 1] = s;
-            uint64_t c = counts[k];
-            counts[k] = counts[k - 1];
-            counts[k - 1] = c;
+        for (size_t k = i; k > 0 && classes[k - 1].usable > classes[k].usable; k--) {
+            struct qa_usable_class c = classes[k];
+            classes[k] = classes[k - 1];
+            classes[k - 1] = c;
         }
     return n;
 }
