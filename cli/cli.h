@@ -113,14 +113,16 @@ int preload_children(pid_t pid, pid_t *children, int max);
 /* Whether a record's pid (getpid() inside the process) is pid, in any of its pid namespaces. */
 bool preload_pid_matches(pid_t pid, int32_t record_pid);
 
+/* Why reading another process's memory, or tracing it, was refused: yama's ptrace_scope, or
+ * credentials. */
+void ptrace_permission_hint(char *out, size_t size);
+/* /proc/sys/kernel/yama/ptrace_scope, -1 without yama. */
+int ptrace_scope(void);
+
 /* ---- writer_start.c ---- */
 /* Starts the dump writer of a forked child whose preload (img) has not started it yet, through
  * ptrace: 0, or an errno with one line in why (EPERM: ptrace refused; EBUSY: no thread of it was
  * waiting in a system call). */
 int preload_writer_start(pid_t pid, const struct preload_image *img, char *why, size_t size);
-/* Why reading another process's memory was refused: yama's ptrace_scope, or credentials. */
-void preload_permission_hint(char *out, size_t size);
-/* /proc/sys/kernel/yama/ptrace_scope, -1 without yama. */
-int ptrace_scope(void);
 
 #endif

@@ -220,7 +220,7 @@ static int inject(pid_t pid, const char *preload, const char *settings, size_t s
     int err = process_stop(pid, p, why, sizeof why);
     if (err != 0) {
         if (err == EPERM)
-            ptrace_refused_reason(why, sizeof why);
+            ptrace_permission_hint(why, sizeof why);
         free(p);
         refuse(pid, "%s", why);
         return -1;
@@ -391,7 +391,7 @@ int command_attach(int argc, char **argv)
     snprintf(maps, sizeof maps, "/proc/%d/maps", (int)s.pid);
     FILE *readable = fopen(maps, "r"); /* opening asks what ptrace would: a process that is */
     if (readable == NULL) {            /* not dumpable refuses it, even to its own user */
-        ptrace_refused_reason(why, sizeof why);
+        ptrace_permission_hint(why, sizeof why);
         return refuse(s.pid, "%s", why);
     }
     fclose(readable);

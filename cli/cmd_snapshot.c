@@ -32,6 +32,7 @@ static const char snapshot_usage[] =
 
 #define MAX_IMAGES 8
 #define POLL_NS (20 * 1000 * 1000)
+#define LAZY_RETRY_NS (200 * 1000 * 1000)
 
 struct target {
     pid_t pid;
@@ -40,12 +41,12 @@ struct target {
     int count;
 };
 
-/* A record to watch after the request: its image, its dump count before, and whether its writer
- * had not started yet (a forked child's, started lazily). */
+/* A record to watch after the request: its image, its dump count before, and when its writer may
+ * next be started through ptrace if it has not started yet (a forked child's, started lazily). */
 struct watch {
     int image;
     uint64_t before;
-    bool lazy;
+    long long next_start_ns;
 };
 
 /* What an image's record says, worst (permanent) first; the transient ones may still change. */
@@ -76,7 +77,7 @@ static int read_failed(const struct target *t, const struct preload_image *img, 
     if (err == ESRCH) {
         fprintf(stderr, "qaudit snapshot: no process %d\n", (int)t->pid);
     } else if (err == EPERM || err == EACCES) {
-        preload_permission_hint(hint, sizeof hint);
+        ptrace_permission_hint(hint, sizeof hint);
         fprintf(stderr, "qaudit snapshot: cannot read the memory of process %d: %s\n", (int)t->pid,
                 hint);
     } else {
@@ -224,8 +225,7 @@ static int pick(const struct target *t, const struct reading *r, int n, struct w
         detached |= r[i].verdict == USABLE && r[i].control.attach_state == QAUDIT_ATTACH_DETACHED;
         if (r[i].verdict == USABLE && r[i].control.writer_state != QAUDIT_WRITER_FAILED &&
             r[i].control.attach_state != QAUDIT_ATTACH_DETACHED)
-            watches[(*watched)++] = (struct watch){r[i].image, r[i].control.dumps_written,
-                                                   r[i].control.writer_state == QAUDIT_WRITER_LAZY};
+            watches[(*watched)++] = (struct watch){r[i].image, r[i].control.dumps_written, 0};
     }
     if (*watched == 0 && detached) {
         fprintf(stderr,
@@ -281,30 +281,29 @@ static int send_requests(const struct target *t, const struct watch *watches, in
     return 0;
 }
 
-/* Starts the writers that had not started yet, now that the requests wait for them. A child none
- * of whose threads waits in a system call is left to start its own at its next malloc. */
-static int start_lazy_writers(const struct target *t, const struct watch *watches, int watched)
+/* A writer that has not started yet (the record says QAUDIT_WRITER_LAZY), now that the request
+ * waits for it: started through ptrace. A child none of whose threads waits in a system call
+ * (busy in its own code) starts it itself at its next malloc; it is tried again every
+ * LAZY_RETRY_NS meanwhile. 0, or an exit status after one line. */
+static int start_lazy_writer(const struct target *t, struct watch *w)
 {
-    for (int i = 0; i < watched; i++) {
-        if (!watches[i].lazy)
-            continue;
-        char why[512];
-        int err = preload_writer_start(t->pid, &t->images[watches[i].image], why, sizeof why);
-        if (err == 0 || err == EBUSY)
-            continue;
-        if (err == ESRCH) {
-            fprintf(stderr, "qaudit snapshot: process %d ended before a dump appeared\n",
-                    (int)t->pid);
-            return 1;
-        }
-        fprintf(stderr,
-                "qaudit snapshot: process %d has not started its dump thread yet (a forked child "
-                "starts it at its first malloc %d ms after the fork) and it cannot be started "
-                "from here: %s\n",
-                (int)t->pid, QAUDIT_WRITER_LAZY_MS, why);
-        return 2;
+    if (now_ns() < w->next_start_ns)
+        return 0;
+    char why[512];
+    int err = preload_writer_start(t->pid, &t->images[w->image], why, sizeof why);
+    w->next_start_ns = now_ns() + LAZY_RETRY_NS;
+    if (err == 0 || err == EBUSY)
+        return 0;
+    if (err == ESRCH) {
+        fprintf(stderr, "qaudit snapshot: process %d ended before a dump appeared\n", (int)t->pid);
+        return 1;
     }
-    return 0;
+    fprintf(stderr,
+            "qaudit snapshot: process %d has not started its dump thread yet (a forked child "
+            "starts it at its first malloc %d ms after the fork) and it cannot be started from "
+            "here: %s\n",
+            (int)t->pid, QAUDIT_WRITER_LAZY_MS, why);
+    return 2;
 }
 
 /* What a watched record says once its writer served the request: the new dump's path (exit 0)
@@ -323,8 +322,8 @@ static int served(const struct qaudit_control *c, const struct watch *w, uint64_
 }
 
 /* Polls the watched records until one has served the request; prints the outcome. */
-static int wait_for_dump(const struct target *t, const struct watch *watches, int watched,
-                         uint64_t token, long long deadline, long timeout)
+static int wait_for_dump(const struct target *t, struct watch *watches, int watched, uint64_t token,
+                         long long deadline, long timeout)
 {
     struct qaudit_control c;
     memset(&c, 0, sizeof c);
@@ -340,6 +339,9 @@ static int wait_for_dump(const struct target *t, const struct watch *watches, in
                 return read_failed(t, &t->images[watches[i].image], err);
             int outcome = served(&c, &watches[i], token, t->pid);
             if (outcome >= 0)
+                return outcome;
+            if (c.writer_state == QAUDIT_WRITER_LAZY &&
+                (outcome = start_lazy_writer(t, &watches[i])) != 0)
                 return outcome;
         }
         if (now_ns() >= deadline)
@@ -403,8 +405,6 @@ int command_snapshot(int argc, char **argv)
         status = choose(&t, deadline, timeout, watches, &watched);
     if (status == 0)
         status = send_requests(&t, watches, watched, token);
-    if (status == 0)
-        status = start_lazy_writers(&t, watches, watched);
     if (status == 0)
         status = wait_for_dump(&t, watches, watched, token, deadline, timeout);
     if (t.pidfd >= 0)

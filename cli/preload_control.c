@@ -283,19 +283,22 @@ int ptrace_scope(void)
     return scope;
 }
 
-void preload_permission_hint(char *out, size_t size)
+void ptrace_permission_hint(char *out, size_t size)
 {
     int scope = ptrace_scope();
-    if (scope >= 1)
+    if (scope == 3)
+        snprintf(out, size,
+                 "ptrace permission denied: /proc/sys/kernel/yama/ptrace_scope is 3: no process "
+                 "may read or trace another's, root included");
+    else if (scope >= 1)
         snprintf(out, size,
                  "ptrace permission denied: /proc/sys/kernel/yama/ptrace_scope is %d (%s); run "
-                 "qaudit snapshot as root or with CAP_SYS_PTRACE",
+                 "qaudit as root or with CAP_SYS_PTRACE",
                  scope,
-                 scope == 1   ? "only a parent may read its children's memory"
-                 : scope == 2 ? "only CAP_SYS_PTRACE may read another process's memory"
-                              : "no process may read another's memory");
+                 scope == 1 ? "only a parent may read or trace its children"
+                            : "only CAP_SYS_PTRACE may read or trace another process");
     else
         snprintf(out, size,
                  "ptrace permission denied: the process belongs to another user, or changed "
-                 "credentials (setuid, not dumpable); run qaudit snapshot as its user or as root");
+                 "credentials (setuid, not dumpable); run qaudit as its user or as root");
 }

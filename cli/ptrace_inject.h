@@ -41,8 +41,6 @@ void process_release(struct stopped_process *p); /* every thread not released ye
  * library's in user space), preferably not the main thread (a thread stack is mapped whole). */
 struct stopped_thread *process_pick_thread(struct stopped_process *p);
 long long monotonic_ns(void);
-/* Why PTRACE_SEIZE said EPERM, as one line: yama's ptrace_scope, or the process's credentials. */
-void ptrace_refused_reason(char *out, size_t size);
 
 /* ---- ptrace_call.c ---- */
 /* Calls fn(data copied below the thread's stack pointer, arg) in the stopped thread t and waits

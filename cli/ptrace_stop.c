@@ -21,7 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "ptrace_inject.h"
 
 #define STOP_WAIT_MS 1000
@@ -241,18 +240,4 @@ struct stopped_thread *process_pick_thread(struct stopped_process *p)
         if (best == NULL || preference(&p->threads[i], p->pid) > preference(best, p->pid))
             best = &p->threads[i];
     return best;
-}
-
-void ptrace_refused_reason(char *out, size_t size)
-{
-    int scope = ptrace_scope();
-    if (scope >= 1)
-        snprintf(out, size,
-                 "ptrace refused: /proc/sys/kernel/yama/ptrace_scope is %d; run qaudit as root "
-                 "(CAP_SYS_PTRACE)%s",
-                 scope, scope == 3 ? ", or not at all: scope 3 forbids every attach" : "");
-    else
-        snprintf(out, size,
-                 "ptrace refused: it changed credentials (setuid) or is not "
-                 "dumpable; run qaudit as root (CAP_SYS_PTRACE)");
 }

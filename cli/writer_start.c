@@ -53,7 +53,7 @@ int preload_writer_start(pid_t pid, const struct preload_image *img, char *why, 
         err = call_start(p, fn, why, size);
         process_release(p);
     } else if (err == EPERM) {
-        ptrace_refused_reason(why, size);
+        ptrace_permission_hint(why, size);
     }
     free(p);
     return err;

@@ -185,6 +185,34 @@ static void test_snapshot_of_redis(void **state)
     assert_int_equal(finish(pid), 0);
 }
 
+/* Starts perl -e script under the preload (dumps in the test's directory), its stdin from
+ * stdin_fd when not -1; the script forks and prints its child's pid, which goes into *child. */
+static pid_t perl_forker(const char *script, int stdin_fd, pid_t *child)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t parent = track(fork());
+    if (parent == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        if (stdin_fd >= 0)
+            dup2(stdin_fd, 0);
+        char out[400];
+        snprintf(out, sizeof out, "%s/dump-%%p.json", dump_dir);
+        setenv("LD_PRELOAD", test_preload_path(), 1);
+        setenv("QAUDIT_OUT", out, 1);
+        execl("/usr/bin/perl", "perl", "-e", script, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    char line[32] = {0};
+    assert_true(read(fds[0], line, sizeof line - 1) > 0);
+    close(fds[0]);
+    *child = track((pid_t)atoi(line));
+    assert_true(*child > 0);
+    return parent;
+}
+
 /* A forked child (no exec) answers for itself: its record carries its own pid. */
 static void test_snapshot_of_a_forked_child(void **state)
 {
@@ -197,25 +225,7 @@ static void test_snapshot_of_a_forked_child(void **state)
              " my @a; until (-e '%s') { push @a, 'x' x 100; shift @a if @a > 50;"
              " select(undef, undef, undef, 0.02) } exit 0",
              stop);
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    pid_t parent = track(fork());
-    if (parent == 0) {
-        dup2(fds[1], 1);
-        close(fds[0]);
-        char out[400];
-        snprintf(out, sizeof out, "%s/dump-%%p.json", dump_dir);
-        setenv("LD_PRELOAD", test_preload_path(), 1);
-        setenv("QAUDIT_OUT", out, 1);
-        execl("/usr/bin/perl", "perl", "-e", script, (char *)NULL);
-        _exit(127);
-    }
-    close(fds[1]);
-    char line[32] = {0};
-    assert_true(read(fds[0], line, sizeof line - 1) > 0);
-    close(fds[0]);
-    pid_t child = track((pid_t)atoi(line));
-    assert_true(child > 0);
+    pid_t child, parent = perl_forker(script, -1, &child);
 
     struct snapshot_result r;
     snapshot(child, &r);
@@ -223,6 +233,24 @@ static void test_snapshot_of_a_forked_child(void **state)
 
     close(open(stop, O_CREAT | O_WRONLY, 0600));
     assert_int_equal(finish(parent), 0);
+}
+
+/* Waits until pid is blocked in read(2) (/proc/PID/syscall names its number first). */
+static void wait_in_read(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/syscall", (int)pid);
+    for (int tries = 0; tries < 6000; tries++) { /* 60 s at most */
+        FILE *f = fopen(path, "r");
+        bool in_read =
+            f != NULL && fgets(line, sizeof line, f) != NULL && strncmp(line, "0 ", 2) == 0;
+        if (f)
+            fclose(f);
+        if (in_read)
+            return;
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    fail_msg("process %d never blocked in read", (int)pid);
 }
 
 /* A forked child that blocks at once, never allocating again, has no writer thread (the preload
@@ -234,31 +262,11 @@ static void test_idle_forked_child_gets_its_writer_started(void **state)
     fresh_dir();
     const char *script = "$| = 1; my $p = fork; if ($p) { print \"$p\\n\"; waitpid($p, 0);"
                          " exit($? >> 8) } my $n = sysread(STDIN, my $b, 1); exit($n == 1 ? 7 : 1)";
-    int out_fds[2], in_fds[2];
-    assert_int_equal(pipe(out_fds), 0);
+    int in_fds[2];
     assert_int_equal(pipe(in_fds), 0);
-    pid_t parent = track(fork());
-    if (parent == 0) {
-        dup2(out_fds[1], 1);
-        dup2(in_fds[0], 0);
-        close(out_fds[0]);
-        close(in_fds[1]);
-        char out[400];
-        snprintf(out, sizeof out, "%s/dump-%%p.json", dump_dir);
-        setenv("LD_PRELOAD", test_preload_path(), 1);
-        setenv("QAUDIT_OUT", out, 1);
-        execl("/usr/bin/perl", "perl", "-e", script, (char *)NULL);
-        _exit(127);
-    }
-    close(out_fds[1]);
+    pid_t child, parent = perl_forker(script, in_fds[0], &child);
     close(in_fds[0]);
-    char line[32] = {0};
-    assert_true(read(out_fds[0], line, sizeof line - 1) > 0);
-    close(out_fds[0]);
-    pid_t child = track((pid_t)atoi(line));
-    assert_true(child > 0);
-    /* Past QAUDIT_WRITER_LAZY_MS, blocked in its read: nothing will start its writer but us. */
-    nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+    wait_in_read(child); /* blocked without allocating: nothing will start its writer but us */
 
     struct snapshot_result r;
     snapshot(child, &r);
