@@ -36,8 +36,8 @@ uint64_t qa_monotonic_ns(void); /* CLOCK_MONOTONIC: the writer thread's schedule
 /* ---- runtime_code.c: the C library's and the loader's code (found at start-up; any context
  * after) ---- */
 void qa_runtime_code_find(void);
-bool qa_runtime_code_holds(
-    uintptr_t pc); /* pc is in their code: a call that may hold their locks */
+/* pc is in their code: a call from there may hold one of their locks. */
+bool qa_runtime_code_holds(uintptr_t pc);
 
 /* ---- lifecycle.c: when this process image began (how far start-up has come: globals.h) ---- */
 void qa_image_started(void);      /* the preload's start in this image, or a fork's */
