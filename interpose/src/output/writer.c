@@ -4,7 +4,7 @@
  * (fork.c), which starts its own account, its own writer thread and its own files. The thread
  * has a descriptor table of its own (base/fd_table.c), so what it opens never takes a number
  * the program's next open() would get. It starts on its creator's processor and stays there until
- * it first wakes (pin_to_creator below). A forked child's starts lazily (start_lazy below).
+ * it first wakes (pin_to_creator below). A forked child's starts lazily (below, "lazily").
  * Context: the writer thread (every signal blocked, the guard held for its whole life), the
  * destructor at exit, fork's handler in the child, and a forked child's allocation calls
  * (qa_writer_lazy_due, qa_writer_start_lazy) or a call through ptrace (qaudit_writer_start). */
