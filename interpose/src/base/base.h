@@ -124,6 +124,7 @@ const char *qa_last_signal(void); /* NULL when none */
 void qa_dump_lock(void);
 void qa_dump_unlock(void);
 bool qa_dump_lock_bounded(void); /* false at once for its holder, else after about 5 s */
+bool qa_dump_lock_try(void);     /* false at once when anyone holds it */
 void qa_dump_lock_reset_after_fork(void);
 
 #endif

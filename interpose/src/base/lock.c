@@ -38,6 +38,12 @@ void qa_dump_unlock(void)
     qa_futex(&dump_owner, FUTEX_WAKE, 1, NULL);
 }
 
+/* Without waiting: false when anyone holds it. */
+bool qa_dump_lock_try(void)
+{
+    return try_lock(my_tid());
+}
+
 /* For a dump from a signal handler: false at once if this thread holds the lock (it was
  * interrupted inside a dump), and after about five seconds if another thread keeps it. */
 bool qa_dump_lock_bounded(void)

@@ -119,6 +119,30 @@ void qa_dump(enum qa_dump_reason reason)
         qa_guard_restore(t, was_busy);
 }
 
+/* A dump from a signal handler that is not the image's last: the dump signal's in a forked child
+ * whose writer thread has not started yet (writer.c). Async-signal-safe, as qa_dump_final below,
+ * and it never waits: not written (false) when the handler interrupted the interposer itself on
+ * this thread (its records are half-way through a change) or another thread holds the dump
+ * lock; the caller leaves the request to the writer then. */
+bool qa_dump_in_handler(enum qa_dump_reason reason)
+{
+    if (atomic_load(&qa_ready) != 2 || !qa_dump_file_is_image_process())
+        return true; /* nothing to dump here */
+    struct qa_thread *t = qa_self_if_registered();
+    if (t != NULL && qa_guard(t)) {
+        qa_guard_restore(t, true);
+        return false;
+    }
+    bool locked = qa_dump_lock_try();
+    if (locked) {
+        write_locked(reason, 0, qa_modules_current());
+        qa_dump_unlock();
+    }
+    if (t)
+        qa_guard_restore(t, false);
+    return locked;
+}
+
 /* The last dump of the process, from _exit or a fatal signal handler: async-signal-safe. It uses
  * the module map gathered last and gives up, saying why, rather than wait for itself. */
 void qa_dump_final(enum qa_dump_reason reason, int signo)

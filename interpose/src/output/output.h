@@ -13,6 +13,7 @@
  * async-signal-safe, once per image (_exit, a fatal signal). ---- */
 void qa_dump(enum qa_dump_reason reason);
 void qa_dump_final(enum qa_dump_reason reason, int signo);
+bool qa_dump_in_handler(enum qa_dump_reason reason); /* async-signal-safe, never waits */
 void qa_dump_note_deepbind(const char *path);
 void qa_dump_before_fork(void);
 void qa_dump_after_fork_parent(void);

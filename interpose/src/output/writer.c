@@ -23,9 +23,16 @@
 
 /* Dump requests so far; the writer dumps whenever it has seen fewer. */
 static _Atomic int requests QA_FORK_STATE;
+/* A forked child whose writer has not started yet (below, "lazily"). */
+static _Atomic bool lazy QA_FORK_STATE;
 
 void qa_writer_wake(void)
 {
+    /* A forked child whose writer has not started: the handler writes the dump itself when it
+     * can (an idle worker would otherwise wait for its next malloc), or leaves the request to
+     * the writer the next malloc starts. */
+    if (atomic_load_explicit(&lazy, memory_order_relaxed) && qa_dump_in_handler(QA_DUMP_SIGNAL))
+        return;
     atomic_fetch_add(&requests, 1);
     qa_futex(&requests, FUTEX_WAKE, 1, NULL);
 }
@@ -212,7 +219,6 @@ static bool start_guarded(struct qa_thread *t)
  * it on a schedule (QAUDIT_INTERVAL, an attach's poll) starts it at the fork; the timeline's first
  * point is due a period after the fork, and is taken as soon as the writer starts when that is
  * later (a child that has not allocated since has nothing new to show but its resident set). */
-static _Atomic bool lazy QA_FORK_STATE;
 static _Atomic unsigned lazy_calls QA_FORK_STATE;
 static uint64_t forked_ns QA_FORK_STATE; /* CLOCK_MONOTONIC */
 #define LAZY_CLOCK_EVERY 64              /* calls between two readings of the clock */
