@@ -260,31 +260,53 @@ static void test_report_reads_the_tree(void **state)
 }
 
 /* A forked child starts with no writer thread (a short child never has one), nor starts one from
- * the C library's malloc calls; the writer a child starts later (its own malloc calls past
- * QAUDIT_WRITER_LAZY_MS) starts on its creator's processor (a
- * thread that ran elsewhere makes the child's copy-on-write faults and exit reach the other
- * processor too) and may use every processor the program may once it has woken: pinned in the
- * child when it has just started, the parent's own after a dump request. */
-static void test_writer_lazy_then_pinned_until_it_wakes(void **state)
+ * the C library's malloc calls (theirs may hold a lock pthread_create takes); its own malloc calls
+ * past QAUDIT_WRITER_LAZY_MS start it. */
+static void test_forked_child_starts_its_writer_lazily(void **state)
 {
     (void)state;
     fresh_dir();
     char out[4096];
-    const char *argv[] = {FIXTURE("fixture_writer_cpus"), NULL};
-    struct captured_run run = {.argv = argv, .preload = true, .out_name = "dump-%p-%n.json"};
+    const char *argv[] = {FIXTURE("fixture_writer_cpus"), "lazy", NULL};
+    struct captured_run run = {.argv = argv, .preload = true};
     int status = run_captured(&run, out, sizeof out);
     if (status != 0)
-        fail_msg("fixture_writer_cpus exit %d:\n%s", status, out);
-    int at_fork = -1, after_libc = -1, child_cpus = -1;
+        fail_msg("fixture_writer_cpus lazy exit %d:\n%s", status, out);
+    int at_fork = -1, after_libc = -1, started = -1;
     const char *child = strstr(out, "child threads at fork=");
-    if (child == NULL || sscanf(child, "child threads at fork=%d after libc=%d writer cpus=%d",
-                                &at_fork, &after_libc, &child_cpus) != 3)
-        fail_msg("no child could tell whether its writer was pinned:\n%s", out);
+    if (child == NULL || sscanf(child, "child threads at fork=%d after libc=%d started=%d",
+                                &at_fork, &after_libc, &started) != 3)
+        fail_msg("no child could count its threads:\n%s", out);
     if (at_fork != 0)
         fail_msg("a forked child had %d threads besides its own at once: no lazy writer\n%s",
                  at_fork, out);
     if (after_libc != 0)
         fail_msg("a forked child's writer started from the C library's own malloc calls:\n%s", out);
+    if (started != 1)
+        fail_msg("a forked child's own malloc calls past the delay started no writer:\n%s", out);
+    remove_dir();
+}
+
+/* The writer thread starts on its creator's processor (a thread that ran elsewhere makes a short
+ * child's copy-on-write faults and exit reach the other processor too) and may use every
+ * processor the program may once it has woken: pinned in a child that has just forked (one that
+ * starts its writer at the fork: QAUDIT_INTERVAL), the parent's own after a dump request. */
+static void test_writer_pinned_until_it_wakes(void **state)
+{
+    (void)state;
+    fresh_dir();
+    char out[4096];
+    const char *argv[] = {FIXTURE("fixture_writer_cpus"), "pinned", NULL};
+    const char *extra[] = {"QAUDIT_INTERVAL=3600", NULL};
+    struct captured_run run = {
+        .argv = argv, .extra = extra, .preload = true, .out_name = "dump-%p-%n.json"};
+    int status = run_captured(&run, out, sizeof out);
+    if (status != 0)
+        fail_msg("fixture_writer_cpus pinned exit %d:\n%s", status, out);
+    int child_cpus = -1;
+    const char *child = strstr(out, "child writer cpus=");
+    if (child == NULL || sscanf(child, "child writer cpus=%d", &child_cpus) != 1)
+        fail_msg("no child could tell whether its writer was pinned:\n%s", out);
     if (child_cpus != 1)
         fail_msg("a forked child's writer was not pinned before it first woke:\n%s", out);
     char writer[256], main_cpus[256];
@@ -303,7 +325,8 @@ int main(void)
         cmocka_unit_test(test_inheritance_exact_under_default_sampling),
         cmocka_unit_test(test_inheritance_by_site),
         cmocka_unit_test(test_report_reads_the_tree),
-        cmocka_unit_test(test_writer_lazy_then_pinned_until_it_wakes),
+        cmocka_unit_test(test_forked_child_starts_its_writer_lazily),
+        cmocka_unit_test(test_writer_pinned_until_it_wakes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
