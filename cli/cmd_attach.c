@@ -229,8 +229,8 @@ static int inject(pid_t pid, const char *preload, const char *settings, size_t s
     uint64_t result = 0;
     err = 0;
     if (!loaded)
-        err = remote_call(p, t, dlopen_at, preload, strlen(preload) + 1, 2 /* RTLD_NOW */,
-                          REMOTE_CALL_STALL_MS, &result, why, sizeof why);
+        err = remote_call(p, t, dlopen_at, preload, strlen(preload) + 1, 2 /* RTLD_NOW */, &result,
+                          why, sizeof why);
     if (err == 0 && !loaded && result == 0) {
         snprintf(why, sizeof why, "dlopen(%s) failed in the process", preload);
         err = ENOENT;
@@ -243,10 +243,7 @@ static int inject(pid_t pid, const char *preload, const char *settings, size_t s
         err = ENOENT;
     }
     if (err == 0)
-        err = remote_call(p, t, start, settings, settings_size, 0, REMOTE_CALL_STALL_MS, &result,
-                          why, sizeof why);
-    if (err == ETIMEDOUT)
-        remote_call_abandon(t);
+        err = remote_call(p, t, start, settings, settings_size, 0, &result, why, sizeof why);
     process_release(p);
     *pause_ms = (double)(monotonic_ns() - p->started_ns) / 1e6;
     *stop_ms = (double)(p->stopped_ns - p->started_ns) / 1e6;

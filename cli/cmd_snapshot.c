@@ -281,6 +281,13 @@ static int send_requests(const struct target *t, const struct watch *watches, in
     return 0;
 }
 
+/* The process ended while the command waited for its dump: exit status 1. */
+static int ended(const struct target *t)
+{
+    fprintf(stderr, "qaudit snapshot: process %d ended before a dump appeared\n", (int)t->pid);
+    return 1;
+}
+
 /* A writer that has not started yet (the record says QAUDIT_WRITER_LAZY), now that the request
  * waits for it: started through ptrace. A child none of whose threads waits in a system call
  * (busy in its own code) starts it itself at its next malloc; it is tried again every
@@ -294,10 +301,8 @@ static int start_lazy_writer(const struct target *t, struct watch *w)
     w->next_start_ns = now_ns() + LAZY_RETRY_NS;
     if (err == 0 || err == EBUSY)
         return 0;
-    if (err == ESRCH) {
-        fprintf(stderr, "qaudit snapshot: process %d ended before a dump appeared\n", (int)t->pid);
-        return 1;
-    }
+    if (err == ESRCH)
+        return ended(t);
     fprintf(stderr,
             "qaudit snapshot: process %d has not started its dump thread yet (a forked child "
             "starts it at its first malloc %d ms after the fork) and it cannot be started from "
@@ -330,11 +335,8 @@ static int wait_for_dump(const struct target *t, struct watch *watches, int watc
     for (;;) {
         for (int i = 0; i < watched; i++) {
             int err = preload_control_read(t->pid, &t->images[watches[i].image], &c);
-            if (err == ESRCH) {
-                fprintf(stderr, "qaudit snapshot: process %d ended before a dump appeared\n",
-                        (int)t->pid);
-                return 1;
-            }
+            if (err == ESRCH)
+                return ended(t);
             if (err != 0)
                 return read_failed(t, &t->images[watches[i].image], err);
             int outcome = served(&c, &watches[i], token, t->pid);

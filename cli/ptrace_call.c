@@ -17,6 +17,7 @@
 
 #define RED_ZONE 128
 #define CALL_TIMEOUT_MS 10000
+#define STALL_MS 50 /* a call not back by then may wait for a lock a stopped thread holds */
 
 static int write_remote(pid_t tid, uint64_t at, const void *data, size_t size)
 {
@@ -48,6 +49,15 @@ static int prepare(struct stopped_thread *t, uint64_t fn, const void *data, size
     return 0;
 }
 
+/* A call that did not come back: the thread is stopped where it is, so that thread_release can
+ * let it go. */
+static void abandon(struct stopped_thread *t)
+{
+    int status;
+    if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0)
+        waitpid(t->tid, &status, __WALL);
+}
+
 /* Waits for the call's end; other stops on the way (a signal for the thread, a group stop) are
  * passed on. 0 with the registers at the end, or an errno. */
 static int wait_return(struct stopped_process *p, struct stopped_thread *t, int stall_ms,
@@ -70,6 +80,7 @@ static int wait_return(struct stopped_process *p, struct stopped_thread *t, int 
             if (waited_ms > CALL_TIMEOUT_MS) {
                 snprintf(why, size, "the call in thread %d did not return within %d s", (int)t->tid,
                          CALL_TIMEOUT_MS / 1000);
+                abandon(t);
                 return ETIMEDOUT;
             }
             nanosleep(&(struct timespec){0, 100 * 1000}, NULL);
@@ -98,8 +109,7 @@ static int wait_return(struct stopped_process *p, struct stopped_thread *t, int 
 }
 
 int remote_call(struct stopped_process *p, struct stopped_thread *t, uint64_t fn, const void *data,
-                size_t size, uint64_t arg, int stall_ms, uint64_t *result, char *why,
-                size_t why_size)
+                size_t size, uint64_t arg, uint64_t *result, char *why, size_t why_size)
 {
     struct user_regs_struct regs;
     int err = prepare(t, fn, data, size, arg, &regs);
@@ -114,15 +124,8 @@ int remote_call(struct stopped_process *p, struct stopped_thread *t, uint64_t fn
                  strerror(err));
         return err;
     }
-    err = wait_return(p, t, stall_ms, &regs, why, why_size);
+    err = wait_return(p, t, STALL_MS, &regs, why, why_size);
     if (err == 0)
         *result = regs.rax;
     return err;
-}
-
-void remote_call_abandon(struct stopped_thread *t)
-{
-    int status;
-    if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0)
-        waitpid(t->tid, &status, __WALL);
 }

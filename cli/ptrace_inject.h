@@ -44,17 +44,11 @@ long long monotonic_ns(void);
 
 /* ---- ptrace_call.c ---- */
 /* Calls fn(data copied below the thread's stack pointer, arg) in the stopped thread t and waits
- * for it to return (to address 0: the fault stops it there). If it has not returned after
- * stall_ms, the other threads of p are released (one of them may hold a lock it waits for).
- * 0 and the return value in *result, or an errno with one line in why; t's registers are put
- * back by thread_release either way. */
+ * for it to return (to address 0: the fault stops it there). If it has not returned after 50 ms,
+ * the other threads of p are released (one of them may hold a lock it waits for); after 10 s it
+ * is given up (ETIMEDOUT) and t stopped where it is. 0 and the return value in *result, or an
+ * errno with one line in why; t's registers are put back by thread_release either way. */
 int remote_call(struct stopped_process *p, struct stopped_thread *t, uint64_t fn, const void *data,
-                size_t size, uint64_t arg, int stall_ms, uint64_t *result, char *why,
-                size_t why_size);
-/* A call not back by then may wait for a lock a stopped thread holds: the others are let go. */
-#define REMOTE_CALL_STALL_MS 50
-/* A call in the borrowed thread that did not come back (ETIMEDOUT): stop it where it is, so that
- * thread_release can let it go. */
-void remote_call_abandon(struct stopped_thread *t);
+                size_t size, uint64_t arg, uint64_t *result, char *why, size_t why_size);
 
 #endif

@@ -23,9 +23,7 @@ static int call_start(struct stopped_process *p, uint64_t fn, char *why, size_t 
         return EBUSY;
     }
     uint64_t result = 0;
-    int err = remote_call(p, t, fn, NULL, 0, 0, REMOTE_CALL_STALL_MS, &result, why, size);
-    if (err == ETIMEDOUT)
-        remote_call_abandon(t);
+    int err = remote_call(p, t, fn, NULL, 0, 0, &result, why, size);
     if (err != 0)
         return err;
     int started = (int)(int32_t)result;

@@ -39,7 +39,7 @@ __attribute__((noinline)) static void *malloc_forked(struct qa_thread *t, size_t
         if (qa_cfg.stacks == QA_STACKS_SAMPLED && qa_sample_due(t, size))
             qa_record_sampled(t, p, size);
     }
-    if (!qa_runtime_code_holds((uintptr_t)caller) && qa_writer_lazy_due())
+    if (qa_writer_lazy_due((uintptr_t)caller))
         qa_writer_start_lazy();
     return p;
 }

@@ -50,7 +50,6 @@ static void after_fork_child(void)
     qa_stats_reset_after_fork();
     qa_sampling_after_fork_child(qa_self_if_registered());
     qa_queue_reset_after_fork();
-    qa_control_after_fork_child(qa_image_start_ns());
     qa_writer_after_fork_child();
 }
 

@@ -155,7 +155,7 @@ void qa_control_detach_served(uint64_t request)
     set_served(&record.detach_served, request);
 }
 
-void qa_control_after_fork_child(uint64_t start_time_ns)
+void qa_control_after_fork_child(uint64_t start_time_ns, uint32_t writer_state)
 {
     /* The child's only thread: an update another thread had under way at the fork will never
      * end, so the generation is made odd here rather than waited for. */
@@ -169,6 +169,6 @@ void qa_control_after_fork_child(uint64_t start_time_ns)
     record.last_dump[0] = '\0';
     record.failures = 0;
     record.last_error[0] = '\0';
-    record.writer_state = QAUDIT_WRITER_STARTING;
+    record.writer_state = writer_state;
     end_update(&saved);
 }

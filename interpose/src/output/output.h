@@ -45,7 +45,7 @@ void qa_dump_dirs_done(int dirfd); /* after each use of what qa_dump_dirs_locate
 void qa_control_init(const char *pattern, int signal_number, uint64_t start_time_ns);
 void qa_control_signal_state(uint32_t state);
 void qa_control_dump_written(const char *path);
-void qa_control_after_fork_child(uint64_t start_time_ns);
+void qa_control_after_fork_child(uint64_t start_time_ns, uint32_t writer_state);
 void qa_control_writer_state(uint32_t state);
 uint64_t qa_control_pending_request(void); /* 0: none */
 void qa_control_request_served(uint64_t request);
@@ -59,10 +59,11 @@ void qa_control_detach_served(uint64_t request);
 void qa_writer_start(void);
 void qa_writer_wake(void); /* async-signal-safe */
 void qa_writer_after_fork_child(void);
-/* A forked child's lazy writer: whether it is due to start (QAUDIT_WRITER_LAZY_MS since the fork,
- * or a dump signal); its start, 0 or -EAGAIN. Called from allocation calls made outside the C
- * library and the loader, and through ptrace (entry/writer_start.c). */
-bool qa_writer_lazy_due(void);
+/* A forked child's lazy writer: whether a malloc called from caller should start it now
+ * (QAUDIT_WRITER_LAZY_MS since the fork, a dump signal or a request, and a caller outside the C
+ * library and the loader); its start, 0 or -EAGAIN (from malloc, and through ptrace:
+ * entry/writer_start.c). */
+bool qa_writer_lazy_due(uintptr_t caller);
 int qa_writer_start_lazy(void);
 /* qaudit attach: the writer thread calls poll at every wake (modules loaded since the attach),
  * and on the control record's detach request calls restore (every entry point put back), writes

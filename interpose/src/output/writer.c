@@ -229,18 +229,20 @@ void qa_writer_after_fork_child(void)
     atomic_store(&requests, 0);
     forked_ns = qa_monotonic_ns();
     qa_timeline_start(forked_ns); /* the parent's points are not the child's */
-    if (qa_cfg.interval != 0 || attach_poll != NULL) {
+    bool at_once = qa_cfg.interval != 0 || attach_poll != NULL;
+    qa_control_after_fork_child(qa_image_start_ns(),
+                                at_once ? QAUDIT_WRITER_STARTING : QAUDIT_WRITER_LAZY);
+    if (at_once) {
         start_guarded(qa_self_if_registered());
         return;
     }
     atomic_store_explicit(&lazy_calls, 0, memory_order_relaxed);
     atomic_store(&lazy, true);
-    qa_control_writer_state(QAUDIT_WRITER_LAZY);
 }
 
-bool qa_writer_lazy_due(void)
+bool qa_writer_lazy_due(uintptr_t caller)
 {
-    if (!atomic_load_explicit(&lazy, memory_order_relaxed))
+    if (!atomic_load_explicit(&lazy, memory_order_relaxed) || qa_runtime_code_holds(caller))
         return false;
     if (atomic_load_explicit(&requests, memory_order_relaxed) != 0)
         return true;

@@ -8,7 +8,6 @@
  * out of line on the allocating thread, with no lock; the fork handlers reseed. */
 #include <math.h>
 #include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../base/random.h"
@@ -33,25 +32,25 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* What tells two processes apart without entropy: the clock and the pid. */
+static uint64_t clock_and_pid(void)
+{
+    return mix(qa_monotonic_ns() ^ ((uint64_t)getpid() << 32));
+}
+
 static uint64_t fresh_seed(void)
 {
     uint64_t seed;
     if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) == (ssize_t)sizeof seed)
         return seed & SEED_MASK;
-    struct timespec now; /* no entropy yet (early boot): time and pid differ between processes */
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return mix((uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 32) ^ (uint64_t)getpid()) &
-           SEED_MASK;
+    return clock_and_pid() & SEED_MASK; /* no entropy yet (early boot) */
 }
 
 /* A forked child's: its parent's seed (from getrandom) with its pid and the clock mixed in, so
  * that siblings differ from each other and from their parent. */
 static uint64_t child_seed(void)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    uint64_t own = ((uint64_t)getpid() << 32) ^ (uint64_t)now.tv_sec ^ (uint64_t)now.tv_nsec;
-    return mix(process_seed ^ mix(own)) & SEED_MASK;
+    return mix(process_seed ^ clock_and_pid()) & SEED_MASK;
 }
 
 void qa_sampling_init(void)
