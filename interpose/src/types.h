@@ -175,7 +175,11 @@ enum {
     QA_GATE_BUSY = 1,     /* re-entrancy guard: allocations are forwarded uncounted */
     QA_GATE_QUEUE_OP = 2, /* inside a queue operation: allocations are attributed to it */
     QA_GATE_FULL = 4,     /* the settings need more than counting, for every call */
-    QA_GATE_FORKED = 8    /* a forked child: its blocks are marked in the own-block map */
+    QA_GATE_FORKED = 8,   /* a forked child: its blocks are marked in the own-block map */
+    /* The image's writer thread has not started and this thread's live bytes have moved since
+     * (records/stats.c): its next malloc looks whether to start it (entry/malloc.c). Never with
+     * QA_GATE_FORKED: a forked child looks on each of its own malloc calls. */
+    QA_GATE_WRITER_DUE = 16
 };
 
 /* ---- base/usable.c ---- */

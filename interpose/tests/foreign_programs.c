@@ -76,8 +76,21 @@ static void print_totals(char *buf, size_t size, const struct process_totals *t,
                                 t[i].frees);
 }
 
+/* cc1's garbage collector allocates a table of 4,096 pointers (32 KiB, calloc'd, never freed)
+ * for each 16 MiB of addresses its pages fall in (gcc's ggc-page.cc, PAGE_L2_SIZE), so how many
+ * depends on where the kernel maps them, which a preload's own mappings and valgrind's layout
+ * move: under ASLR the same compile made 1,545 or 1,546 callocs. The counts may differ by whole
+ * tables only: k allocations, exactly k * 32 KiB, no free. */
+static bool same_but_gc_tables(const struct process_totals *q, const struct process_totals *v)
+{
+    long long k = q->allocs - v->allocs;
+    return strcmp(q->name, "cc1") == 0 && k != 0 && k >= -2 && k <= 2 && q->frees == v->frees &&
+           q->bytes - v->bytes == k * 32768;
+}
+
 /* Per process, the exit dump's allocs + reallocs and frees + reallocs equal valgrind's "total
- * heap usage: N allocs, M frees" (valgrind counts a realloc as one of each). */
+ * heap usage: N allocs, M frees" (valgrind counts a realloc as one of each); cc1's but for its
+ * collector's tables (above). */
 static void assert_totals_agree(const char *qaudit_dir, const char *valgrind_dir, size_t processes)
 {
     struct process_totals q[16], v[16];
@@ -87,8 +100,9 @@ static void assert_totals_agree(const char *qaudit_dir, const char *valgrind_dir
     print_totals(vs, sizeof vs, v, nv);
     bool same = nq == processes && nv == processes;
     for (size_t i = 0; same && i < nq; i++)
-        same = strcmp(q[i].name, v[i].name) == 0 && q[i].allocs == v[i].allocs &&
-               q[i].frees == v[i].frees;
+        same = strcmp(q[i].name, v[i].name) == 0 &&
+               ((q[i].allocs == v[i].allocs && q[i].frees == v[i].frees) ||
+                same_but_gc_tables(&q[i], &v[i]));
     if (!same)
         fail_msg("per process allocs/frees, %zu processes expected:\n  qaudit: %s\n  valgrind:%s",
                  processes, qs, vs);

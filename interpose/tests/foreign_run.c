@@ -186,10 +186,12 @@ static bool parse_valgrind_log(const char *path, struct process_totals *t)
         char program[256];
         sscanf(command + 9, "%255s", program);
         set_name(t, program);
-        char allocs[32], frees[32];
-        ok = sscanf(usage + 18, "%31[0-9,] allocs, %31[0-9,] frees", allocs, frees) == 2;
+        char allocs[32], frees[32], bytes[32];
+        ok = sscanf(usage + 18, "%31[0-9,] allocs, %31[0-9,] frees, %31[0-9,] bytes", allocs, frees,
+                    bytes) == 3;
         t->allocs = ok ? without_commas(allocs) : 0;
         t->frees = ok ? without_commas(frees) : 0;
+        t->bytes = ok ? without_commas(bytes) : 0;
     }
     free(log);
     return ok;
@@ -244,6 +246,7 @@ static bool parse_dump(const char *path, struct process_totals *t)
         set_name(t, json_string_value(json_array_get(argv, 0)));
         t->allocs = total(dump, "allocs") + total(dump, "reallocs");
         t->frees = total(dump, "frees") + total(dump, "reallocs");
+        t->bytes = total(dump, "bytes_requested");
     }
     json_decref(dump);
     return ok;

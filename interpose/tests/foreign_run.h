@@ -40,6 +40,7 @@ int count_lines_starting(const char *text, const char *prefix);
 struct process_totals {
     char name[64]; /* basename of argv[0] */
     long long allocs, frees;
+    long long bytes; /* requested, reallocs' new sizes included: valgrind's "bytes allocated" */
 };
 /* From valgrind --log-file=DIR/vg.%p logs; from the exit dumps (reason "exit") among the *.json
  * files in DIR. Each returns how many it filled, sorted by name. */

@@ -287,6 +287,45 @@ static void test_forked_child_starts_its_writer_lazily(void **state)
     remove_dir();
 }
 
+/* The program itself starts with no writer thread either, nor starts one from the C library's
+ * malloc calls, so that it stays single-threaded as natively: unshare(CLONE_NEWUSER), which the
+ * kernel refuses to a process with a second thread, works as it does natively; the program's
+ * own malloc calls past QAUDIT_WRITER_LAZY_MS, its live bytes moving, start the writer. */
+static void test_program_starts_its_writer_lazily(void **state)
+{
+    (void)state;
+    fresh_dir();
+    char out[4096];
+    const char *argv[] = {FIXTURE("fixture_writer_cpus"), "program", NULL};
+    struct captured_run native = {.argv = argv};
+    int status = run_captured(&native, out, sizeof out);
+    int at_start = -1, after_libc = -1, refused = -1, started = -1;
+    const char *line = strstr(out, "program threads at start=");
+    if (status != 0 || line == NULL ||
+        sscanf(line, "program threads at start=%d after libc=%d unshare=%d", &at_start, &after_libc,
+               &refused) != 3 ||
+        refused != 0)
+        fail_msg("natively, unshare(CLONE_NEWUSER) fails here: nothing to compare\n%s", out);
+    struct captured_run run = {.argv = argv, .preload = true};
+    status = run_captured(&run, out, sizeof out);
+    line = strstr(out, "program threads at start=");
+    if (status != 0 || line == NULL ||
+        sscanf(line, "program threads at start=%d after libc=%d unshare=%d started=%d", &at_start,
+               &after_libc, &refused, &started) != 4)
+        fail_msg("fixture_writer_cpus program exit %d:\n%s", status, out);
+    if (at_start != 0)
+        fail_msg("the program had %d threads besides its own at its start: no lazy writer\n%s",
+                 at_start, out);
+    if (after_libc != 0)
+        fail_msg("the program's writer started from the C library's own malloc calls:\n%s", out);
+    if (refused != 0)
+        fail_msg("unshare(CLONE_NEWUSER) failed under the preload (errno %d), not natively:\n%s",
+                 refused, out);
+    if (started != 1)
+        fail_msg("the program's own malloc calls past the delay started no writer:\n%s", out);
+    remove_dir();
+}
+
 /* The writer thread starts on its creator's processor (a thread that ran elsewhere makes a short
  * child's copy-on-write faults and exit reach the other processor too) and may use every
  * processor the program may once it has woken: pinned in a child that has just forked (one that
@@ -326,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_inheritance_by_site),
         cmocka_unit_test(test_report_reads_the_tree),
         cmocka_unit_test(test_forked_child_starts_its_writer_lazily),
+        cmocka_unit_test(test_program_starts_its_writer_lazily),
         cmocka_unit_test(test_writer_pinned_until_it_wakes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,13 +63,16 @@ static void test_timeline_follows_live_and_resident_memory(void **state)
 }
 
 /* A 1 ms period over about 2.4 s: more points than the series holds, so it is thinned (every
- * other point, the period doubled) and still starts before the peak and ends at the dump. */
+ * other point, the period doubled) and still starts before the peak and ends at the dump. The
+ * writer thread takes them: QAUDIT_INTERVAL has it start at once (without, this program, which
+ * allocates only at its start and frees its blocks, would never start it, and its series would
+ * hold its moves only, taken as they happen: test_timeline_of_a_program_that_never_starts_it). */
 static void test_timeline_thins_rather_than_drops_its_end(void **state)
 {
     (void)state;
     fresh_dir();
     const char *argv[] = {FIXTURE("fixture_timeline"), "8", "1200", NULL};
-    const char *env[] = {"QAUDIT_TIMELINE=1", NULL};
+    const char *env[] = {"QAUDIT_TIMELINE=1", "QAUDIT_INTERVAL=3600", NULL};
     json_t *d = run_preloaded(argv, env);
     struct series s = read_series(d);
     assert_true(s.count <= 1025); /* 1,024 kept points and the dump's own */
@@ -77,6 +80,28 @@ static void test_timeline_thins_rather_than_drops_its_end(void **state)
     assert_true(s.first_time - num(d, "process.start_time_ns") < 1000000000);
     assert_int_equal(s.last_time, num(d, "process.dump_time_ns"));
     assert_in_range(s.peak_live, 8 * MIB, 9 * MIB);
+    json_decref(d);
+    remove_dir();
+}
+
+/* A program that allocates only at its start and frees its blocks later never starts the writer
+ * thread (it starts lazily, at a malloc past QAUDIT_WRITER_LAZY_MS): its series holds its moves,
+ * taken by the allocating thread as they happen, a point per MiB here. With a period longer than
+ * the run, no due point could show the 8 MiB it held for 300 ms: only those can. */
+static void test_timeline_of_a_program_that_never_starts_it(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_timeline"), "8", "300", NULL};
+    const char *env[] = {"QAUDIT_TIMELINE=10000", NULL};
+    json_t *d = run_preloaded(argv, env);
+    struct series s = read_series(d);
+    assert_true(s.ordered);
+    assert_in_range(s.peak_live, 8 * MIB, 9 * MIB);
+    assert_true(s.peak_rss >= 8 * MIB);
+    assert_true(s.count >= 10); /* the start, eight steps up, at least one down, the dump's */
+    assert_true(s.last_live < MIB);
+    assert_int_equal(s.last_time, num(d, "process.dump_time_ns"));
     json_decref(d);
     remove_dir();
 }
@@ -135,6 +160,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timeline_follows_live_and_resident_memory),
         cmocka_unit_test(test_timeline_thins_rather_than_drops_its_end),
+        cmocka_unit_test(test_timeline_of_a_program_that_never_starts_it),
         cmocka_unit_test(test_timeline_never_exceeds_the_peak),
         cmocka_unit_test(test_timeline_off),
         cmocka_unit_test(test_timeline_of_python),

@@ -32,9 +32,10 @@ enum qaudit_control_writer_state {
     QAUDIT_WRITER_STARTING = 0, /* not running yet: requests wait */
     QAUDIT_WRITER_RUNNING = 1,  /* serves requests every poll_ms */
     QAUDIT_WRITER_FAILED = 2,   /* could not start: only exit dumps */
-    /* Version 4: a forked child's writer starts when the child allocates QAUDIT_WRITER_LAZY_MS
-     * after its fork, or when called (qaudit_writer_start, which qaudit snapshot calls through
-     * ptrace); until then requests wait. */
+    /* Version 4: the writer starts when the program allocates QAUDIT_WRITER_LAZY_MS after the
+     * image's start or fork, or when called (qaudit_writer_start, which qaudit snapshot calls
+     * through ptrace); until then requests wait. (Version 4 as first released: in forked
+     * children only.) */
     QAUDIT_WRITER_LAZY = 3
 };
 #define QAUDIT_WRITER_LAZY_MS 100

@@ -42,6 +42,9 @@ extern bool qa_inert;
  * from chunk headers. Threads start with QA_GATE_FULL otherwise. Set before any thread
  * registers. */
 extern bool qa_fast_path;
+/* The image's writer thread has not started yet: it starts lazily (output/writer.c sets and
+ * clears it; records/stats.c reads it as live bytes move). */
+extern _Atomic bool qa_writer_waiting;
 
 /* ---- the calling thread's record (threads.c maps and reuses it); found through
  * initial-exec TLS, so reading it never allocates ---- */

@@ -11,9 +11,12 @@
 
 static _Atomic int dump_owner QA_FORK_STATE; /* the holder's tid, 0 when free */
 
+/* The calling thread's id: its record's when it has one (gettid is a page of the C library's
+ * code a forked child's exit dump would fault in). */
 static int my_tid(void)
 {
-    return (int)gettid();
+    struct qa_thread *t = qa_tls_self;
+    return t != NULL ? t->owner_tid : (int)gettid();
 }
 
 static bool try_lock(int me)

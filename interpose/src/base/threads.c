@@ -208,7 +208,9 @@ struct qa_thread *qa_threads_reset_after_fork(void)
     if (self != NULL) {
         self->next = NULL;
         self->retired_next = NULL;
-        self->owner_tid = current_tid();
+        /* A child's only thread has the process's id (gettid would be one more page of the C
+         * library's code faulted in every child). */
+        self->owner_tid = (int)getpid();
     }
     atomic_store(&threads, self);
     atomic_store(&records_mapped, 1);

@@ -53,14 +53,27 @@ __attribute__((noinline)) static void free_forked(struct qa_thread *t, void *p)
     qa_real.free_fn(p);
 }
 
+/* A thread's first call, or one marked to look whether the image's lazy writer is due
+ * (records/stats.c): the mark comes off whatever the answer, and the thread's live bytes moving
+ * again put it back. t: NULL for a thread's first call. */
+static void start_writer_if_due(struct qa_thread *t, const void *caller)
+{
+    if (t != NULL)
+        t->gate &= ~(unsigned)QA_GATE_WRITER_DUE;
+    if (qa_writer_due_now((uintptr_t)caller))
+        qa_writer_start_lazy();
+}
+
 /* Everything but the fast path, out of line so that the fast path's frame stays small. */
 __attribute__((noinline)) static void *malloc_slow(size_t size, const void *caller)
 {
     if (!qa_ready_now())
         return qa_bootstrap_alloc(size, 16);
-    struct qa_thread *forked = qa_tls_self;
-    if (forked != NULL && forked->gate == QA_GATE_FORKED)
-        return malloc_forked(forked, size, caller);
+    struct qa_thread *self = qa_tls_self;
+    if (self == NULL || (self->gate & QA_GATE_WRITER_DUE))
+        start_writer_if_due(self, caller);
+    if (self != NULL && self->gate == QA_GATE_FORKED)
+        return malloc_forked(self, size, caller);
     struct qa_thread *t = qa_enter();
     if (t == NULL)
         return qa_real.malloc_fn(size);

@@ -64,8 +64,8 @@ static void start_threads(bool attached)
     bool was_busy = qa_guard(t);
     qa_config_export();
     qa_patterns_resolve();
-    qa_runtime_code_find(); /* inherited by forked children, which start their writer lazily */
-    qa_writer_start();
+    qa_runtime_code_find(); /* before the writer, which starts lazily */
+    qa_writer_start(attached);
     qa_fork_handlers_install();
     if (!attached)
         qa_signals_install();
@@ -95,7 +95,7 @@ int qa_start_attached(const char *settings)
     if (qa_is_ready()) { /* an attach after a detach: the first one's settings stay */
         struct qa_thread *t = qa_self();
         bool was_busy = t ? qa_guard(t) : true;
-        qa_writer_start();
+        qa_writer_start(true);
         if (t)
             qa_guard_restore(t, was_busy);
     } else if (start_parts(true, settings))

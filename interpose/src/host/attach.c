@@ -356,9 +356,12 @@ static void rescan(void)
                                 (uint32_t)(slot_count + hook_slots));
 }
 
-void qa_attach_before_fork(void)
+bool qa_attach_before_fork(void)
 {
+    if (slots == NULL) /* never attached: no walk to wait for, and the lock's page stays clean */
+        return false;
     pthread_mutex_lock(&slots_lock);
+    return true;
 }
 
 void qa_attach_after_fork(void)

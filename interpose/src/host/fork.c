@@ -7,17 +7,27 @@
 
 #include "host.h"
 
-/* Decided once per fork, before it: a detach meanwhile must not leave the handlers unpaired. */
-static bool fork_skipped;
+/* Decided once per fork, before it: a detach meanwhile must not leave the handlers unpaired.
+ * Beside the other state the handlers write: a page written at every fork is a fault in the
+ * parent and one in the child. */
+static bool fork_skipped QA_FORK_STATE, attach_held QA_FORK_STATE;
+
+/* Written only when it changes: the pages of this section stay clean in the parent of a fork
+ * whose state is the last one's. */
+static void remember(bool *flag, bool value)
+{
+    if (*flag != value)
+        *flag = value;
+}
 
 static void before_fork(void)
 {
-    fork_skipped = qa_inert;
+    remember(&fork_skipped, qa_inert);
     if (fork_skipped)
         return;
     /* First, while no lock of ours is held: a thread inside dlopen may need any of them. */
     qa_unwinds_block();
-    qa_attach_before_fork();
+    remember(&attach_held, qa_attach_before_fork());
     qa_patterns_hold();
     qa_dump_before_fork();
     qa_blocks_before_fork();
@@ -30,7 +40,8 @@ static void after_fork_parent(void)
     if (fork_skipped)
         return;
     qa_unwinds_unblock();
-    qa_attach_after_fork();
+    if (attach_held)
+        qa_attach_after_fork();
     qa_blocks_after_fork_parent();
     qa_dump_after_fork_parent();
     qa_patterns_release();
@@ -41,7 +52,8 @@ static void after_fork_child(void)
     if (fork_skipped)
         return;
     qa_unwinds_unblock();
-    qa_attach_after_fork();
+    if (attach_held)
+        qa_attach_after_fork();
     qa_blocks_after_fork_child();
     qa_dump_reset_after_fork();
     qa_patterns_release();

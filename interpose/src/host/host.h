@@ -17,9 +17,10 @@ void qa_signals_restore(void);
  * poll) while attached */
 void qa_attach_module_loaded(void);
 /* fork.c: no walk of the module list may be cut in two by a fork (its lock stays taken in the
- * child) */
-void qa_attach_before_fork(void);
-void qa_attach_after_fork(void); /* in the parent and the child */
+ * child). Whether the lock was taken (an image never attached has none to take); when it was,
+ * qa_attach_after_fork releases it in the parent and the child. */
+bool qa_attach_before_fork(void);
+void qa_attach_after_fork(void);
 
 /* exits.c: _exit, _Exit and the exec family, resolved at start-up (dlsym may allocate) */
 void qa_exits_resolve(void);

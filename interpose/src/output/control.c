@@ -20,11 +20,18 @@ extern struct qaudit_control qaudit_control __attribute__((alias("record"), visi
 /* Writers exclude each other through the generation itself (even to odd by CAS), with every
  * signal blocked meanwhile: a fatal signal's dump may update the record from a handler, and must
  * not find its own thread half-way through an update. */
+static void block_every_signal(sigset_t *saved)
+{
+    /* Every bit set, as sigfillset gives (pthread_sigmask leaves glibc's own signals alone):
+     * sigfillset's code is a page of the C library every forked child would fault in. */
+    sigset_t all;
+    memset(&all, 0xff, sizeof all);
+    pthread_sigmask(SIG_BLOCK, &all, saved);
+}
+
 static void begin_update(sigset_t *saved)
 {
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, saved);
+    block_every_signal(saved);
     uint32_t g = __atomic_load_n(&record.generation, __ATOMIC_RELAXED);
     for (;;) {
         if (g % 2 == 0 && __atomic_compare_exchange_n(&record.generation, &g, g + 1, false,
@@ -159,9 +166,8 @@ void qa_control_after_fork_child(uint64_t start_time_ns, uint32_t writer_state)
 {
     /* The child's only thread: an update another thread had under way at the fork will never
      * end, so the generation is made odd here rather than waited for. */
-    sigset_t saved, all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &saved);
+    sigset_t saved;
+    block_every_signal(&saved);
     __atomic_store_n(&record.generation, record.generation | 1u, __ATOMIC_RELEASE);
     record.pid = (int32_t)getpid();
     record.start_time_ns = start_time_ns;

@@ -69,7 +69,6 @@ static void write_locked(enum qa_dump_reason reason, int signo,
     struct qa_thread *self = qa_self_if_registered();
     qa_assert(self == NULL || (self->gate & QA_GATE_BUSY)); /* nothing it allocates is counted */
     uint64_t n = atomic_fetch_add(&sequence, 1);
-    static char tmp[QA_PATH_MAX + 64], path[QA_PATH_MAX];
     static struct qa_json j QA_FORK_STATE;
     memset(&j, 0, sizeof j);
     qa_dump_render(&j, reason, signo, modules, n);
@@ -83,8 +82,8 @@ static void write_locked(enum qa_dump_reason reason, int signo,
     enum qa_dump_kind kind = last                         ? QA_DUMP_KIND_FINAL
                              : reason == QA_DUMP_INTERVAL ? QA_DUMP_KIND_INTERVAL
                                                           : QA_DUMP_KIND_SNAPSHOT;
-    enum qa_dump_file_result result =
-        qa_dump_file_put(n, kind, j.buf, j.len, tmp, sizeof tmp, path, sizeof path);
+    const char *tmp, *path;
+    enum qa_dump_file_result result = qa_dump_file_put(n, kind, j.buf, j.len, &tmp, &path);
     int error = errno;
     qa_json_release(&j);
     if (result == QA_DUMP_FILE_NOT_WRITTEN) {

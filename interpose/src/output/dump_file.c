@@ -33,11 +33,20 @@
 static pid_t image_pid QA_FORK_STATE;
 static bool forked QA_FORK_STATE;
 static uint64_t process_start_ns QA_FORK_STATE;
-static char claimed_for[QA_PATH_MAX]; /* the expanded path this image claimed last ... */
-static char claimed_as[QA_PATH_MAX];  /* ... and the name it got */
-/* The two above hold a claim (read first: their pages are touched only by an image that
- * claimed). */
+/* The names a dump's file goes by, on one page: a forked child that lives a millisecond writes
+ * each of them in its exit dump, and every page written there is a fault (docs/design.md,
+ * "Forks cost little"). Names are short, so only their first bytes are touched. */
+static struct {
+    char tmp[QA_PATH_MAX + 64];    /* the temporary file being written */
+    char path[QA_PATH_MAX];        /* where the dump was placed */
+    char claimed_for[QA_PATH_MAX]; /* the expanded path this image claimed last ... */
+    char claimed_as[QA_PATH_MAX];  /* ... and the name it got */
+} names __attribute__((aligned(4096)));
+/* The two claimed_ names hold a claim. */
 static bool claimed QA_FORK_STATE;
+/* What the pattern holds, found once (strstr was a page of the C library's code faulted in by
+ * every forked child's exit dump). */
+static bool pattern_has_pid QA_FORK_STATE, pattern_has_sequence QA_FORK_STATE;
 
 /* The process's start from /proc/self/stat (clock ticks since boot), on the real-time clock.
  * Unlike the preload's own start, it stays the same across exec. */
@@ -70,6 +79,10 @@ void qa_dump_file_init(bool after_fork)
     /* A forked child started just now: no need to read /proc for it. */
     process_start_ns = after_fork ? qa_now_ns() : read_process_start();
     claimed = false;
+    if (!after_fork) {
+        pattern_has_pid = strstr(qa_cfg.out_pattern, "%p") != NULL;
+        pattern_has_sequence = strstr(qa_cfg.out_pattern, "%n") != NULL;
+    }
 }
 
 bool qa_dump_file_is_image_process(void)
@@ -191,7 +204,7 @@ static bool candidate(char *out, size_t size, const char *expanded, unsigned k)
         memcpy(out, expanded, strlen(expanded) + 1);
         return true;
     }
-    bool has_pid = strstr(qa_cfg.out_pattern, "%p") != NULL;
+    bool has_pid = pattern_has_pid;
     char suffix[48], number[24];
     size_t len = 0;
     suffix[0] = '\0';
@@ -223,7 +236,7 @@ static bool left_over(const char *path)
 /* Puts tmp in place under a name this image may use; the name in out. */
 static bool claim(const char *tmp, const char *expanded, char *out, size_t size)
 {
-    for (unsigned k = forked && !strstr(qa_cfg.out_pattern, "%p"); k < MAX_SUFFIXES; k++) {
+    for (unsigned k = forked && !pattern_has_pid; k < MAX_SUFFIXES; k++) {
         if (!candidate(out, size, expanded, k))
             return false;
         if (path_link(tmp, out) == 0) {
@@ -302,17 +315,17 @@ static bool write_temporary(const char *expanded, uint64_t sequence, const char 
 /* Moves the finished temporary file into place under this image's name for expanded. */
 static bool put_in_place(const char *tmp, const char *expanded, char *out, size_t size)
 {
-    if (claimed && strcmp(expanded, claimed_for) == 0) {
-        if (strlen(claimed_as) >= size || path_rename(tmp, claimed_as) != 0)
+    if (claimed && strcmp(expanded, names.claimed_for) == 0) {
+        if (strlen(names.claimed_as) >= size || path_rename(tmp, names.claimed_as) != 0)
             return false;
-        memcpy(out, claimed_as, strlen(claimed_as) + 1);
+        memcpy(out, names.claimed_as, strlen(names.claimed_as) + 1);
         return true;
     }
     if (!claim(tmp, expanded, out, size))
         return false;
-    memcpy(claimed_for, expanded, strlen(expanded) + 1);
-    if (strlen(out) < sizeof claimed_as)
-        memcpy(claimed_as, out, strlen(out) + 1);
+    memcpy(names.claimed_for, expanded, strlen(expanded) + 1);
+    if (strlen(out) < sizeof names.claimed_as)
+        memcpy(names.claimed_as, out, strlen(out) + 1);
     claimed = true;
     return true;
 }
@@ -321,7 +334,7 @@ static bool put_in_place(const char *tmp, const char *expanded, char *out, size_
 static bool name_for(char *out, size_t size, const char *expanded, enum qa_dump_kind kind,
                      uint64_t sequence)
 {
-    if (kind == QA_DUMP_KIND_FINAL || strstr(qa_cfg.out_pattern, "%n") != NULL) {
+    if (kind == QA_DUMP_KIND_FINAL || pattern_has_sequence) {
         if (strlen(expanded) >= size)
             return false;
         memcpy(out, expanded, strlen(expanded) + 1);
@@ -379,10 +392,14 @@ static enum qa_dump_file_result put_at(const char *target, uint64_t sequence, co
 /* Writes dump number sequence and puts it in place: its final path in path, or, on failure,
  * the temporary file's in tmp (removed) with errno set. */
 enum qa_dump_file_result qa_dump_file_put(uint64_t sequence, enum qa_dump_kind kind,
-                                          const char *data, size_t size, char *tmp, size_t tmp_size,
-                                          char *path, size_t path_size)
+                                          const char *data, size_t size, const char **tmp_name,
+                                          const char **path_name)
 {
+    char *tmp = names.tmp, *path = names.path;
+    size_t tmp_size = sizeof names.tmp, path_size = sizeof names.path;
     char expanded[QA_PATH_MAX], target[QA_PATH_MAX];
+    *tmp_name = tmp;
+    *path_name = path;
     tmp[0] = '\0';
     if (!expand(expanded, sizeof expanded, sequence) ||
         !name_for(target, sizeof target, expanded, kind, sequence)) {

@@ -29,9 +29,10 @@ const char *qa_dump_reason_name(enum qa_dump_reason reason); /* as the dump's re
  * the fallback directory. Async-signal-safe. ---- */
 void qa_dump_file_init(bool after_fork);
 bool qa_dump_file_is_image_process(void);
+/* tmp_name, path_name: the temporary file's name and the dump's place (empty when none). */
 enum qa_dump_file_result qa_dump_file_put(uint64_t sequence, enum qa_dump_kind kind,
-                                          const char *data, size_t size, char *tmp, size_t tmp_size,
-                                          char *path, size_t path_size);
+                                          const char *data, size_t size, const char **tmp_name,
+                                          const char **path_name);
 void qa_dump_file_hold_directories(void); /* before a chroot */
 
 /* ---- dump_dirs.c: the dump directories, reachable after a chroot ---- */
@@ -56,14 +57,18 @@ void qa_control_detach_served(uint64_t request);
 
 /* ---- writer.c: the writer thread (every signal blocked; woken through a futex, and every
  * 100 ms to read the control record's request) and the dump at exit ---- */
-void qa_writer_start(void);
+/* attached: started by qaudit attach, whose poll needs the thread from the start. */
+void qa_writer_start(bool attached);
 void qa_writer_wake(void); /* async-signal-safe */
 void qa_writer_after_fork_child(void);
-/* A forked child's lazy writer: whether a malloc called from caller should start it now
- * (QAUDIT_WRITER_LAZY_MS since the fork, a dump signal or a request, and a caller outside the C
- * library and the loader); its start, 0 or -EAGAIN (from malloc, and through ptrace:
+/* The lazy writer (writer.c, "lazily"): whether a malloc called from caller should start it now
+ * (QAUDIT_WRITER_LAZY_MS since the image's start or fork, a dump signal or a request, threads of
+ * the program's, and a caller outside the C library and the loader): a forked child's on each of
+ * its calls (the clock read every 64th), and another image's at a call marked
+ * QA_GATE_WRITER_DUE; its start, 0 or -EAGAIN (from malloc, and through ptrace:
  * entry/writer_start.c). */
 bool qa_writer_lazy_due(uintptr_t caller);
+bool qa_writer_due_now(uintptr_t caller);
 int qa_writer_start_lazy(void);
 /* qaudit attach: the writer thread calls poll at every wake (modules loaded since the attach),
  * and on the control record's detach request calls restore (every entry point put back), writes

@@ -4,9 +4,9 @@
  * (fork.c), which starts its own account, its own writer thread and its own files. The thread
  * has a descriptor table of its own (base/fd_table.c), so what it opens never takes a number
  * the program's next open() would get. It starts on its creator's processor and stays there until
- * it first wakes (pin_to_creator below). A forked child's starts lazily (below, "lazily").
+ * it first wakes (pin_to_creator below). It starts lazily, when first needed (below, "lazily").
  * Context: the writer thread (every signal blocked, the guard held for its whole life), the
- * destructor at exit, fork's handler in the child, and a forked child's allocation calls
+ * destructor at exit, fork's handler in the child, and the program's allocation calls
  * (qa_writer_lazy_due, qa_writer_start_lazy) or a call through ptrace (qaudit_writer_start). */
 #include <errno.h>
 #include <linux/futex.h>
@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,15 +24,14 @@
 
 /* Dump requests so far; the writer dumps whenever it has seen fewer. */
 static _Atomic int requests QA_FORK_STATE;
-/* A forked child whose writer has not started yet (below, "lazily"). */
-static _Atomic bool lazy QA_FORK_STATE;
 
 void qa_writer_wake(void)
 {
-    /* A forked child whose writer has not started: the handler writes the dump itself when it
-     * can (an idle worker would otherwise wait for its next malloc), or leaves the request to
-     * the writer the next malloc starts. */
-    if (atomic_load_explicit(&lazy, memory_order_relaxed) && qa_dump_in_handler(QA_DUMP_SIGNAL))
+    /* A writer that has not started (qa_writer_waiting): the handler writes the dump itself when
+     * it can (an idle worker would otherwise wait for its next malloc), as a fatal signal's is
+     * written, or leaves the request to the writer the next malloc starts. */
+    if (atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed) &&
+        qa_dump_in_handler(QA_DUMP_SIGNAL))
         return;
     atomic_fetch_add(&requests, 1);
     qa_futex(&requests, FUTEX_WAKE, 1, NULL);
@@ -197,8 +197,8 @@ static bool start_thread(void)
     return started;
 }
 
-/* A forked child's writer, started under the guard: glibc's allocations for the thread are not
- * the child's. t: the calling thread's record, or NULL. */
+/* The writer, started under the guard: glibc's allocations for the thread are not the
+ * program's. t: the calling thread's record, or NULL. */
 static bool start_guarded(struct qa_thread *t)
 {
     bool was_busy = t ? qa_guard(t) : true;
@@ -208,53 +208,83 @@ static bool start_guarded(struct qa_thread *t)
     return started;
 }
 
-/* A forked child's writer starts lazily. Most children of a shell or a prefork server live a
- * millisecond or two, and a thread's start (its stack, its record, the scheduling, its end at
- * the exit) was a quarter of what the interposer added to such a life (bench/RESULTS.md,
- * "Forks"). It starts at the child's first malloc call QAUDIT_WRITER_LAZY_MS after the fork,
- * or after a dump signal or a request in the control record, made outside the C library and the
- * loader (entry/malloc.c); or when qaudit snapshot calls qaudit_writer_start through ptrace, for
- * a child that never allocates again. The clock and the record are read every LAZY_CLOCK_EVERY
- * calls only (the C library's calls are not counted: they could never start it). A child that needs
- * it on a schedule (QAUDIT_INTERVAL, an attach's poll) starts it at the fork; the timeline's first
- * point is due a period after the fork, and is taken as soon as the writer starts when that is
- * later (a child that has not allocated since has nothing new to show but its resident set). */
+/* The writer starts lazily, when first needed, unless it is needed on a schedule from the start
+ * (QAUDIT_INTERVAL, an attach's poll). A thread makes a process take glibc's multi-threaded
+ * paths for good: every fork then copies more (bench/RESULTS.md, "Forks"), and unshare of a user
+ * namespace fails with EINVAL (`unshare -U` under the preload did). Most children of a shell or
+ * a prefork server live a millisecond or two, and a thread's start there was a quarter of what
+ * the interposer added to such a life. It starts at a malloc call made outside the C library and
+ * the loader (whose own calls may hold a lock pthread_create takes), QAUDIT_WRITER_LAZY_MS after
+ * the image's start or fork, or at once after a dump signal or a request in the control record,
+ * or when the program has threads of its own; or when qaudit snapshot calls qaudit_writer_start
+ * through ptrace, for a process that never allocates again.
+ * Which malloc calls look: in a forked child, each of its own (out of line already, entry/
+ * malloc.c: the clock and the record are read every LAZY_CLOCK_EVERY calls only); elsewhere, a
+ * thread's first, and its next after its live bytes moved QA_LIVE_BATCH (records/stats.c marks
+ * it with QA_GATE_WRITER_DUE): the fast path carries nothing for it. So a process whose live
+ * bytes stay within a batch after its first 100 ms, and that takes no request, starts no thread.
+ * Until it starts, a dump signal's dump is written by the handler, and the timeline's points
+ * are taken by the allocating thread as its live bytes move (records/timeline.c); the first is
+ * due at the start (a period after a fork). */
 static _Atomic unsigned lazy_calls QA_FORK_STATE;
-static uint64_t forked_ns QA_FORK_STATE; /* CLOCK_MONOTONIC */
-#define LAZY_CLOCK_EVERY 64              /* calls between two readings of the clock */
+static uint64_t waiting_since_ns QA_FORK_STATE; /* CLOCK_MONOTONIC: the image's start or fork */
+#define LAZY_CLOCK_EVERY 64                     /* a child's calls between two clock readings */
+
+/* The writer for an image that needs it on a schedule starts now; any other waits (above). The
+ * control record says which (after_fork: a forked child's record is updated in one step). */
+static void start_or_wait(bool scheduled, bool after_fork)
+{
+    uint32_t state = scheduled ? QAUDIT_WRITER_STARTING : QAUDIT_WRITER_LAZY;
+    if (after_fork)
+        qa_control_after_fork_child(qa_image_start_ns(), state);
+    else
+        qa_control_writer_state(state);
+    if (scheduled) {
+        start_guarded(qa_self_if_registered());
+        return;
+    }
+    atomic_store_explicit(&lazy_calls, 0, memory_order_relaxed);
+    atomic_store(&qa_writer_waiting, true);
+}
 
 /* The forked child's own writer: its dump requests start from zero (fork.c). */
 void qa_writer_after_fork_child(void)
 {
     atomic_store(&requests, 0);
-    forked_ns = qa_monotonic_ns();
-    qa_timeline_start(forked_ns); /* the parent's points are not the child's */
-    bool at_once = qa_cfg.interval != 0 || attach_poll != NULL;
-    qa_control_after_fork_child(qa_image_start_ns(),
-                                at_once ? QAUDIT_WRITER_STARTING : QAUDIT_WRITER_LAZY);
-    if (at_once) {
-        start_guarded(qa_self_if_registered());
-        return;
-    }
-    atomic_store_explicit(&lazy_calls, 0, memory_order_relaxed);
-    atomic_store(&lazy, true);
+    waiting_since_ns = qa_monotonic_ns();
+    qa_timeline_start(waiting_since_ns); /* the parent's points are not the child's */
+    start_or_wait(qa_cfg.interval != 0 || attach_poll != NULL, true);
+}
+
+/* Whether a waiting writer is due now, but for the caller (checked by the callers first). */
+static bool lazy_start_due(void)
+{
+    return qa_control_pending_request() != 0 || !__libc_single_threaded ||
+           qa_monotonic_ns() - waiting_since_ns >= (uint64_t)QAUDIT_WRITER_LAZY_MS * 1000000u;
 }
 
 bool qa_writer_lazy_due(uintptr_t caller)
 {
-    if (!atomic_load_explicit(&lazy, memory_order_relaxed) || qa_runtime_code_holds(caller))
+    if (!atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed) ||
+        qa_runtime_code_holds(caller))
         return false;
     if (atomic_load_explicit(&requests, memory_order_relaxed) != 0)
         return true;
     if (atomic_fetch_add_explicit(&lazy_calls, 1, memory_order_relaxed) % LAZY_CLOCK_EVERY != 0)
         return false;
-    return qa_control_pending_request() != 0 ||
-           qa_monotonic_ns() - forked_ns >= (uint64_t)QAUDIT_WRITER_LAZY_MS * 1000000u;
+    return lazy_start_due();
+}
+
+bool qa_writer_due_now(uintptr_t caller)
+{
+    return atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed) &&
+           !qa_runtime_code_holds(caller) &&
+           (atomic_load_explicit(&requests, memory_order_relaxed) != 0 || lazy_start_due());
 }
 
 int qa_writer_start_lazy(void)
 {
-    if (!atomic_exchange(&lazy, false))
+    if (!atomic_exchange(&qa_writer_waiting, false))
         return 0; /* started already, or not lazy: the control record says how it went */
     return start_guarded(qa_self()) ? 0 : -EAGAIN;
 }
@@ -265,7 +295,7 @@ static void dump_before_abort(void)
     qa_dump(QA_DUMP_REQUEST);
 }
 
-void qa_writer_start(void)
+void qa_writer_start(bool attached)
 {
     qa_queue_before_abort(dump_before_abort);
     qa_image_started();
@@ -273,7 +303,8 @@ void qa_writer_start(void)
     qa_control_init(qa_cfg.out_pattern, qa_cfg.signal, qa_image_start_ns());
     qa_modules_changed();
     qa_timeline_start(0);
-    start_thread();
+    waiting_since_ns = qa_monotonic_ns();
+    start_or_wait(qa_cfg.interval != 0 || attached, false);
 }
 
 __attribute__((destructor)) static void dump_at_exit(void)

@@ -52,7 +52,8 @@ void qa_inherited_attach(uint64_t now_ns)
     qa_inherited.bytes = 0;
     qa_inherited.attached_at_ns = now_ns;
     qa_inherited.entries_left_alone = 0;
-    qa_owned_reset_after_fork(); /* maps the map's table, or zeroes what an earlier attach used */
+    qa_owned_before_fork();      /* the map's table */
+    qa_owned_reset_after_fork(); /* zeroes what an earlier attach used */
 }
 
 bool qa_is_forked_child(void)
@@ -64,6 +65,7 @@ void qa_inherited_before_fork(void)
 {
     forking_pid = (int32_t)getpid();
     forking_start_ns = qa_image_start_ns();
+    qa_owned_before_fork();
 }
 
 /* The parent's figures at the fork, summed over every thread record (the parent's other threads'
@@ -86,5 +88,5 @@ void qa_inherited_after_fork_child(void)
     qa_owned_reset_after_fork();
     struct qa_thread *self = qa_self_if_registered();
     if (self != NULL && qa_owned_tracking) /* the child's only thread leaves the fast path */
-        self->gate |= QA_GATE_FORKED;
+        self->gate = (self->gate & ~(unsigned)QA_GATE_WRITER_DUE) | QA_GATE_FORKED;
 }

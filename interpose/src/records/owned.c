@@ -20,13 +20,14 @@
 #define REGION_WORDS ((1ull << (REGION_SHIFT - GRANULE_SHIFT)) / 64)
 
 bool qa_owned_tracking QA_FORK_STATE;
-/* REGIONS entries, mapped at the first fork. */
+/* REGIONS entries, mapped by the parent at its first fork (or at an attach). */
 static _Atomic(_Atomic uint64_t *) *regions QA_FORK_STATE;
 /* Blocks outside 47-bit addresses, or no memory. */
 atomic_uint_fast64_t qa_owned_untracked QA_FORK_STATE;
 /* The regions with a bitmap, so that a fork visits those only: reading the whole table would
- * fault in 256 pages of it in every child. */
-#define LISTED_MAX 256
+ * fault in 256 pages of it in every child. 64 GiB of address space holding blocks: a process
+ * past it has its whole table read at each fork (small enough for qa_fork_state's one page). */
+#define LISTED_MAX 64
 static _Atomic uint32_t listed[LISTED_MAX] QA_FORK_STATE;
 static atomic_uint listed_count QA_FORK_STATE;
 
@@ -82,16 +83,33 @@ bool qa_owned_take(const void *block)
     return atomic_fetch_and_explicit(&map[g / 64], ~bit, memory_order_relaxed) & bit;
 }
 
-/* In a forked child, before it counts anything: every block live now is inherited, so every bit
- * goes (a grandchild inherits its parent's own blocks as well as what that one inherited). The
- * table is mapped on the first fork; later forks zero the bitmaps already mapped (MADV_DONTNEED
- * on private anonymous memory gives zero pages back, touching only page tables). */
-void qa_owned_reset_after_fork(void)
+/* Before a fork, in the parent: the table, and the bitmap of the region the forking thread
+ * allocated in last, mapped once and never written there (the parent marks nothing), so that
+ * each child finds them inherited with no page present instead of mapping its own: two system
+ * calls, a page of the C library's code and a page of the table in every child of a prefork
+ * server. */
+void qa_owned_before_fork(void)
 {
     if (regions == NULL)
         regions = qa_mmap(REGIONS * sizeof *regions);
+    struct qa_thread *t = qa_tls_self;
+    if (!qa_owned_tracking && t != NULL && t->last_alloc != 0)
+        region_of(t->last_alloc, true);
+}
+
+/* In a forked child, before it counts anything: every block live now is inherited, so every bit
+ * goes (a grandchild inherits its parent's own blocks as well as what that one inherited); a
+ * parent that marked nothing left every bitmap clear. Later forks zero the bitmaps already
+ * mapped (MADV_DONTNEED on private anonymous memory gives zero pages back, touching only page
+ * tables). */
+void qa_owned_reset_after_fork(void)
+{
     if (regions == NULL) {
-        qa_owned_tracking = false;
+        qa_owned_tracking = false; /* no memory for the table */
+        return;
+    }
+    if (!qa_owned_tracking) {
+        qa_owned_tracking = true;
         return;
     }
     unsigned count = atomic_load(&listed_count);

@@ -42,8 +42,10 @@ static struct record *records;
 static atomic_uint_fast32_t record_count QA_FORK_STATE;
 static atomic_uint_fast64_t records_dropped QA_FORK_STATE, refused_events QA_FORK_STATE,
     without_connection QA_FORK_STATE, opens QA_FORK_STATE, closes QA_FORK_STATE;
-static atomic_uint_fast64_t depth_hist[DEPTH_BUCKETS] QA_FORK_STATE,
-    allocs_by_depth[DEPTH_BUCKETS] QA_FORK_STATE;
+/* Outside qa_fork_state, which must fit one page: read (and reset in a child) only once
+ * something was counted into them (depths_counted), as their pages are untouched otherwise and
+ * even a read of such a page is a fault in a forked child. */
+static atomic_uint_fast64_t depth_hist[DEPTH_BUCKETS], allocs_by_depth[DEPTH_BUCKETS];
 
 static unsigned depth_bucket(uint64_t depth)
 {
@@ -53,6 +55,14 @@ static atomic_uint_fast64_t hook_allocs QA_FORK_STATE, stack_allocs QA_FORK_STAT
     both_allocs QA_FORK_STATE, violations QA_FORK_STATE;
 static struct violation first_violations[MAX_VIOLATIONS];
 static atomic_uint_fast32_t violations_kept QA_FORK_STATE;
+
+/* Whether depth_hist or allocs_by_depth may hold a count: a push or pop needs a record, and an
+ * allocation by depth is one inside a hooked operation. */
+static bool depths_counted(void)
+{
+    return atomic_load(&record_count) != 0 || atomic_load(&hook_allocs) != 0;
+}
+
 static atomic_int abi_warned;
 
 /* queue pointer -> record index + 1; sharded spinlocks, linear probing inside a slice. */
@@ -416,7 +426,7 @@ static void write_by_depth(struct qa_json *j, const char *key,
 {
     qa_json_key(j, key);
     qa_json_begin_array(j);
-    for (unsigned d = 0; d < DEPTH_BUCKETS; d++) {
+    for (unsigned d = 0; depths_counted() && d < DEPTH_BUCKETS; d++) {
         uint64_t count = atomic_load(&counts[d]);
         if (count == 0)
             continue;
@@ -620,13 +630,14 @@ void qa_queue_reset_after_fork(void)
         for (unsigned i = 0; i < INDEX_SHARDS; i++)
             atomic_flag_clear(&shard_locks[i].lock);
     }
+    bool counted = depths_counted();
     QA_RESET(record_count, 0);
     QA_RESET(records_dropped, 0);
     QA_RESET(refused_events, 0);
     QA_RESET(without_connection, 0);
     QA_RESET(opens, 0);
     QA_RESET(closes, 0);
-    for (unsigned d = 0; d < DEPTH_BUCKETS; d++) {
+    for (unsigned d = 0; counted && d < DEPTH_BUCKETS; d++) {
         QA_RESET(depth_hist[d], 0);
         QA_RESET(allocs_by_depth[d], 0);
     }

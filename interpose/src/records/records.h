@@ -28,6 +28,7 @@ struct qa_usable_class {
 size_t qa_usable_hist(struct qa_usable_class *classes, size_t max); /* by size, up to max */
 uint64_t qa_usable_overflow(void);
 void qa_live_publish(struct qa_thread *t, int64_t live);
+int64_t qa_live_published(void); /* the batched total, as the last publication left it */
 int64_t qa_peak_live(void);
 void qa_peak_observe(int64_t live);
 uint64_t qa_thread_total(void); /* thread records that counted: a bound on threads alive at once */
@@ -82,6 +83,7 @@ extern bool qa_owned_tracking; /* true in a forked child, and after an attach */
 extern atomic_uint_fast64_t qa_owned_untracked;
 void qa_owned_mark(const void *block);
 bool qa_owned_take(const void *block); /* false: not marked, so inherited */
+void qa_owned_before_fork(void);       /* maps the table children use; at an attach too */
 void qa_owned_reset_after_fork(void);
 
 /* ---- inherited.c: what a forked child held at its fork, apart from what it does itself.
@@ -166,6 +168,8 @@ void qa_timeline_start(uint64_t forked_ns); /* 0: the image that loaded the prel
 bool qa_timeline_on(void);
 uint64_t qa_timeline_due(void);
 void qa_timeline_take(void);
+/* While the writer waits, from records/stats.c as t's live bytes move (live: the total). */
+void qa_timeline_take_inline(struct qa_thread *t, int64_t live);
 void qa_timeline_write(struct qa_json *j, uint64_t now_ns);
 
 /* ---- modules.c: the loaded objects, for symbolizing frames later. Context: gathered at

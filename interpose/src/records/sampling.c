@@ -6,6 +6,7 @@
  * with probability 1 - e^(-s/N) and one sample stands for 1 / (1 - e^(-s/N)) allocations.
  * Context: the due check is inline on the fast path (counting.h); a new interval is drawn
  * out of line on the allocating thread, with no lock; the fork handlers reseed. */
+#include <dlfcn.h>
 #include <math.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -53,9 +54,32 @@ static uint64_t child_seed(void)
     return mix(process_seed ^ clock_and_pid()) & SEED_MASK;
 }
 
+/* libm's logarithms, loaded only where sampling is on: linked in, libm was one more library in
+ * every process's lookup scope and one more finaliser at every exit, which in a forked child
+ * that lives a millisecond was a tenth of what the interposer added (bench/RESULTS.md, "Forks").
+ * NULL when libm cannot be loaded (a chroot without it): intervals are then fixed, every Nth
+ * allocation or byte, and a sample weighs what fixed intervals give. */
+static double (*log_fn)(double), (*log1p_fn)(double), (*expm1_fn)(double);
+
+static void math_load(void)
+{
+    void *libm = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
+    if (libm != NULL) {
+        log_fn = (double (*)(double))dlsym(libm, "log");
+        log1p_fn = (double (*)(double))dlsym(libm, "log1p");
+        expm1_fn = (double (*)(double))dlsym(libm, "expm1");
+    }
+    if (log_fn == NULL || log1p_fn == NULL || expm1_fn == NULL) {
+        log_fn = NULL;
+        qa_log("cannot load libm.so.6: sampling intervals are fixed, not drawn");
+    }
+}
+
 void qa_sampling_init(void)
 {
     process_seed = qa_cfg.seed_set ? qa_cfg.seed : fresh_seed();
+    if (qa_cfg.stacks == QA_STACKS_SAMPLED && qa_cfg.sample_every > 1)
+        math_load();
 }
 
 uint64_t qa_sampling_seed(void)
@@ -92,11 +116,13 @@ int64_t qa_sample_interval(struct qa_thread *t)
     double n = (double)qa_cfg.sample_every;
     if (qa_cfg.sample_every <= 1)
         return 1;
+    if (log_fn == NULL)
+        return (int64_t)qa_cfg.sample_every;
     double u = qa_random_unit(&t->sample_rng), draw;
     if (qa_cfg.sample_by_bytes)
-        draw = -log(u) * n;
+        draw = -log_fn(u) * n;
     else
-        draw = floor(log(u) / log1p(-1.0 / n)) + 1; /* trials until the first success */
+        draw = floor(log_fn(u) / log1p_fn(-1.0 / n)) + 1; /* trials until the first success */
     if (!(draw >= 1))
         return 1;
     return draw > (double)(1ull << 62) ? (int64_t)(1ull << 62) : (int64_t)draw;
@@ -108,7 +134,11 @@ int64_t qa_sample_interval(struct qa_thread *t)
 void qa_sample_weight(uint64_t size, uint64_t *allocs, uint64_t *bytes)
 {
     double n = (double)qa_cfg.sample_every;
-    double w = size == 0 || n <= 1 ? 1 : -1 / expm1(-(double)size / n);
+    double w = 1;
+    if (size != 0 && n > 1 && log_fn != NULL)
+        w = -1 / expm1_fn(-(double)size / n);
+    else if (size != 0 && (double)size < n)
+        w = n / (double)size; /* fixed intervals: sampled when it crosses one */
     *allocs = (uint64_t)(w * QA_WEIGHT_ONE + 0.5);
     *bytes = (uint64_t)(w * (double)size + 0.5);
 }

@@ -89,6 +89,19 @@ void qa_live_publish(struct qa_thread *t, int64_t live)
     t->live_at_publish = target;
     int64_t total = atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
     qa_peak_observe(total);
+    /* A writer that has not started (output/writer.c, "lazily"): this thread's next malloc,
+     * where the caller is known, looks whether it is time (a forked child looks at each of its
+     * own); meanwhile the timeline's due point is taken here. */
+    if (atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed)) {
+        if (!(t->gate & QA_GATE_FORKED))
+            t->gate |= QA_GATE_WRITER_DUE;
+        qa_timeline_take_inline(t, total);
+    }
+}
+
+int64_t qa_live_published(void)
+{
+    return atomic_load_explicit(&live_published, memory_order_relaxed);
 }
 
 /* Raises the peak to live bytes seen: the batched totals above, and the exact sums a timeline

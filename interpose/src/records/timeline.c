@@ -1,9 +1,12 @@
 /* Memory over time: the writer thread takes a point every QAUDIT_TIMELINE milliseconds (time,
  * live bytes, allocations, resident set) into a fixed array; when the array is full every other
  * point goes and the period doubles, so the series always spans the whole run in bounded memory.
- * Each dump writes the series and a last point taken as it is written.
- * Context: the writer thread takes the points, each dump writes them (both under the dump
- * lock). */
+ * Until the writer starts (it starts lazily: output/writer.c) the allocating thread takes a due
+ * point itself as its live bytes move (qa_timeline_take_inline). Each dump writes the series and
+ * a last point taken as it is written.
+ * Context: the writer thread or an allocating one takes the points, each dump writes them (both
+ * under the dump lock). */
+#include <errno.h>
 #include <time.h>
 
 #include "records.h"
@@ -21,6 +24,8 @@ static struct point points[TIMELINE_POINTS];
 static size_t point_count QA_FORK_STATE;
 static uint64_t period_ns QA_FORK_STATE; /* 0: off */
 static uint64_t next_due QA_FORK_STATE;  /* CLOCK_MONOTONIC */
+/* The last point's live bytes, for qa_timeline_take_inline. */
+static int64_t last_live QA_FORK_STATE;
 
 static struct point current_point(uint64_t now_ns)
 {
@@ -49,6 +54,7 @@ void qa_timeline_start(uint64_t forked_ns)
 {
     period_ns = (uint64_t)qa_cfg.timeline_ms * 1000000u;
     point_count = 0;
+    last_live = qa_live_published(); /* a forked child's: what it inherited */
     next_due = forked_ns ? forked_ns + period_ns : qa_monotonic_ns();
 }
 
@@ -65,17 +71,51 @@ uint64_t qa_timeline_due(void)
 
 /* The writer thread's call once qa_timeline_due has passed. The figures are gathered before the
  * dump lock is taken (reading /proc must not hold up a dump). */
+/* The caller holds the dump lock. */
+static void append(struct point p)
+{
+    if (point_count == TIMELINE_POINTS)
+        thin();
+    points[point_count++] = p;
+    last_live = p.live_bytes;
+    next_due = qa_monotonic_ns() + period_ns;
+}
+
 void qa_timeline_take(void)
 {
     if (period_ns == 0)
         return;
     struct point p = current_point(qa_now_ns());
     qa_dump_lock();
-    if (point_count == TIMELINE_POINTS)
-        thin();
-    points[point_count++] = p;
-    next_due = qa_monotonic_ns() + period_ns;
+    append(p);
     qa_dump_unlock();
+}
+
+/* While the writer waits: memory taken early and then held (a program that allocates at its
+ * start and then sleeps makes no call that would start the writer) is in the series, at the
+ * moment it was taken. A point when one is due, or sooner when the live bytes (live, as just
+ * published) moved by an eighth of the last point's and at least a MiB since it: a burst's end
+ * is in the series within an eighth, at a cost bounded by the MiB moved (a point is two reads
+ * of /proc, about 15 us here). Never waits (a point is skipped while a dump is being written);
+ * the program's errno is kept. */
+void qa_timeline_take_inline(struct qa_thread *t, int64_t live)
+{
+    if (period_ns == 0)
+        return;
+    uint64_t now = qa_monotonic_ns();
+    int64_t moved = live > last_live ? live - last_live : last_live - live;
+    int64_t enough = last_live / 8 > (1 << 20) ? last_live / 8 : (1 << 20);
+    if (now < next_due && moved < enough)
+        return;
+    int saved_errno = errno;
+    bool was_busy = qa_guard(t);
+    struct point p = current_point(qa_now_ns());
+    if (qa_dump_lock_try()) {
+        append(p);
+        qa_dump_unlock();
+    }
+    qa_guard_restore(t, was_busy);
+    errno = saved_errno;
 }
 
 /* The series in a dump, ending with a point at the dump's moment now_ns (the caller holds the
