@@ -69,8 +69,6 @@ uint64_t qa_timeline_due(void)
     return period_ns ? next_due : UINT64_MAX;
 }
 
-/* The writer thread's call once qa_timeline_due has passed. The figures are gathered before the
- * dump lock is taken (reading /proc must not hold up a dump). */
 /* The caller holds the dump lock. */
 static void append(struct point p)
 {
@@ -81,6 +79,8 @@ static void append(struct point p)
     next_due = qa_monotonic_ns() + period_ns;
 }
 
+/* The writer thread's call once qa_timeline_due has passed. The figures are gathered before the
+ * dump lock is taken (reading /proc must not hold up a dump). */
 void qa_timeline_take(void)
 {
     if (period_ns == 0)
@@ -95,9 +95,9 @@ void qa_timeline_take(void)
  * start and then sleeps makes no call that would start the writer) is in the series, at the
  * moment it was taken. A point when one is due, or sooner when the live bytes (live, as just
  * published) moved by an eighth of the last point's and at least a MiB since it: a burst's end
- * is in the series within an eighth, at a cost bounded by the MiB moved (a point is two reads
- * of /proc, about 15 us here). Never waits (a point is skipped while a dump is being written);
- * the program's errno is kept. */
+ * is in the series within an eighth, at a cost bounded by the MiB moved (a point reads
+ * /proc/self/statm: about 15 us here). Never waits (a point is skipped while a dump is being
+ * written); the program's errno is kept. */
 void qa_timeline_take_inline(struct qa_thread *t, int64_t live)
 {
     if (period_ns == 0)
