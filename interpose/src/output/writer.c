@@ -153,7 +153,7 @@ static void *writer_main(void *arg)
         if (attach_poll)
             attach_poll();
         uint64_t now = qa_monotonic_ns();
-        if (now >= qa_timeline_due())
+        if (qa_timeline_move_wanted() || now >= qa_timeline_due())
             qa_timeline_take();
         if (now >= next_dump) {
             qa_dump(QA_DUMP_INTERVAL);
@@ -178,6 +178,13 @@ static bool create_thread(bool pin)
     bool started = pthread_create(&thread, &attr, writer_main, NULL) == 0;
     pthread_attr_destroy(&attr);
     return started;
+}
+
+/* The timeline's wake for a large move of the live bytes (records/timeline.c): the writer's
+ * futex word woken, not moved, so no dump is asked for. */
+static void wake_for_a_point(void)
+{
+    qa_futex(&requests, FUTEX_WAKE, 1, NULL);
 }
 
 /* The writer thread starts with every signal blocked, so it can never take the program's
@@ -303,6 +310,7 @@ void qa_writer_start(bool attached)
     qa_control_init(qa_cfg.out_pattern, qa_cfg.signal, qa_image_start_ns());
     qa_modules_changed();
     qa_timeline_start(0);
+    qa_timeline_wake_with(wake_for_a_point);
     waiting_since_ns = qa_monotonic_ns();
     start_or_wait(qa_cfg.interval != 0 || attached, false);
 }

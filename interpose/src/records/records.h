@@ -168,8 +168,11 @@ void qa_timeline_start(uint64_t forked_ns); /* 0: the image that loaded the prel
 bool qa_timeline_on(void);
 uint64_t qa_timeline_due(void);
 void qa_timeline_take(void);
-/* While the writer waits, from records/stats.c as t's live bytes move (live: the total). */
-void qa_timeline_take_inline(struct qa_thread *t, int64_t live);
+/* From records/stats.c as t's live bytes move (live: the total); a large move wakes the writer
+ * through wake (set once it can be woken), and sets what qa_timeline_move_wanted reads once. */
+void qa_timeline_moved(struct qa_thread *t, int64_t live, bool writer_waiting);
+void qa_timeline_wake_with(void (*wake)(void));
+bool qa_timeline_move_wanted(void);
 void qa_timeline_write(struct qa_json *j, uint64_t now_ns);
 
 /* ---- modules.c: the loaded objects, for symbolizing frames later. Context: gathered at

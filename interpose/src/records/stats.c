@@ -91,12 +91,11 @@ void qa_live_publish(struct qa_thread *t, int64_t live)
     qa_peak_observe(total);
     /* A writer that has not started (output/writer.c, "lazily"): this thread's next malloc,
      * where the caller is known, looks whether it is time (a forked child looks at each of its
-     * own); meanwhile the timeline's due point is taken here. */
-    if (atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed)) {
-        if (!(t->gate & QA_GATE_FORKED))
-            t->gate |= QA_GATE_WRITER_DUE;
-        qa_timeline_take_inline(t, total);
-    }
+     * own); meanwhile the timeline's points are taken here. */
+    bool waiting = atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed);
+    if (waiting && !(t->gate & QA_GATE_FORKED))
+        t->gate |= QA_GATE_WRITER_DUE;
+    qa_timeline_moved(t, total, waiting);
 }
 
 int64_t qa_live_published(void)

@@ -1,9 +1,9 @@
 /* Memory over time: the writer thread takes a point every QAUDIT_TIMELINE milliseconds (time,
  * live bytes, allocations, resident set) into a fixed array; when the array is full every other
  * point goes and the period doubles, so the series always spans the whole run in bounded memory.
- * Until the writer starts (it starts lazily: output/writer.c) the allocating thread takes a due
- * point itself as its live bytes move (qa_timeline_take_inline). Each dump writes the series and
- * a last point taken as it is written.
+ * A large move of the live bytes wakes the writer for a point of its own; until the writer starts
+ * (it starts lazily: output/writer.c) the allocating thread takes the points itself
+ * (qa_timeline_moved). Each dump writes the series and a last point taken as it is written.
  * Context: the writer thread or an allocating one takes the points, each dump writes them (both
  * under the dump lock). */
 #include <errno.h>
@@ -24,8 +24,11 @@ static struct point points[TIMELINE_POINTS];
 static size_t point_count QA_FORK_STATE;
 static uint64_t period_ns QA_FORK_STATE; /* 0: off */
 static uint64_t next_due QA_FORK_STATE;  /* CLOCK_MONOTONIC */
-/* The last point's live bytes, for qa_timeline_take_inline. */
+/* The last point's live bytes, for qa_timeline_moved; a move the writer thread is to take a
+ * point for, and how it is woken for one. */
 static int64_t last_live QA_FORK_STATE;
+static atomic_bool move_wanted QA_FORK_STATE;
+static void (*wake_writer)(void);
 
 static struct point current_point(uint64_t now_ns)
 {
@@ -55,6 +58,7 @@ void qa_timeline_start(uint64_t forked_ns)
     period_ns = (uint64_t)qa_cfg.timeline_ms * 1000000u;
     point_count = 0;
     last_live = qa_live_published(); /* a forked child's: what it inherited */
+    atomic_store(&move_wanted, false);
     next_due = forked_ns ? forked_ns + period_ns : qa_monotonic_ns();
 }
 
@@ -91,21 +95,37 @@ void qa_timeline_take(void)
     qa_dump_unlock();
 }
 
-/* While the writer waits: memory taken early and then held (a program that allocates at its
- * start and then sleeps makes no call that would start the writer) is in the series, at the
- * moment it was taken. A point when one is due, or sooner when the live bytes (live, as just
- * published) moved by an eighth of the last point's and at least a MiB since it: a burst's end
- * is in the series within an eighth, at a cost bounded by the MiB moved (a point reads
- * /proc/self/statm: about 15 us here). Never waits (a point is skipped while a dump is being
- * written); the program's errno is kept. */
-void qa_timeline_take_inline(struct qa_thread *t, int64_t live)
+void qa_timeline_wake_with(void (*wake)(void))
+{
+    wake_writer = wake;
+}
+
+bool qa_timeline_move_wanted(void)
+{
+    return atomic_load_explicit(&move_wanted, memory_order_relaxed) &&
+           atomic_exchange(&move_wanted, false);
+}
+
+/* A point, besides the period's, when the live bytes moved by an eighth of the last point's and
+ * at least a MiB since it (live: as just published), so that a burst's end is in the series
+ * within an eighth at a cost bounded by the MiB moved, whatever the period: the writer thread
+ * is woken for it. While the writer waits (it starts lazily: output/writer.c), the allocating
+ * thread takes that point itself, and the period's too, so that memory a program takes at its
+ * start and then holds while it sleeps (it makes no call that would start the writer) is in the
+ * series when taken. Such a point reads /proc/self/statm (about 15 us here), never waits (it is
+ * skipped while a dump is being written) and keeps the program's errno. */
+void qa_timeline_moved(struct qa_thread *t, int64_t live, bool writer_waiting)
 {
     if (period_ns == 0)
         return;
-    uint64_t now = qa_monotonic_ns();
     int64_t moved = live > last_live ? live - last_live : last_live - live;
     int64_t enough = last_live / 8 > (1 << 20) ? last_live / 8 : (1 << 20);
-    if (now < next_due && moved < enough)
+    if (!writer_waiting) {
+        if (moved >= enough && wake_writer != NULL && !atomic_exchange(&move_wanted, true))
+            wake_writer();
+        return;
+    }
+    if (qa_monotonic_ns() < next_due && moved < enough)
         return;
     int saved_errno = errno;
     bool was_busy = qa_guard(t);
