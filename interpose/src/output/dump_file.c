@@ -204,16 +204,15 @@ static bool candidate(char *out, size_t size, const char *expanded, unsigned k)
         memcpy(out, expanded, strlen(expanded) + 1);
         return true;
     }
-    bool has_pid = pattern_has_pid;
     char suffix[48], number[24];
     size_t len = 0;
     suffix[0] = '\0';
-    if (!has_pid) {
+    if (!pattern_has_pid) {
         qa_u64_text(number, (uint64_t)image_pid);
         append(suffix, sizeof suffix, &len, ".");
         append(suffix, sizeof suffix, &len, number);
     }
-    unsigned index = has_pid ? k : k - 1;
+    unsigned index = pattern_has_pid ? k : k - 1;
     if (index > 0) {
         qa_u64_text(number, index);
         append(suffix, sizeof suffix, &len, ".");
