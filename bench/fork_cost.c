@@ -9,16 +9,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
+#include "fork_loop.h"
 
 /* A new file of 4 KiB in dir, created and written as a dump is (O_EXCL, one write). */
 static int write_one_file(const char *dir)
@@ -35,7 +28,7 @@ static int write_one_file(const char *dir)
 
 /* The child's work: ten allocations, as a small request would make; exit() (not _exit), as a
  * worker or backend ends. */
-static void child(const char *dir)
+static void child(const void *dir)
 {
     void *volatile blocks[10];
     for (int i = 0; i < 10; i++)
@@ -53,21 +46,9 @@ int main(int argc, char **argv)
     void *volatile *held = calloc((size_t)live + 1, sizeof *held);
     for (long i = 0; i < live; i++)
         held[i] = malloc(32 + (size_t)(i % 8) * 48);
-    double start = now_us();
-    for (long i = 0; i < forks; i++) {
-        pid_t pid = fork();
-        if (pid < 0) {
-            perror("fork");
-            return 1;
-        }
-        if (pid == 0)
-            child(dir);
-        int status;
-        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            fprintf(stderr, "fork_cost: child %d failed\n", (int)pid);
-            return 1;
-        }
-    }
-    printf("%.1f\n", (now_us() - start) / (double)forks);
+    double us = fork_loop("fork_cost", forks, child, dir);
+    if (us < 0)
+        return 1;
+    printf("%.1f\n", us);
     return 0;
 }

@@ -6,19 +6,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "fork_loop.h"
 
 #define MAX_PAGES 256
 
 static char shared[MAX_PAGES * 4096] __attribute__((aligned(4096)));
 
-static double now_us(void)
+struct work {
+    long pages, calls;
+};
+
+static void child(const void *arg)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+    const struct work *w = arg;
+    for (long p = 0; p < w->pages; p++)
+        ((volatile char *)shared)[p * 4096] = 2;
+    for (long c = 0; c < w->calls; c++)
+        getppid();
+    _exit(0);
 }
 
 int main(int argc, char **argv)
@@ -33,26 +40,9 @@ int main(int argc, char **argv)
         return 2;
     }
     memset(shared, 1, sizeof shared); /* present in the parent, so shared after each fork */
-    double start = now_us();
-    for (long i = 0; i < forks; i++) {
-        pid_t pid = fork();
-        if (pid < 0) {
-            perror("fork");
-            return 1;
-        }
-        if (pid == 0) {
-            for (long p = 0; p < pages; p++)
-                ((volatile char *)shared)[p * 4096] = 2;
-            for (long c = 0; c < calls; c++)
-                getppid();
-            _exit(0);
-        }
-        int status;
-        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
-            fprintf(stderr, "fork_pages: child %d failed\n", (int)pid);
-            return 1;
-        }
-    }
-    printf("%.1f\n", (now_us() - start) / (double)forks);
+    double us = fork_loop("fork_pages", forks, child, &(struct work){pages, calls});
+    if (us < 0)
+        return 1;
+    printf("%.1f\n", us);
     return 0;
 }
