@@ -254,6 +254,48 @@ static void test_without_shim_the_dump_says_what_is_missed(void **state)
     }
 }
 
+/* precision.unreachable_allocators as "allocator in library" lines, one string. */
+static void unreachable(json_t *d, char *out, size_t size)
+{
+    out[0] = '\0';
+    size_t i, len = 0;
+    json_t *u;
+    json_array_foreach(json_object_get(precision(d), "unreachable_allocators"), i, u)
+    {
+        const char *lib = json_string_value(json_object_get(u, "library"));
+        const char *base = lib && strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib;
+        len += (size_t)snprintf(out + len, size - len, "%s in %s\n",
+                                json_string_value(json_object_get(u, "allocator")), base);
+    }
+}
+
+/* An executable with its own malloc and a je_-prefixed jemalloc: no interposing reaches either,
+ * so the dump names both and is not exact; a plain program's names none and is. */
+static void test_unreachable_allocators_named_and_not_exact(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *own[] = {FIXTURE("fixture_own_allocator"), "1000", NULL};
+    json_t *d = run_preloaded(own, NULL);
+    char names[512];
+    unreachable(d, names, sizeof names);
+    assert_string_equal(names, "its own malloc in fixture_own_allocator\n"
+                               "jemalloc built with the je_ prefix in fixture_own_allocator\n");
+    assert_false(exact(d));
+    assert_true(num(d, "totals.allocs") < 1000); /* the 2,000 calls went unseen */
+    json_decref(d);
+    remove_dir();
+    fresh_dir();
+    const char *plain[] = {FIXTURE("fixture_exact_counts"), NULL};
+    d = run_preloaded(plain, NULL);
+    unreachable(d, names, sizeof names);
+    assert_string_equal(names, "");
+    assert_non_null(json_object_get(precision(d), "unreachable_allocators"));
+    assert_true(exact(d));
+    json_decref(d);
+    remove_dir();
+}
+
 static long long tc(json_t *a, json_t *b, const char *entry)
 {
     return calls(b, "tcmalloc", entry) - calls(a, "tcmalloc", entry);
@@ -505,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_qaudit_run_counts_jemalloc_entry_points),
         cmocka_unit_test(test_preloaded_shim_counts_jemalloc_with_sites),
         cmocka_unit_test(test_without_shim_the_dump_says_what_is_missed),
+        cmocka_unit_test(test_unreachable_allocators_named_and_not_exact),
         cmocka_unit_test(test_tcmalloc_entry_points_counted),
         cmocka_unit_test(test_cxx_operators_of_tcmalloc_counted),
         cmocka_unit_test(test_mimalloc_entry_points_counted),

@@ -192,11 +192,11 @@ void section_summary(struct document *d, const struct report *r)
         checks_item(d, r);
     if (r->totals.allocs + r->totals.reallocs == 0) {
         doc_item(d, "No allocation was counted.");
-        return;
+    } else {
+        leak_items(d, r);
+        cost_items(d, r);
+        interpreter_items(d, r);
     }
-    leak_items(d, r);
-    cost_items(d, r);
-    interpreter_items(d, r);
     if (r->trust.partial)
         doc_item(d, "Some allocations or frees are missing from these figures: see Precision.");
 }

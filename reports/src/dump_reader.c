@@ -617,6 +617,10 @@ static void read_precision(struct reader *r, json_t *doc, struct report_precisio
         if (slot)
             *slot = copy_string(string_or(lib, "?"));
     }
+    json_array_foreach(json_object_get(o, "unreachable_allocators"), i, lib)
+        push_string(&p->unreachable_allocators, &p->unreachable_count, "%s has %s",
+                    string_or(json_object_get(lib, "library"), "?"),
+                    string_or(json_object_get(lib, "allocator"), "?"));
     if (optional_flag(r, o, "precision", "unexplained_anonymous", false)) {
         p->unexplained_anonymous = 1;
         uint64_t grew = optional_number(r, o, "precision", "anonymous_bytes", NULL) -

@@ -253,6 +253,8 @@ static void merge_precision(struct report_precision *p, const struct report_prec
                 d->deepbind_count);
     merge_names(&p->uninterposed_allocators, &p->uninterposed_count, d->uninterposed_allocators,
                 d->uninterposed_count);
+    merge_names(&p->unreachable_allocators, &p->unreachable_count, d->unreachable_allocators,
+                d->unreachable_count);
 }
 
 void report_merge_one(struct report *into, const struct report *dump)

@@ -92,6 +92,12 @@ static void assess_unseen(struct report *r)
                 "Calls to %s's own entry points were not counted: no allocator shim "
                 "interposed them (qaudit run adds it; see docs/dump-format.md).",
                 p->uninterposed_allocators[i]);
+    for (size_t i = 0; i < p->unreachable_count; i++)
+        partial(r,
+                "%s: calls to it were not counted, since the program's calls bind to it when "
+                "it is linked, where no preload can reach them. Built with the C library's "
+                "malloc (redis: make MALLOC=libc), the program can be audited.",
+                p->unreachable_allocators[i]);
     if (p->unexplained_anonymous > 0) {
         char bytes[64];
         fmt_bytes(bytes, sizeof bytes, p->unexplained_bytes);

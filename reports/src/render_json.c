@@ -415,6 +415,8 @@ static json_t *precision_json(const struct report *r)
     json_object_set_new(o, "notes", strings_json(r->trust.notes, r->trust.note_count));
     json_object_set_new(o, "uninterposed_allocators",
                         strings_json(p->uninterposed_allocators, p->uninterposed_count));
+    json_object_set_new(o, "unreachable_allocators",
+                        strings_json(p->unreachable_allocators, p->unreachable_count));
     json_object_set_new(o, "unexplained_anonymous", u64(p->unexplained_anonymous));
     json_object_set_new(o, "modules_unknown", u64(p->modules_unknown));
     return o;

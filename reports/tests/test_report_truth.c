@@ -253,6 +253,26 @@ static void precision_is_partial_with_a_note(void **state)
     report_free(&r);
     json_decref(doc);
 
+    /* An allocator no preload reaches: named with its object, in the notes and the JSON. */
+    doc = example();
+    p = json_object_get(doc, "precision");
+    json_object_set_new(p, "exact", json_false());
+    json_object_set_new(p, "unreachable_allocators",
+                        json_pack("[{s:s,s:s}]", "allocator", "jemalloc built with the je_ prefix",
+                                  "library", "/opt/redis/redis-server"));
+    load_doc(doc, "unreachable.json", &r);
+    assert_true(r.trust.partial);
+    out = render_json(&r);
+    assert_string_equal(
+        json_string_value(json_array_get(path_get(out, "precision", "unreachable_allocators"), 0)),
+        "/opt/redis/redis-server has jemalloc built with the je_ prefix");
+    json_decref(out);
+    assert_int_equal(r.trust.note_count, 1);
+    assert_non_null(strstr(r.trust.notes[0], "/opt/redis/redis-server has jemalloc built with the "
+                                             "je_ prefix: calls to it were not counted"));
+    report_free(&r);
+    json_decref(doc);
+
     doc = example();
     json_object_set_new(doc, "reason", json_string("signal"));
     load_doc(doc, "snapshot.json", &r);

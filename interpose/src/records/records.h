@@ -207,7 +207,9 @@ bool qa_object_defines(const struct dl_phdr_info *info, const char *name);
 /* ---- allocators.c: the allocator families loaded at start-up, and whether a shim interposes
  * each; unseen.c: start-up and the dump's fields for what stays invisible ---- */
 void qa_allocators_detect(void);
-bool qa_allocators_write(struct qa_json *j); /* false: one is present but not interposed */
+bool qa_allocators_write(struct qa_json *j);  /* false: one is present but not interposed */
+void qa_unreachable_detect(void);             /* unreachable.c: the executable's own malloc, je_ */
+bool qa_unreachable_write(struct qa_json *j); /* false: an allocator no interposing reaches */
 void qa_unseen_start(void);
 bool qa_unseen_write(struct qa_json *j); /* false: something was not seen (precision.exact) */
 

@@ -1,6 +1,7 @@
 /* What the interposer cannot see by interposing malloc, taken at start-up and written in each
- * dump's precision object: other allocators' own entry points (allocators.c, extra.c) and
- * anonymous memory the counted bytes do not explain (memory.c).
+ * dump's precision object: other allocators' own entry points (allocators.c, extra.c),
+ * allocators no interposing reaches (unreachable.c) and anonymous memory the counted bytes do
+ * not explain (memory.c).
  * Context: start-up and dumps. */
 #include <pthread.h>
 
@@ -16,6 +17,7 @@ void qa_unseen_start(void)
 {
     qa_memory_start();
     qa_allocators_detect();
+    qa_unreachable_detect();
     pthread_atfork(NULL, NULL, after_fork_child);
 }
 
@@ -23,6 +25,7 @@ void qa_unseen_start(void)
 bool qa_unseen_write(struct qa_json *j)
 {
     bool allocators_seen = qa_allocators_write(j);
+    bool all_reached = qa_unreachable_write(j);
     bool memory_explained = qa_memory_write(j);
-    return allocators_seen && memory_explained;
+    return allocators_seen && all_reached && memory_explained;
 }

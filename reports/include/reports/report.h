@@ -207,6 +207,8 @@ struct report_precision {
     size_t deepbind_count;
     char **uninterposed_allocators; /* allocators whose own entry points were not counted */
     size_t uninterposed_count;
+    char **unreachable_allocators; /* "LIBRARY has ALLOCATOR": none interposing reaches */
+    size_t unreachable_count;
     unsigned unexplained_anonymous; /* dumps whose anonymous memory the counts do not explain */
     uint64_t unexplained_bytes;     /* their anonymous growth beyond the counted peak */
     unsigned modules_unknown;       /* dumps written before any module map was gathered */
