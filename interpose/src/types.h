@@ -153,6 +153,10 @@ struct qa_thread {
     /* records/stacks.c: the loader calls (libunwind's stack walk, dlopen, dlclose) the thread
      * is inside: fork waits for every other thread's count to drop to zero. */
     _Atomic int unwinding;
+    /* ... and the stacks its owner took with libgcc's unwinder, and whether the owner holds one
+     * of the slots for libunwind's per-thread frame cache (256 KiB each). */
+    uint32_t libgcc_stacks;
+    bool fast_unwinder;
     bool record_counted; /* records/stats.c: the record has published live bytes */
     uint64_t sample_rng; /* records/sampling.c's random stream */
 };

@@ -60,6 +60,7 @@ static void after_fork_child(void)
     qa_dump_file_init(true);
     qa_inherited_after_fork_child(); /* before the counters start again from zero */
     qa_stats_reset_after_fork();
+    qa_stacks_after_fork_child();
     qa_sampling_after_fork_child(qa_self_if_registered());
     qa_queue_reset_after_fork();
     qa_writer_after_fork_child();

@@ -120,4 +120,5 @@ void qa_records_new_owner(struct qa_thread *t)
         t->gate |= QA_GATE_FORKED;
     qa_queue_new_owner(t);
     qa_live_new_owner(t);
+    qa_stacks_new_owner(t);
 }

@@ -111,9 +111,12 @@ void qa_sample_seed(struct qa_thread *t, uint64_t order);
 int64_t qa_sample_interval(struct qa_thread *t);
 void qa_sample_weight(uint64_t size, uint64_t *allocs, uint64_t *bytes);
 
-/* ---- stacks.c: call stacks (libunwind, or a frame-pointer walk), the interposer's own frames
- * left out; the loader calls a fork must not split. Context: the slow path under the guard. */
+/* ---- stacks.c: call stacks (libunwind, libgcc or a frame-pointer walk), the interposer's own
+ * frames left out; the loader calls a fork must not split. Context: the slow path under the guard.
+ */
 int qa_capture(void **frames, unsigned max, bool frame_pointers);
+void qa_stacks_new_owner(struct qa_thread *t);
+void qa_stacks_after_fork_child(void); /* every slot for libunwind's frame cache free again */
 extern atomic_uint_fast64_t qa_stacks_truncated;
 void qa_loader_enter(struct qa_thread *t); /* around loader calls fork must not split */
 void qa_loader_leave(struct qa_thread *t);
