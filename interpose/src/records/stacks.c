@@ -44,7 +44,7 @@ static void find_stack_bounds(void)
 /* Which unwinder a thread uses. libunwind's cached walk (unw_backtrace) is the fastest, about 1,600
  * instructions for 16 frames once warm, but each thread that uses it maps a 256 KiB frame cache and
  * writes all of it (64 page faults), held until the thread exits: 500 threads in a pool cost 128
- * MiB more resident memory, and a program that starts 20,000 short threads ran 15 times slower.
+ * MiB more resident memory, and 20,000 short threads took 13-20 times the native CPU time.
  * libgcc's unwinder (_Unwind_Backtrace, whose frame lookup is glibc's lock-free _dl_find_object)
  * keeps nothing per thread and makes no system call, at about 27,500 instructions for the same
  * stack. So a thread takes its first FIRST_STACKS_BY_LIBGCC stacks with libgcc, and only then one
