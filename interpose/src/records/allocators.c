@@ -26,15 +26,6 @@ struct found {
 };
 static struct found found[QAUDIT_FAMILIES];
 
-static void object_path(const struct dl_phdr_info *info, char *out, size_t size)
-{
-    /* The main program has no name: its executable's. */
-    const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : qa_exe_path();
-    size_t n = strnlen(path, size - 1);
-    memcpy(out, path, n);
-    out[n] = '\0';
-}
-
 /* A shim's code: its frames are left out of the stacks of the blocks it reports. */
 static void note_shim_code(const struct dl_phdr_info *info)
 {
@@ -64,7 +55,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
             continue;
         found[f].present = true;
         found[f].interposed = found[f].shim_loaded; /* the shim came first in search order */
-        object_path(info, found[f].library, sizeof found[f].library);
+        qa_object_path(info, found[f].library, sizeof found[f].library);
     }
     return 0;
 }

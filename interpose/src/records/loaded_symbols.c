@@ -1,8 +1,8 @@
-/* Whether a loaded object defines a dynamic symbol, looked up in its hash table in memory (GNU,
- * or SysV where there is none) rather than with dlsym: a lookup that fails leaves no loader error
- * message behind (dlsym's would be allocated now and freed by the program's next dl call, a free
- * the interposer never saw allocated), and nothing here allocates.
- * Context: start-up and after dlopen (under the guard); reads loaded objects' memory only. */
+/* A loaded object's path, and whether it defines a dynamic symbol, looked up in its hash table in
+ * memory (GNU, or SysV where there is none) rather than with dlsym: a lookup that fails leaves no
+ * loader error message behind (dlsym's would be allocated now and freed by the program's next dl
+ * call, a free the interposer never saw allocated), and nothing here allocates. Context: start-up
+ * and after dlopen (under the guard); reads loaded objects' memory only. */
 #include <elf.h>
 #include <string.h>
 
@@ -118,6 +118,15 @@ static bool sysv_lookup(const struct tables *t, const char *name)
             return false; /* a broken chain */
     }
     return false;
+}
+
+void qa_object_path(const struct dl_phdr_info *info, char *out, size_t size)
+{
+    /* The main program has no name in the link map: its executable's path. */
+    const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : qa_exe_path();
+    size_t n = strnlen(path, size - 1);
+    memcpy(out, path, n);
+    out[n] = '\0';
 }
 
 bool qa_object_defines(const struct dl_phdr_info *info, const char *name)

@@ -206,6 +206,7 @@ extern const unsigned qa_extra_entry_count[QAUDIT_FAMILIES];
 /* ---- loaded_symbols.c: whether a loaded object defines a dynamic symbol (its hash table in
  * memory, not dlsym, which would leave an error message for the program's dlerror to free) */
 bool qa_object_defines(const struct dl_phdr_info *info, const char *name);
+void qa_object_path(const struct dl_phdr_info *info, char *out, size_t size); /* exe's: no name */
 
 /* ---- allocators.c: the allocator families loaded at start-up, and whether a shim interposes
  * each; unseen.c: start-up and the dump's fields for what stays invisible ---- */

@@ -31,11 +31,7 @@ static void note(const char *allocator, const struct dl_phdr_info *info)
         return;
     struct unreachable *u = &unreachable[unreachable_count++];
     u->allocator = allocator;
-    /* The main program has no name in the link map: its executable's path. */
-    const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : qa_exe_path();
-    size_t n = strnlen(path, sizeof u->library - 1);
-    memcpy(u->library, path, n);
-    u->library[n] = '\0';
+    qa_object_path(info, u->library, sizeof u->library);
 }
 
 static int visit(struct dl_phdr_info *info, size_t size, void *data)
