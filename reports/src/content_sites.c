@@ -309,6 +309,7 @@ static void live_table(struct document *d, const struct report *r,
                        const struct report_site **ranked, size_t n)
 {
     bool estimates = any_estimated(ranked, n);
+    double whole = live_share_whole(r);
     if (estimates)
         doc_table(d, (const char *const[]){"site", "live bytes", "blocks", "share of live",
                                            "samples", "live bytes, 99 % range", "where", NULL});
@@ -320,8 +321,7 @@ static void live_table(struct document *d, const struct report *r,
         char site[CELL], bytes[CELL], blocks[CELL], part[CELL], samples[CELL];
         char range[2 * CELL], where[512];
         snprintf(site, sizeof site, "#%zu", (size_t)(s - r->sites) + 1);
-        snprintf(part, sizeof part, "%.1f %%",
-                 share(s->est.live_bytes, (double)r->totals.live_bytes));
+        snprintf(part, sizeof part, "%.1f %%", share(s->est.live_bytes, whole));
         site_where(r, s, where, sizeof where);
         fig_bytes(bytes, s->est.live_bytes, s->estimated);
         fig_count(blocks, s->est.live_blocks, s->estimated);
@@ -351,6 +351,28 @@ static void unsited_paragraph(struct document *d, const struct report *r)
                       "`%s` gives every block its site.",
                       command);
     }
+}
+
+/* Sites count requested bytes (as valgrind and heaptrack do), the totals usable ones: which is
+ * which, and, where every live block has an exact site, the allocator's rounding between them.
+ * Said above the table of live sites, so only when a site holds live bytes. */
+static void units_paragraph(struct document *d, const struct report *r)
+{
+    char a[CELL], b[CELL];
+    double rounding = live_rounding_bytes(r);
+    if (rounding < 0.5) {
+        if (rounding < 0)
+            doc_paragraph(d, "The sites below count requested bytes, what each call asked for.");
+        return;
+    }
+    double sited = (double)r->totals.live_bytes - rounding;
+    doc_paragraph(d,
+                  "The sites below count requested bytes, what each call asked for: %s in all; "
+                  "the other %s (%.1f %%) is the allocator's rounding of those blocks to its "
+                  "size classes.",
+                  fmt_bytes(a, sizeof a, (unsigned long long)(sited + 0.5)),
+                  fmt_bytes(b, sizeof b, (unsigned long long)(rounding + 0.5)),
+                  share(rounding, (double)r->totals.live_bytes));
 }
 
 /* The live sites listed: the top N, and any holding >= 1 % of the live bytes or >= 100 blocks,
@@ -395,6 +417,7 @@ void section_live(struct document *d, const struct report *r, unsigned top, bool
         doc_paragraph(d, "No site holds live bytes: every block with a stack was freed.");
     } else {
         size_t listed = listed_live(r, top, ranked, n);
+        units_paragraph(d, r);
         doc_paragraph(d,
                       "Sites by bytes still allocated: %zu of the %zu holding any (the top %u, "
                       "and every site with >= 1 %% of the live bytes or >= 100 blocks):",

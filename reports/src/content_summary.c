@@ -105,7 +105,7 @@ static void leak_items(struct document *d, const struct report *r)
                  fig_bytes(bytes, top->est.live_bytes, top->estimated),
                  fig_count(blocks, top->est.live_blocks, top->estimated),
                  top->est.live_blocks >= 1.5 ? "s" : "", now ? "at the snapshot" : "at exit",
-                 percent(top->est.live_bytes, (double)r->totals.live_bytes));
+                 percent(top->est.live_bytes, live_share_whole(r)));
     }
     const struct report_site *many = most_live_blocks(r);
     if (many != NULL && many != top && many->est.live_blocks >= 99.5) {

@@ -173,11 +173,31 @@ void live_without_site(const struct report *r, struct unsited *u)
     blocks +=
         (double)(in->blocks - (in->freed_blocks < in->blocks ? in->freed_blocks : in->blocks));
     bytes += (double)(in->bytes - (in->freed_bytes < in->bytes ? in->freed_bytes : in->bytes));
+    u->sited_bytes = bytes;
     double left = (double)r->totals.live_blocks - blocks;
     u->blocks = left >= 0.5 ? left : 0;
     u->bytes = u->blocks > 0 && (double)r->totals.live_bytes > bytes
                    ? (double)r->totals.live_bytes - bytes
                    : 0;
+}
+
+double live_share_whole(const struct report *r)
+{
+    struct unsited u;
+    live_without_site(r, &u);
+    return u.blocks < 1 && u.sited_bytes > 0 ? u.sited_bytes : (double)r->totals.live_bytes;
+}
+
+double live_rounding_bytes(const struct report *r)
+{
+    struct unsited u;
+    live_without_site(r, &u);
+    const struct report_inherited *in = &r->totals.inherited;
+    bool inherited = in->blocks > in->freed_blocks;
+    if (!u.every_site || u.estimated || u.blocks >= 1 || inherited ||
+        u.sited_bytes > (double)r->totals.live_bytes)
+        return -1;
+    return (double)r->totals.live_bytes - u.sited_bytes;
 }
 
 bool live_worth_listing(const struct report *r, const struct report_site *s)

@@ -91,10 +91,18 @@ void coverage_of(const struct report *r, struct coverage *c);
  * allocation had no stack (sampled, queue or off), or the sites' estimates falling short. */
 struct unsited {
     double blocks, bytes;
-    bool estimated;  /* the sites' figures are estimates: so is this */
-    bool every_site; /* the stacks mode gives every allocation a site (always, fp) */
+    double sited_bytes; /* the sites' live bytes (requested) and the inheritance still held */
+    bool estimated;     /* the sites' figures are estimates: so is this */
+    bool every_site;    /* the stacks mode gives every allocation a site (always, fp) */
 };
 void live_without_site(const struct report *r, struct unsited *u);
+/* What a site's live bytes are a share of. Sites count requested bytes, the totals usable ones:
+ * with a site for every live block, the sites' own sum (shares add up to 100 %); else the usable
+ * total, since the blocks without a site are known in usable bytes only. */
+double live_share_whole(const struct report *r);
+/* The allocator's rounding of the live blocks (usable less requested bytes), when every live
+ * block has an exact site and none was inherited; -1 when it cannot be told. */
+double live_rounding_bytes(const struct report *r);
 /* A site "Live at exit" always lists: >= 1 % of the live bytes, or >= 100 live blocks. */
 bool live_worth_listing(const struct report *r, const struct report_site *s);
 /* The command that gives every live block its site: qaudit run (always, its default) on the

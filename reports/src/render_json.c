@@ -275,10 +275,10 @@ static json_t *live_json(const struct report *r)
 {
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
     size_t n = ranked ? rank_sites(r, RANK_LIVE, ranked) : 0;
+    double whole = live_share_whole(r), rounding = live_rounding_bytes(r);
     json_t *sites = json_array();
     for (size_t i = 0; i < n; i++) {
         const struct report_site *s = ranked[i];
-        double whole = (double)r->totals.live_bytes;
         json_array_append_new(sites, json_pack("{s:I, s:o, s:o, s:f, s:s}", "id",
                                                (json_int_t)(s - r->sites) + 1, "live_bytes",
                                                rounded(s->est.live_bytes), "live_blocks",
@@ -294,9 +294,11 @@ static json_t *live_json(const struct report *r)
     json_t *without = json_pack("{s:o, s:o, s:b, s:o}", "blocks", rounded(u.blocks),
                                 "bytes_at_most", rounded(u.bytes), "estimated", u.estimated,
                                 "command", u.every_site ? json_null() : json_string(command));
-    return json_pack("{s:s, s:I, s:I, s:o, s:o}", "at", live_scope_names[live_scope(r)], "bytes",
-                     (json_int_t)r->totals.live_bytes, "blocks", (json_int_t)r->totals.live_blocks,
-                     "sites", sites, "without_site", without);
+    return json_pack("{s:s, s:I, s:I, s:o, s:o, s:o, s:o}", "at", live_scope_names[live_scope(r)],
+                     "bytes", (json_int_t)r->totals.live_bytes, "blocks",
+                     (json_int_t)r->totals.live_blocks, "sites", sites, "share_of", rounded(whole),
+                     "rounding_bytes", rounding >= 0 ? rounded(rounding) : json_null(),
+                     "without_site", without);
 }
 
 static json_t *temporary_json(const struct report *r)

@@ -285,10 +285,9 @@ static void precision_is_partial_with_a_note(void **state)
     json_decref(doc);
 }
 
-/* Two sites, one leaking: it comes first in "Live at exit", with its share of what is live. */
-static void the_leak_ranks_first_in_live_at_exit(void **state)
+/* Two sites, one leaking, every live block sited: 288 + 16 requested bytes of 320 usable. */
+static json_t *leaking(void)
 {
-    (void)state;
     json_t *doc = example();
     json_t *sites = json_object_get(doc, "sites");
     json_t *leak = json_deep_copy(json_array_get(sites, 0));
@@ -299,6 +298,23 @@ static void the_leak_ranks_first_in_live_at_exit(void **state)
     json_object_set_new(json_array_get(sites, 0), "live_bytes", json_integer(16));
     json_object_set_new(json_array_get(sites, 0), "frees", json_integer(1));
     json_object_set_new(json_object_get(doc, "totals"), "live_bytes", json_integer(320));
+    json_object_set_new(json_object_get(doc, "totals"), "live_blocks", json_integer(3));
+    return doc;
+}
+
+static double live_share(json_t *live, size_t i)
+{
+    return json_real_value(
+        json_object_get(json_array_get(json_object_get(live, "sites"), i), "share"));
+}
+
+/* The leak comes first in "Live at exit". The sites count requested bytes, the totals usable
+ * ones: with every live block sited, the shares are of the sites' own sum (they add up to 100 %)
+ * and the difference is told as the allocator's rounding. */
+static void the_leak_ranks_first_in_live_at_exit(void **state)
+{
+    (void)state;
+    json_t *doc = leaking();
     struct report r;
     load_doc(doc, "leak.json", &r);
     json_t *out = render_json(&r);
@@ -307,14 +323,46 @@ static void the_leak_ranks_first_in_live_at_exit(void **state)
     json_t *first = json_array_get(json_object_get(live, "sites"), 0);
     assert_int_equal(json_integer_value(json_object_get(first, "id")), 2);
     assert_int_equal(json_integer_value(json_object_get(first, "live_blocks")), 2);
-    assert_true(fabs(json_real_value(json_object_get(first, "share")) - 0.9) < 1e-9);
+    assert_int_equal(json_integer_value(json_object_get(live, "share_of")), 304);
+    assert_int_equal(json_integer_value(json_object_get(live, "rounding_bytes")), 16);
+    assert_true(fabs(live_share(live, 0) - 288.0 / 304) < 1e-9);
+    assert_true(fabs(live_share(live, 0) + live_share(live, 1) - 1) < 1e-9);
     json_decref(out);
     char *text = render(&r, REPORT_TEXT);
     const char *section = strstr(text, "== Live at exit");
     assert_non_null(section);
+    /* The text wraps at "16 B": two pieces. */
+    assert_non_null(strstr(section, "what each call asked for: 304 B in all; the other 16 B"));
+    assert_non_null(strstr(section, "(5.0 %) is the allocator's rounding of those blocks"));
+    assert_non_null(strstr(section, "94.7 %"));
     const char *row = strstr(section, "\n  #");
     assert_non_null(row);
     assert_int_equal(strncmp(row, "\n  #2 ", 6), 0);
+    free(text);
+    report_free(&r);
+    json_decref(doc);
+}
+
+/* Two live blocks no site accounts for: known in usable bytes only, so the shares are of the
+ * usable total and the rounding cannot be told. */
+static void live_shares_without_a_site_for_every_block_are_of_the_total(void **state)
+{
+    (void)state;
+    json_t *doc = leaking();
+    json_object_set_new(json_object_get(doc, "totals"), "live_bytes", json_integer(400));
+    json_object_set_new(json_object_get(doc, "totals"), "live_blocks", json_integer(5));
+    struct report r;
+    load_doc(doc, "unsited.json", &r);
+    json_t *out = render_json(&r);
+    json_t *live = json_object_get(out, "live");
+    assert_int_equal(json_integer_value(json_object_get(live, "share_of")), 400);
+    assert_true(json_is_null(json_object_get(live, "rounding_bytes")));
+    assert_true(fabs(live_share(live, 0) - 288.0 / 400) < 1e-9);
+    json_decref(out);
+    char *text = render(&r, REPORT_TEXT);
+    assert_non_null(
+        strstr(text, "The sites below count requested bytes, what each call asked for."));
+    assert_null(strstr(text, "allocator's rounding"));
     free(text);
     report_free(&r);
     json_decref(doc);
@@ -448,6 +496,7 @@ int main(void)
         cmocka_unit_test(sampled_by_bytes_is_unbiased_as_the_sampler_was),
         cmocka_unit_test(precision_is_partial_with_a_note),
         cmocka_unit_test(the_leak_ranks_first_in_live_at_exit),
+        cmocka_unit_test(live_shares_without_a_site_for_every_block_are_of_the_total),
         cmocka_unit_test(a_dump_given_twice_counts_once),
         cmocka_unit_test(coverage_says_what_the_sites_hold),
         cmocka_unit_test(temporary_allocations_when_counted),
