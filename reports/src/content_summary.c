@@ -190,6 +190,9 @@ void section_summary(struct document *d, const struct report *r)
     doc_list(d, tone, "What to look at first");
     if (d->queue_audit || d->checks[CHECK_FAIL] > 0)
         checks_item(d, r);
+    /* Before the leaks and costs it qualifies: a reader stops at the first item. */
+    if (r->trust.partial)
+        doc_item(d, "Some allocations or frees are missing from these figures: see Precision.");
     if (r->totals.allocs + r->totals.reallocs == 0) {
         doc_item(d, "No allocation was counted.");
     } else {
@@ -197,6 +200,4 @@ void section_summary(struct document *d, const struct report *r)
         cost_items(d, r);
         interpreter_items(d, r);
     }
-    if (r->trust.partial)
-        doc_item(d, "Some allocations or frees are missing from these figures: see Precision.");
 }

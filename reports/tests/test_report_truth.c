@@ -368,6 +368,28 @@ static void live_shares_without_a_site_for_every_block_are_of_the_total(void **s
     json_decref(doc);
 }
 
+/* Figures with calls missing say so before the leak they qualify: a reader stops at the first
+ * item of "What to look at first". */
+static void partial_figures_are_said_before_the_largest_leak(void **state)
+{
+    (void)state;
+    json_t *doc = leaking();
+    json_t *p = json_object_get(doc, "precision");
+    json_object_set_new(p, "exact", json_false());
+    json_object_set_new(p, "uninterposed_allocators", json_pack("[s]", "jemalloc"));
+    struct report r;
+    load_doc(doc, "partial-leak.json", &r);
+    char *text = render(&r, REPORT_TEXT);
+    const char *missing = strstr(text, "Some allocations or frees are missing from these figures");
+    const char *leak = strstr(text, "Largest leak: site #2");
+    assert_non_null(missing);
+    assert_non_null(leak);
+    assert_true(missing < leak);
+    free(text);
+    report_free(&r);
+    json_decref(doc);
+}
+
 /* The same dump twice, and a copy of it under another name: one process, counted once. Of one
  * image's snapshots and final dump, the latest sequence is counted. */
 static void a_dump_given_twice_counts_once(void **state)
@@ -497,6 +519,7 @@ int main(void)
         cmocka_unit_test(precision_is_partial_with_a_note),
         cmocka_unit_test(the_leak_ranks_first_in_live_at_exit),
         cmocka_unit_test(live_shares_without_a_site_for_every_block_are_of_the_total),
+        cmocka_unit_test(partial_figures_are_said_before_the_largest_leak),
         cmocka_unit_test(a_dump_given_twice_counts_once),
         cmocka_unit_test(coverage_says_what_the_sites_hold),
         cmocka_unit_test(temporary_allocations_when_counted),
