@@ -29,24 +29,6 @@ static const struct {
 #define FAMILIES (sizeof families / sizeof families[0])
 #define SHIM_MARKER "__qaudit_shim_v1"
 
-/* The program as execvp would find it. */
-static bool resolve_program(const char *program, char *out, size_t size)
-{
-    if (strchr(program, '/') != NULL) {
-        snprintf(out, size, "%s", program);
-        return access(out, X_OK) == 0;
-    }
-    const char *path = getenv("PATH");
-    for (const char *dir = path ? path : "/usr/local/bin:/usr/bin:/bin"; *dir;) {
-        size_t len = strcspn(dir, ":");
-        snprintf(out, size, "%.*s/%s", (int)len, len ? dir : ".", program);
-        if (access(out, X_OK) == 0)
-            return true;
-        dir += len + (dir[len] == ':');
-    }
-    return false;
-}
-
 /* The loader qaudit itself runs under: the system's, whatever interpreter the program names. */
 static int find_interp(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -148,7 +130,7 @@ static unsigned families_loaded(const char *program)
 {
     static char listing[1 << 16];
     char resolved[PATH_MAX];
-    if (!resolve_program(program, resolved, sizeof resolved) ||
+    if (!program_resolve(program, resolved, sizeof resolved) ||
         !list_objects(resolved, listing, sizeof listing))
         return 0;
     unsigned found = 0;

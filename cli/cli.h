@@ -72,6 +72,25 @@ void dump_list_free(struct dump_list *list);
  * program's, as qaudit run returns it. */
 bool run_summary(const char *pattern, pid_t pid, int status);
 
+/* run_dumps.c: the dumps under pattern (every pid and sequence) that carry run_id, but for own
+ * (the program's): those of the processes the program started. glob: the pattern as a glob;
+ * mixed: it also names dumps of other runs; needle: the text that tells the run's dumps. */
+struct run_dumps {
+    char **paths;
+    size_t count;
+    bool mixed;
+    char glob[4096], needle[128];
+};
+bool run_dumps_find(const char *pattern, const char *own, const char *run_id,
+                    struct run_dumps *out);
+void run_dumps_free(struct run_dumps *d);
+
+/* program_file.c: program as execvp would find it (PATH searched when it has no '/'), or false;
+ * program_unreachable: whether no preload could count its allocations (a static program, or one
+ * built for another machine), with the one line that says why in why. */
+bool program_resolve(const char *program, char *out, size_t size);
+bool program_unreachable(const char *program, char *why, size_t size);
+
 /* allocator_shims.c: the shims (beside preload, colon-separated in out) for the allocators
  * with entry points of their own that program loads; how many. */
 size_t allocator_shims(const char *program, const char *preload, char *out, size_t size);

@@ -438,6 +438,11 @@ int command_run(int argc, char **argv)
                         "at " QAUDIT_INSTALLED_PRELOAD "); pass --preload PATH\n");
         return 2;
     }
+    char why[PATH_MAX + 256];
+    if (program_unreachable(argv[optind], why, sizeof why)) {
+        fprintf(stderr, "qaudit run: %s\n", why);
+        return 2;
+    }
     char absolute[PATH_MAX];
     if (realpath(preload, absolute) != NULL)
         snprintf(preload, sizeof preload, "%s", absolute);

@@ -1,7 +1,9 @@
 /* What qaudit run says after the program ended: where its dump is, what it holds, the queue
- * verdict when the program reported queue operations, and the command that shows it all. */
+ * verdict when the program reported queue operations, how many dumps the processes it started
+ * wrote, and the command that shows it all. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -30,6 +32,38 @@ static void queue_line(const struct report *r)
             report_count_text(connections, sizeof connections, r->queues.opened));
 }
 
+/* The dumps of the processes the program started are said, and the command takes them too: the
+ * pattern's glob when it names this run's dumps only, else the run's dumps by name (a few) or
+ * picked by their run id (more), so that another run's dumps are never merged in. */
+#define NAMED_AT_MOST 8
+
+static void next_command(const char *own, const struct run_dumps *others)
+{
+    if (others->count == 0) {
+        fprintf(stderr, "qaudit run: next: qaudit report %s\n", own);
+        return;
+    }
+    char count[64];
+    bool one = others->count == 1;
+    fprintf(stderr,
+            "qaudit run: %s more dump%s from the process%s it started (forks, execs); the "
+            "figures above are its own\n",
+            report_count_text(count, sizeof count, others->count), one ? "" : "s", one ? "" : "es");
+    if (!others->mixed) {
+        fprintf(stderr, "qaudit run: next: qaudit report %s\n", others->glob);
+        return;
+    }
+    if (others->count + 1 > NAMED_AT_MOST) {
+        fprintf(stderr, "qaudit run: next: qaudit report $(grep -l '%s' %s)\n", others->needle,
+                others->glob);
+        return;
+    }
+    fprintf(stderr, "qaudit run: next: qaudit report %s", own);
+    for (size_t i = 0; i < others->count; i++)
+        fprintf(stderr, " %s", others->paths[i]);
+    fputc('\n', stderr);
+}
+
 bool run_summary(const char *pattern, pid_t pid, int status)
 {
     char path[4096], error[512];
@@ -55,14 +89,20 @@ bool run_summary(const char *pattern, pid_t pid, int status)
             report_count_text(frees, sizeof frees, t->frees),
             report_bytes_text(requested, sizeof requested, t->bytes_requested),
             report_bytes_text(peak, sizeof peak, t->peak_live_bytes));
-    fprintf(stderr, "qaudit run: %s in %s blocks %s; %s sites\n",
+    fprintf(stderr, "qaudit run: %s in %s block%s %s; %s site%s\n",
             report_bytes_text(live, sizeof live, t->live_bytes),
             report_count_text(blocks, sizeof blocks, t->live_blocks),
+            t->live_blocks == 1 ? "" : "s",
             r.processes[0].final ? "live at exit" : "live at the dump",
-            report_count_text(sites, sizeof sites, r.site_count));
+            report_count_text(sites, sizeof sites, r.site_count), r.site_count == 1 ? "" : "s");
     if (report_queue_audit(&r))
         queue_line(&r);
-    fprintf(stderr, "qaudit run: next: qaudit report %s\n", path);
     report_free(&r);
+    struct run_dumps others = {0};
+    const char *run_id = getenv("QAUDIT_RUN_ID");
+    if (run_id != NULL)
+        run_dumps_find(pattern, path, run_id, &others);
+    next_command(path, &others);
+    run_dumps_free(&others);
     return true;
 }

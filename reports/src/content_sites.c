@@ -127,10 +127,12 @@ static void skip_line(struct document *d, const struct report *r)
         int n = snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "", names[k]);
         used += n > 0 ? (size_t)n : 0;
     }
+    char sites[32];
     doc_paragraph(d,
-                  "Wrappers folded into their callers at %zu site%s: %s%s (--skip GLOB adds "
+                  "Wrappers folded into their callers at %s site%s: %s%s (--skip GLOB adds "
                   "one, --skip none keeps them).",
-                  folded, folded == 1 ? "" : "s", list, distinct == 8 ? ", ..." : "");
+                  fmt_count(sites, sizeof sites, folded), folded == 1 ? "" : "s", list,
+                  distinct == 8 ? ", ..." : "");
 }
 
 void section_coverage(struct document *d, const struct report *r)

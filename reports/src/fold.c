@@ -1,7 +1,8 @@
 /* Wrappers folded away: a program's own allocation wrappers (zmalloc, xmalloc, g_malloc, operator
- * new...) would otherwise be every site's first frame. Leading frames whose functions match the
- * skip globs are dropped, and sites left with the same stack become one, as pprof's drop_frames
- * does. Runs after symbolization: it matches function names. */
+ * new...) and its runtime's (OpenSSL's, the JVM's, V8's, Ruby's, Lua's) would otherwise be every
+ * site's first frame. Leading frames whose functions match the skip globs are dropped, and sites
+ * left with the same stack become one, as pprof's drop_frames does. Runs after symbolization: it
+ * matches function names. */
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,31 @@ const char *const report_default_skip[] = {"zmalloc*",
                                            "g_strdup*",
                                            "g_slice_alloc*",
                                            "operator new*",
+                                           "*::operator new*", /* a class's own */
+                                           "CRYPTO_*alloc",    /* OpenSSL */
+                                           "CRYPTO_strdup",
+                                           "CRYPTO_strndup",
+                                           "CRYPTO_memdup",
+                                           "os::malloc", /* the JVM (HotSpot) */
+                                           "os::realloc",
+                                           "os::strdup*",
+                                           "AllocateHeap",
+                                           "ReallocateHeap",
+                                           "NMTPreInitAllocation::do_*",
+                                           "JLI_MemAlloc",
+                                           "v8::internal::*AllocWithRetry", /* V8 and Node.js */
+                                           "node::UncheckedMalloc*",
+                                           "node::UncheckedCalloc*",
+                                           "node::UncheckedRealloc*",
+                                           "ruby_xmalloc*", /* Ruby */
+                                           "ruby_xcalloc*",
+                                           "ruby_xrealloc*",
+                                           "objspace_xmalloc*",
+                                           "objspace_xcalloc",
+                                           "objspace_xrealloc",
+                                           "luaM_malloc_", /* Lua */
+                                           "luaM_realloc_",
+                                           "l_alloc",
                                            "je_*",
                                            "Perl_safesys*",
                                            "PyMem_Raw*",
@@ -57,10 +83,13 @@ static bool wrapper_frame(const struct report *r, const struct report_frame *f)
     return true;
 }
 
+/* The C and C++ runtime's frames, and qaudit's own: the preload's dlopen stands for the call the
+ * program made (a library's constructor allocates under it). */
 bool runtime_frame(const struct report *r, const struct report_frame *f)
 {
     const char *path = f->module != REPORT_NO_MODULE ? r->modules[f->module].path : "";
-    return strstr(path, "/libc.so") || strstr(path, "/libstdc++") || strstr(path, "/ld-linux");
+    return strstr(path, "/libc.so") || strstr(path, "/libstdc++") || strstr(path, "/ld-linux") ||
+           strstr(path, "/libqaudit-");
 }
 
 /* Drops a site's leading frames up to its last wrapper frame among those leading frames that are

@@ -176,8 +176,8 @@ void debug_hint_sentence(const struct report *r, const struct debug_hint *h, cha
     char frames[32], suite[64];
     fmt_count(frames, sizeof frames, h->frames);
     int n =
-        snprintf(out, size, "Frames in %s have no function names (%s frames, shown as %s+0x...)",
-                 path, frames, base ? base + 1 : path);
+        snprintf(out, size, "Frames in %s have no function names (%s frame%s, shown as %s+0x...)",
+                 path, frames, h->frames == 1 ? "" : "s", base ? base + 1 : path);
     if (n < 0 || (size_t)n >= size)
         return;
     if (h->debug[0] == '\0') {

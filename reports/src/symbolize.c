@@ -146,9 +146,11 @@ static unsigned call_line(Dwarf_Die *inlined)
                                                                                     : 0;
 }
 
-/* A symbol as people read it: "__libc_start_main@@GLIBC_2.34" without its version, and a C++
- * name demangled without its parameter list ("std::deque<int, std::allocator<int> >::
- * _M_push_back_aux<int const&>"), as libiberty spells it. */
+/* A symbol as people read it: "__libc_start_main@@GLIBC_2.34" without its version, a C++ name
+ * demangled without its parameter list ("std::deque<int, std::allocator<int> >::
+ * _M_push_back_aux<int const&>"), as libiberty spells it, and a Rust one, legacy ("_ZN...17h
+ * HASH E") or v0 ("_R...", what rustc's std is built with now), without its crate hashes
+ * ("alloc::fmt::format::format_inner"), as libiberty's Rust demangler spells it. */
 static const char *readable_name(const char *name, char *buf, size_t size)
 {
     if (name == NULL)
@@ -159,7 +161,7 @@ static const char *readable_name(const char *name, char *buf, size_t size)
         snprintf(buf, size, "%.*s", (int)(at - name), name);
         plain = buf;
     }
-    if (strncmp(plain, "_Z", 2) != 0)
+    if (strncmp(plain, "_Z", 2) != 0 && strncmp(plain, "_R", 2) != 0)
         return plain;
     char *demangled = cplus_demangle(plain, DMGL_ANSI);
     if (demangled == NULL)

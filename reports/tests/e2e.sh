@@ -112,6 +112,8 @@ assert locs[0]["inlined"] and not locs[1]["inlined"], locs
 assert locs[1]["line"] == call_line, locs
 assert site["frames"][1]["locations"][0]["function"] == "main", site["frames"][1]
 EOF
+json_check "$work/sym-report.json" "[s['frames'][0]['locations'][-1]['function'] for s in d['sites'] if s['allocs'] == 3] == ['mycrate::leak_one']" &&
+  pass "a Rust v0 symbol is demangled (mycrate::leak_one, crate hash left out)" || fail "Rust v0 demangling"
 
 # C++ names come out demangled (libstdc++'s operator new is _Znwm in its symbol table); --skip
 # none keeps the operator new frames the default wrapper list folds away.

@@ -148,5 +148,44 @@ for seed in range(1, 9):
     assert "qaudit run --stacks always -- " + program in text, seed  # the command, always said
 EOF
 
+echo "--- a program that starts others: run counts their dumps, and its command takes them all"
+# next_report DIR ERR: runs the command run's last line gives (run's own dumps only) as JSON;
+# prints how many processes the report holds.
+next_report() {
+  local line
+  line=$(tail -1 "$2")
+  case $line in "qaudit run: next: qaudit report "*) ;; *) echo "no next line: $line" >&2 && return 1 ;; esac
+  (cd "$work" && eval "\"\$qaudit\" report ${line#qaudit run: next: qaudit report } --format json -o $1/r.json") &&
+    python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['dumps']))" "$1/r.json"
+}
+# run_starting DIR ERR COMMAND...: a run into DIR; prints how many dumps it added.
+run_starting() {
+  local dir=$1 err=$2 before
+  shift 2
+  before=$(ls "$dir" | grep -c '^qaudit-[0-9].*json$')
+  "$qaudit" run --out "$dir/" -- "$@" >/dev/null 2>"$err"
+  echo $(($(ls "$dir" | grep -c '^qaudit-[0-9].*json$') - before))
+}
+mkdir "$work/family"
+added=$(run_starting "$work/family" "$work/family1.err" bash -c 'for i in 1 2 3; do /bin/true; done')
+grep -q "^qaudit run: $((added - 1)) more dumps from the processes it started" "$work/family1.err" &&
+  pass "run counts the dumps of the processes the program started ($((added - 1)))" ||
+  fail "other dumps: $added dumps, run said: $(cat "$work/family1.err")"
+tail -1 "$work/family1.err" | grep -qx "qaudit run: next: qaudit report $work/family/qaudit-\*.json" &&
+  pass "alone in its directory: the command is the pattern's glob" || fail "next: $(tail -1 "$work/family1.err")"
+reported=$(next_report "$work/family" "$work/family1.err")
+[ "$reported" = "$added" ] && pass "the command reports every dump of the run ($reported)" ||
+  fail "the command reports $reported dumps of $added"
+added=$(run_starting "$work/family" "$work/family2.err" bash -c '/bin/true; /bin/true')
+reported=$(next_report "$work/family" "$work/family2.err")
+[ "$reported" = "$added" ] && tail -1 "$work/family2.err" | grep -vq '\*' &&
+  pass "beside another run's dumps: the run's own by name ($reported), none of the other's" ||
+  fail "second run: the command reports $reported dumps of $added: $(tail -1 "$work/family2.err")"
+added=$(run_starting "$work/family" "$work/family3.err" bash -c 'for i in 1 2 3 4 5 6 7 8 9; do /bin/true; done')
+reported=$(next_report "$work/family" "$work/family3.err")
+[ "$reported" = "$added" ] && tail -1 "$work/family3.err" | grep -q "grep -l" &&
+  pass "many, beside others: picked by the run's id ($reported)" ||
+  fail "third run: the command reports $reported dumps of $added: $(tail -1 "$work/family3.err")"
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One line per mistake (issue 21): --out DIR writes inside DIR; a write that fails says the system's
-# reason; a missing program gets one line; a misspelled option or command gets one line naming the
+# reason; a missing program gets one line, and so does one that no preload can reach (static, or
+# built for another machine); a misspelled option or command gets one line naming the
 # nearest valid one, and exit 2.
 # usage: mistakes.sh QAUDIT BIN_DIR SOURCE_DIR
 set -uo pipefail
@@ -56,6 +57,21 @@ expect 127 "run of a missing command on PATH" "^qaudit run: cannot run no-such-c
 expect 126 "run of a file that is not executable" "^qaudit run: cannot run /etc/passwd: Permission denied$" \
   "$qaudit" run --out "$work/x-%p.json" -- /etc/passwd
 ls "$work"/x-*.json >/dev/null 2>&1 && fail "a program that never ran left a dump" || pass "no dump for a program that never ran"
+
+echo "--- a program no preload can reach: one line, and it does not run"
+expect 2 "run of a statically linked program" \
+  "^qaudit run: $bin/fixture_static_sleeper is statically linked: no dynamic loader reads LD_PRELOAD for it" \
+  "$qaudit" run --out "$work/x-%p.json" -- "$bin/fixture_static_sleeper"
+grep -q ready "$work/out" && fail "the static program ran" || pass "the static program did not run"
+# An i386 executable's header (ELF32, EM_386, no program headers): exec would hand it to sh.
+python3 -c 'import struct,sys; sys.stdout.buffer.write(b"\x7fELF\x01\x01\x01" + bytes(9) + struct.pack("<HHIIIIIHHHHHH", 2, 3, 1, 0x8048000, 0, 0, 0, 52, 32, 0, 40, 0, 0))' >"$work/i386"
+chmod +x "$work/i386"
+expect 2 "run of a program built for another machine" \
+  "^qaudit run: $work/i386 is built for i386 and the preload for x86-64: the loader would skip the preload" \
+  "$qaudit" run --out "$work/x-%p.json" -- "$work/i386"
+"$qaudit" run --out "$work/ldso-%p.json" -- "$(readlink -f /lib64/ld-linux-x86-64.so.2)" "$bin/fixture_first_hour" 2>"$work/err"
+grep -q "dump $work/ldso-[0-9]*.json (exit)" "$work/err" && pass "the loader run as a program is not refused: a dump" ||
+  fail "ld.so PROGRAM: $(head -c 600 "$work/err")"
 
 echo "--- misspelled options and commands: one line, the nearest, exit 2"
 expect 2 "report --fromat" "unknown option --fromat \(did you mean --format\?\)$" "$qaudit" report "$dump" --fromat md

@@ -509,6 +509,59 @@ static void wrappers_fold_into_their_callers(void **state)
     report_free(&r);
 }
 
+/* The runtimes' own wrappers fold by default, as a program's do: OpenSSL's (CRYPTO_malloc under
+ * CRYPTO_zalloc), the JVM's (os::malloc under AllocateHeap), a class's operator new; a function
+ * that allocates for a purpose of its own (OPENSSL_sk_dup) stays a site. */
+static void runtime_wrappers_fold_by_default(void **state)
+{
+    (void)state;
+    struct report r = {0};
+    r.sites = calloc(5, sizeof *r.sites);
+    r.symbolized = true;
+    add_site(&r, (const char *[]){"CRYPTO_malloc", "CRYPTO_zalloc", "BN_new", "main"}, 4, 3);
+    add_site(&r, (const char *[]){"CRYPTO_strndup", "BN_new", "main"}, 3, 2);
+    add_site(&r, (const char *[]){"os::malloc", "AllocateHeap", "Threads::create_vm"}, 3, 5);
+    add_site(&r, (const char *[]){"CHeapObj<(MEMFLAGS)5>::operator new", "Thread::Thread"}, 2, 4);
+    add_site(&r, (const char *[]){"OPENSSL_sk_dup", "main"}, 2, 1);
+    size_t n = 0;
+    while (report_default_skip[n] != NULL)
+        n++;
+    report_fold(&r, report_default_skip, n);
+    assert_int_equal(r.site_count, 4);
+    assert_int_equal(r.folded_sites, 1);
+    const char *first[] = {"BN_new", "Threads::create_vm", "Thread::Thread", "OPENSSL_sk_dup"};
+    const uint64_t allocs[] = {5, 5, 4, 1};
+    for (size_t i = 0; i < 4; i++) {
+        assert_string_equal(r.sites[i].stack.frames[0].locations[0].function, first[i]);
+        assert_int_equal(r.sites[i].allocs, allocs[i]);
+    }
+    assert_string_equal(r.sites[1].wrapper, "AllocateHeap");
+    assert_null(r.sites[3].wrapper);
+    report_free(&r);
+}
+
+/* A library's constructor allocates under the preload's own dlopen: the site is where the program
+ * called dlopen, not the preload's frame. */
+static void the_preloads_own_frame_is_not_the_site(void **state)
+{
+    (void)state;
+    struct report *r = hand_report(1);
+    r->modules = realloc(r->modules, 3 * sizeof *r->modules);
+    r->modules[2] = (struct report_module){.path = strdup("/usr/lib/libqaudit-preload.so"),
+                                           .build_id = strdup("")};
+    r->module_count = 3;
+    struct report_frame frames[] = {
+        hand_frame(1, 0x10, NULL, "calloc", 0), hand_frame(1, 0x20, NULL, "dlopen", 0),
+        hand_frame(2, 0x30, NULL, "dlopen", 44), hand_frame(0, 0x40, NULL, "load_plugins", 12)};
+    hand_site(r, frames, 4, 2, 64, 0, false);
+    json_t *out = render_json(r);
+    json_t *site = json_array_get(json_object_get(out, "sites"), 0);
+    assert_non_null(site);
+    assert_non_null(strstr(json_string_value(json_object_get(site, "where")), "load_plugins"));
+    json_decref(out);
+    hand_report_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -524,6 +577,8 @@ int main(void)
         cmocka_unit_test(coverage_says_what_the_sites_hold),
         cmocka_unit_test(temporary_allocations_when_counted),
         cmocka_unit_test(wrappers_fold_into_their_callers),
+        cmocka_unit_test(runtime_wrappers_fold_by_default),
+        cmocka_unit_test(the_preloads_own_frame_is_not_the_site),
     };
     return cmocka_run_group_tests(tests, make_scratch, remove_scratch);
 }
