@@ -84,6 +84,9 @@ struct run_dumps {
 bool run_dumps_find(const char *pattern, const char *own, const char *run_id,
                     struct run_dumps *out);
 void run_dumps_free(struct run_dumps *d);
+/* The processes of the run still running (QAUDIT_RUN_ID=run_id in their environment, this one
+ * left out): how many, the first max of them in out. */
+size_t run_survivors(const char *run_id, pid_t *out, size_t max);
 
 /* program_file.c: program as execvp would find it (PATH searched when it has no '/'), or false;
  * program_unreachable: whether no preload could count its allocations (a static program, or one

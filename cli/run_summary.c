@@ -32,9 +32,22 @@ static void queue_line(const struct report *r)
             report_count_text(connections, sizeof connections, r->queues.opened));
 }
 
-/* The dumps of the processes the program started are said, and the command takes them too: the
- * pattern's glob when it names this run's dumps only, else the run's dumps by name (a few) or
- * picked by their run id (more), so that another run's dumps are never merged in. */
+/* How many dumps the processes the program started wrote. */
+static void others_line(const struct run_dumps *others)
+{
+    if (others->count == 0)
+        return;
+    char count[64];
+    bool one = others->count == 1;
+    fprintf(stderr,
+            "qaudit run: %s more dump%s from the process%s it started (forks, execs); the "
+            "figures above are its own\n",
+            report_count_text(count, sizeof count, others->count), one ? "" : "s", one ? "" : "es");
+}
+
+/* The command takes the dumps of the processes the program started too: the pattern's glob when
+ * it names this run's dumps only, else the run's dumps by name (a few) or picked by their run id
+ * (more), so that another run's dumps are never merged in. */
 #define NAMED_AT_MOST 8
 
 static void next_command(const char *own, const struct run_dumps *others)
@@ -43,12 +56,6 @@ static void next_command(const char *own, const struct run_dumps *others)
         fprintf(stderr, "qaudit run: next: qaudit report %s\n", own);
         return;
     }
-    char count[64];
-    bool one = others->count == 1;
-    fprintf(stderr,
-            "qaudit run: %s more dump%s from the process%s it started (forks, execs); the "
-            "figures above are its own\n",
-            report_count_text(count, sizeof count, others->count), one ? "" : "s", one ? "" : "es");
     if (!others->mixed) {
         fprintf(stderr, "qaudit run: next: qaudit report %s\n", others->glob);
         return;
@@ -62,6 +69,34 @@ static void next_command(const char *own, const struct run_dumps *others)
     for (size_t i = 0; i < others->count; i++)
         fprintf(stderr, " %s", others->paths[i]);
     fputc('\n', stderr);
+}
+
+/* The run's processes that outlived the program (a daemon that detached): their dumps come when
+ * they end; a snapshot takes one now. Said before the next command, which stays the last line. */
+#define SURVIVORS_NAMED 4
+
+static void survivors_line(const char *run_id)
+{
+    pid_t pids[SURVIVORS_NAMED];
+    size_t n = run_survivors(run_id, pids, SURVIVORS_NAMED);
+    if (n == 0)
+        return;
+    if (n == 1) {
+        fprintf(stderr,
+                "qaudit run: a process it started is still running, pid %d: its dump comes when "
+                "it ends (qaudit snapshot %d takes one now)\n",
+                (int)pids[0], (int)pids[0]);
+        return;
+    }
+    char list[128] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n && i < SURVIVORS_NAMED; i++)
+        used +=
+            (size_t)snprintf(list + used, sizeof list - used, "%s%d", i ? ", " : "", (int)pids[i]);
+    fprintf(stderr,
+            "qaudit run: %zu processes it started are still running, pids %s%s: their dumps come "
+            "when they end (qaudit snapshot PID takes one now)\n",
+            n, list, n > SURVIVORS_NAMED ? ", ..." : "");
 }
 
 bool run_summary(const char *pattern, pid_t pid, int status)
@@ -102,6 +137,9 @@ bool run_summary(const char *pattern, pid_t pid, int status)
     const char *run_id = getenv("QAUDIT_RUN_ID");
     if (run_id != NULL)
         run_dumps_find(pattern, path, run_id, &others);
+    others_line(&others);
+    if (run_id != NULL)
+        survivors_line(run_id);
     next_command(path, &others);
     run_dumps_free(&others);
     return true;

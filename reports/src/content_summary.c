@@ -146,12 +146,18 @@ static void cost_items(struct document *d, const struct report *r)
     }
 }
 
-/* A Python whose objects pymalloc kept from malloc, and the module with the most frames without
- * symbols with the package that names them. */
+/* A Python whose objects pymalloc kept from malloc, a runtime whose objects never reach it, and
+ * the module with the most frames without symbols with the package that names them. */
 static void interpreter_items(struct document *d, const struct report *r)
 {
     for (size_t i = 0; i < r->process_count; i++) {
         const struct report_process *p = &r->processes[i];
+        if (p->runtime != 0)
+            doc_item(d,
+                     "pid %llu runs %s: its %s are not in these figures (they live in the "
+                     "runtime's own heap), only its native allocations.",
+                     (unsigned long long)p->pid, runtime_name(p->runtime),
+                     runtime_objects(p->runtime));
         if (!process_is_python(p))
             continue;
         if (python_objects_counted(p))

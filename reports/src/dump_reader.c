@@ -647,6 +647,8 @@ static void read_document(struct reader *r, json_t *doc, struct report *out)
     if (out->process_count > 0)
         read_timeline(r, doc, &out->processes[0]);
     read_modules(r, doc, out, &extents);
+    if (out->process_count > 0)
+        out->processes[0].runtime = runtime_of_dump(out);
     read_totals(r, doc, &out->totals);
     read_sizes(r, doc, out);
     for (size_t i = 0; i < out->requested_count && out->process_count > 0; i++)

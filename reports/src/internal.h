@@ -114,6 +114,12 @@ void attribute_command(const struct report *r, char *out, size_t size);
  * modules whose frames have none. */
 bool process_is_python(const struct report_process *p);
 bool python_objects_counted(const struct report_process *p);
+/* A runtime whose objects live in a heap it maps itself (the JVM, V8, .NET), told by one dump's
+ * modules and executable: report_process.runtime, 0 for none. runtime_name: "the JVM";
+ * runtime_objects: "Java objects". */
+unsigned runtime_of_dump(const struct report *dump);
+const char *runtime_name(unsigned runtime);
+const char *runtime_objects(unsigned runtime);
 struct debug_hint {
     size_t module;     /* index in report.modules */
     uint64_t frames;   /* its frames without a function name, over every site */

@@ -8,6 +8,11 @@
  * alone makes over 20,000 allocations of 512 bytes or less (3.11: 22,168 of 22,073 + reallocs for
  * `pass`), nearly all it makes; under pymalloc a few hundred (633 of 1,113 calls for `pass`).
  *
+ * Runtimes with a heap of their own (the JVM, V8, .NET's CoreCLR): their objects live in memory
+ * the runtime maps and collects itself, and never reach malloc; a dump of such a process counts
+ * its native allocations only, which the report says. Told by a module (libjvm.so) or the
+ * executable's name (node, which links V8 in).
+ *
  * Frames without symbols: the Debian package that ships the module (dpkg's file lists) and the
  * one with its debug symbols: pythonX.Y-dbg for the interpreter, libc6-dbg for the C library,
  * otherwise PACKAGE-dbgsym from Debian's debug archive. */
@@ -37,6 +42,48 @@ bool python_objects_counted(const struct report_process *p)
         return strncmp(p->pythonmalloc, "malloc", 6) == 0;
     return p->small_allocs >= PYTHON_SMALL_COUNTED &&
            (double)p->small_allocs >= PYTHON_SMALL_SHARE * (double)p->alloc_calls;
+}
+
+static const struct {
+    const char *module, *exe; /* a module's file name prefix, or the executable's name */
+    const char *name, *objects;
+} runtimes[] = {
+    {NULL, NULL, NULL, NULL}, /* 0: none */
+    {"libjvm.so", NULL, "the JVM", "Java objects"},
+    {"libnode.so", "node", "V8 (Node.js)", "JavaScript objects"},
+    {NULL, "nodejs", "V8 (Node.js)", "JavaScript objects"},
+    {"libcoreclr.so", NULL, ".NET's CoreCLR", ".NET objects"},
+};
+#define RUNTIMES (sizeof runtimes / sizeof runtimes[0])
+
+static const char *file_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+unsigned runtime_of_dump(const struct report *dump)
+{
+    const char *exe = dump->process_count ? file_name(dump->processes[0].exe) : "";
+    for (unsigned k = 1; k < RUNTIMES; k++) {
+        if (runtimes[k].exe != NULL && strcmp(exe, runtimes[k].exe) == 0)
+            return k;
+        for (size_t m = 0; runtimes[k].module != NULL && m < dump->module_count; m++)
+            if (strncmp(file_name(dump->modules[m].path), runtimes[k].module,
+                        strlen(runtimes[k].module)) == 0)
+                return k;
+    }
+    return 0;
+}
+
+const char *runtime_name(unsigned runtime)
+{
+    return runtime < RUNTIMES ? runtimes[runtime].name : NULL;
+}
+
+const char *runtime_objects(unsigned runtime)
+{
+    return runtime < RUNTIMES ? runtimes[runtime].objects : NULL;
 }
 
 /* Frames of each module that have no function name, over every site. */

@@ -151,11 +151,17 @@ static void assess_tables(struct report *r)
     }
 }
 
-/* Python: whether its objects reached malloc, read from the sizes (interpreters.c). */
+/* Python: whether its objects reached malloc, read from the sizes; a runtime with a heap of its
+ * own: its objects never do (interpreters.c). */
 static void assess_interpreters(struct report *r)
 {
     for (size_t i = 0; i < r->process_count; i++) {
         const struct report_process *p = &r->processes[i];
+        if (p->runtime != 0)
+            note(r,
+                 "pid %" PRIu64 " runs %s: its %s live in a heap it maps and collects itself, "
+                 "which no malloc interposer sees; the figures here are its native allocations.",
+                 p->pid, runtime_name(p->runtime), runtime_objects(p->runtime));
         if (!process_is_python(p))
             continue;
         char small[32], calls[32];

@@ -113,6 +113,11 @@ static json_t *dumps_json(const struct report *r)
                             "small_allocations", (json_int_t)p->small_allocs, "allocation_calls",
                             (json_int_t)p->alloc_calls, "pythonmalloc",
                             p->pythonmalloc ? json_string(p->pythonmalloc) : json_null()));
+        json_object_set_new(dump, "runtime",
+                            p->runtime == 0
+                                ? json_null()
+                                : json_pack("{s:s, s:s}", "name", runtime_name(p->runtime),
+                                            "objects", runtime_objects(p->runtime)));
         json_array_append_new(dumps, dump);
     }
     return dumps;

@@ -390,6 +390,47 @@ static void partial_figures_are_said_before_the_largest_leak(void **state)
     json_decref(doc);
 }
 
+/* A process that loaded libjvm.so keeps its Java objects in the JVM's own heap: the report says
+ * its figures are its native allocations, in the summary, Precision and JSON; a process without
+ * such a runtime is told nothing of it. */
+static void a_runtime_heap_is_said_to_be_unseen(void **state)
+{
+    (void)state;
+    json_t *doc = example();
+    json_array_append_new(json_object_get(doc, "modules"),
+                          json_pack("{s:s, s:s, s:s, s:s, s:s}", "path",
+                                    "/usr/lib/jvm/java-17/lib/server/libjvm.so", "base",
+                                    "0x7f0000000000", "start", "0x7f0000000000", "end",
+                                    "0x7f0001000000", "build_id", ""));
+    struct report r;
+    load_doc(doc, "jvm.json", &r);
+    char *text = render(&r, REPORT_TEXT);
+    const char *item = "runs the JVM: its Java objects are not in these figures";
+    assert_non_null(strstr(text, item));
+    assert_true(strstr(text, item) < strstr(text, "== Totals"));
+    assert_non_null(strstr(strstr(text, "== Precision"), "runs the JVM: its Java objects live in a "
+                                                         "heap it maps and collects itself"));
+    free(text);
+    json_t *out = render_json(&r);
+    json_t *runtime = json_object_get(json_array_get(json_object_get(out, "dumps"), 0), "runtime");
+    assert_string_equal(json_string_value(json_object_get(runtime, "name")), "the JVM");
+    assert_string_equal(json_string_value(json_object_get(runtime, "objects")), "Java objects");
+    json_decref(out);
+    report_free(&r);
+    json_decref(doc);
+    doc = example();
+    load_doc(doc, "native.json", &r);
+    text = render(&r, REPORT_TEXT);
+    assert_null(strstr(text, " runs "));
+    free(text);
+    out = render_json(&r);
+    assert_true(
+        json_is_null(json_object_get(json_array_get(json_object_get(out, "dumps"), 0), "runtime")));
+    json_decref(out);
+    report_free(&r);
+    json_decref(doc);
+}
+
 /* The same dump twice, and a copy of it under another name: one process, counted once. Of one
  * image's snapshots and final dump, the latest sequence is counted. */
 static void a_dump_given_twice_counts_once(void **state)
@@ -573,6 +614,7 @@ int main(void)
         cmocka_unit_test(the_leak_ranks_first_in_live_at_exit),
         cmocka_unit_test(live_shares_without_a_site_for_every_block_are_of_the_total),
         cmocka_unit_test(partial_figures_are_said_before_the_largest_leak),
+        cmocka_unit_test(a_runtime_heap_is_said_to_be_unseen),
         cmocka_unit_test(a_dump_given_twice_counts_once),
         cmocka_unit_test(coverage_says_what_the_sites_hold),
         cmocka_unit_test(temporary_allocations_when_counted),
