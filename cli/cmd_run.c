@@ -41,10 +41,10 @@ static const char run_usage[] =
     "  --interval S           also dump every S seconds\n"
     "  --timeline MS          memory-over-time points every MS ms, or off (default 100)\n"
     "  --preload PATH         the interposer (default: found next to qaudit or installed)\n"
-    "Runs COMMAND under the interposer (with PYTHONMALLOC=malloc, unless set, so that Python's\n"
-    "objects reach malloc), says its pid, forwards signals sent to qaudit, and exits with\n"
-    "COMMAND's status (128+N when signal N ended it; 127 not found, 126 not executable);\n"
-    "qaudit's own errors exit 2.\n";
+    "Runs COMMAND under the interposer (with PYTHONMALLOC=malloc and USE_ZEND_ALLOC=0, unless\n"
+    "set, so that Python's objects and PHP's values reach malloc), says its pid, forwards\n"
+    "signals sent to qaudit, and exits with COMMAND's status (128+N when signal N ended it;\n"
+    "127 not found, 126 not executable); qaudit's own errors exit 2.\n";
 
 static pid_t child;
 
@@ -337,12 +337,26 @@ static bool parse_run_options(int argc, char **argv, struct run_settings *s)
     return true;
 }
 
-/* Whether program is a Python interpreter, or a script whose #! line names one: qaudit run then
- * says that PYTHONMALLOC=malloc was set for it. */
-static bool runs_python(const char *program)
+/* Interpreters whose own allocator keeps their objects from malloc, and the variable that sends
+ * them there. Python's pymalloc serves objects of up to 512 bytes from arenas it maps itself;
+ * PHP's Zend allocator serves every value from 2 MiB chunks it maps itself; no interposed call
+ * sees either. The variable is set for every program (a script may start the interpreter), a
+ * value the user set is kept, and either is said when the program is that interpreter. */
+static const struct interpreter_allocator {
+    const char *variable, *value, *name, *objects, *kept;
+} interpreter_allocators[] = {
+    {"PYTHONMALLOC", "malloc", "python", "Python's objects",
+     "with pymalloc, Python's objects of 512 bytes or less are not counted"},
+    {"USE_ZEND_ALLOC", "0", "php", "PHP's values",
+     "with the Zend allocator, PHP's values are not counted"},
+};
+
+/* Whether program is the interpreter called name (its file name starts so), or a script whose
+ * #! line names it. */
+static bool runs_interpreter(const char *program, const char *name)
 {
     const char *base = strrchr(program, '/');
-    if (strncmp(base ? base + 1 : program, "python", 6) == 0)
+    if (strncmp(base ? base + 1 : program, name, strlen(name)) == 0)
         return true;
     char line[256] = "";
     FILE *f = strchr(program, '/') ? fopen(program, "r") : NULL;
@@ -351,26 +365,27 @@ static bool runs_python(const char *program)
             line[0] = '\0';
         fclose(f);
     }
-    return strncmp(line, "#!", 2) == 0 && strstr(line, "python") != NULL;
+    return strncmp(line, "#!", 2) == 0 && strstr(line, name) != NULL;
 }
 
-/* Python's own allocator (pymalloc) serves objects of up to 512 bytes from arenas it maps
- * itself, which no interposed call sees: with PYTHONMALLOC=malloc every object is a malloc. A
- * value the user set is kept. */
-static void python_malloc(const char *program)
+static void interpreters_to_malloc(const char *program)
 {
-    if (getenv("PYTHONMALLOC") != NULL) {
-        if (runs_python(program))
-            fprintf(stderr,
-                    "qaudit run: PYTHONMALLOC=%s kept as set; with pymalloc, Python's objects of "
-                    "512 bytes or less are not counted\n",
-                    getenv("PYTHONMALLOC"));
-        return;
+    for (size_t i = 0; i < sizeof interpreter_allocators / sizeof interpreter_allocators[0]; i++) {
+        const struct interpreter_allocator *a = &interpreter_allocators[i];
+        const char *set = getenv(a->variable);
+        bool said = runs_interpreter(program, a->name);
+        if (set == NULL) {
+            setenv(a->variable, a->value, 1);
+            if (said)
+                fprintf(stderr, "qaudit run: %s=%s, so that %s reach malloc and are counted\n",
+                        a->variable, a->value, a->objects);
+        } else if (said && strncmp(set, a->value, strlen(a->value)) == 0) { /* malloc_debug */
+            fprintf(stderr, "qaudit run: %s=%s kept as set: %s reach malloc and are counted\n",
+                    a->variable, set, a->objects);
+        } else if (said) {
+            fprintf(stderr, "qaudit run: %s=%s kept as set; %s\n", a->variable, set, a->kept);
+        }
     }
-    setenv("PYTHONMALLOC", "malloc", 1);
-    if (runs_python(program))
-        fprintf(stderr, "qaudit run: PYTHONMALLOC=malloc, so that Python's objects reach malloc "
-                        "and are counted\n");
 }
 
 /* Starts the program; its pid, or -1 after one line saying why (*status: 127 not found, 126
@@ -447,7 +462,7 @@ int command_run(int argc, char **argv)
     if (realpath(preload, absolute) != NULL)
         snprintf(preload, sizeof preload, "%s", absolute);
     export_settings(&s, preload, argv[optind]);
-    python_malloc(argv[optind]);
+    interpreters_to_malloc(argv[optind]);
     run_fallback_prepare();
     install_forwarding();
     int status = 0;

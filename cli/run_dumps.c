@@ -83,8 +83,9 @@ void run_dumps_free(struct run_dumps *d)
     memset(d, 0, sizeof *d);
 }
 
-/* Whether /proc/<pid>/environ holds entry (NAME=value) whole. A program may rewrite its
- * environment (a process title), and then is not found: said as "found by its environment". */
+/* Whether /proc/<pid>/environ holds entry (NAME=value) whole. A program that rewrites its
+ * environment (a process title) is not found: the line that names the survivors is a help to
+ * the user, not a figure. */
 static bool environ_holds(const char *pid, const char *entry)
 {
     char path[64], buf[1 << 16];

@@ -64,7 +64,9 @@ static const char *file_name(const char *path)
 
 unsigned runtime_of_dump(const struct report *dump)
 {
-    const char *exe = dump->process_count ? file_name(dump->processes[0].exe) : "";
+    const char *exe = dump->process_count && dump->processes[0].exe != NULL
+                          ? file_name(dump->processes[0].exe)
+                          : "";
     for (unsigned k = 1; k < RUNTIMES; k++) {
         if (runtimes[k].exe != NULL && strcmp(exe, runtimes[k].exe) == 0)
             return k;
