@@ -69,8 +69,8 @@ void dump_list_free(struct dump_list *list);
 
 /* run_summary.c: after qaudit run: the program's newest dump (pattern expanded for pid), what it
  * holds and the command that reports it; false when there is none (said why). status: the
- * program's, as qaudit run returns it. */
-bool run_summary(const char *pattern, pid_t pid, int status);
+ * program's, as qaudit run returns it; program: as run was given it. */
+bool run_summary(const char *pattern, pid_t pid, int status, const char *program);
 
 /* run_dumps.c: the dumps under pattern (every pid and sequence) that carry run_id, but for own
  * (the program's): those of the processes the program started. glob: the pattern as a glob;
@@ -93,6 +93,9 @@ size_t run_survivors(const char *run_id, pid_t *out, size_t max);
  * built for another machine), with the one line that says why in why. */
 bool program_resolve(const char *program, char *out, size_t size);
 bool program_unreachable(const char *program, char *why, size_t size);
+/* Whether program is a Go program (its .note.go.buildid): one built with cgo is reached, but it
+ * ends with the exit_group system call, past exit(), where the preload writes its last dump. */
+bool program_is_go(const char *program);
 
 /* allocator_shims.c: the shims (beside preload, colon-separated in out) for the allocators
  * with entry points of their own that program loads; how many. */

@@ -471,7 +471,7 @@ int command_run(int argc, char **argv)
     status = wait_for_child();
     run_fallback_collect(s.out ? s.out : DEFAULT_OUT);
     /* A run that left no evidence is not a success, whatever the program's own status. */
-    if (!run_summary(s.out ? s.out : DEFAULT_OUT, child, status) && status == 0)
+    if (!run_summary(s.out ? s.out : DEFAULT_OUT, child, status, argv[optind]) && status == 0)
         return 2;
     return status;
 }

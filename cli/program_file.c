@@ -135,21 +135,52 @@ static void judge(Elf *elf, const char *program, char *why, size_t size)
                               : "; link it dynamically to audit it");
 }
 
+/* The program's ELF file, opened for reading (*fd to close after elf_end), or NULL: not found,
+ * not readable, or not ELF (a script). */
+static Elf *open_program(const char *program, int *fd)
+{
+    char path[4096];
+    *fd = -1;
+    if (!program_resolve(program, path, sizeof path))
+        return NULL;
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0)
+        return NULL;
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+    if (elf != NULL && elf_kind(elf) == ELF_K_ELF)
+        return elf;
+    elf_end(elf);
+    close(*fd);
+    *fd = -1;
+    return NULL;
+}
+
+static void close_program(Elf *elf, int fd)
+{
+    elf_end(elf);
+    close(fd);
+}
+
 bool program_unreachable(const char *program, char *why, size_t size)
 {
     why[0] = '\0';
-    char path[4096];
-    if (!program_resolve(program, path, sizeof path))
+    int fd;
+    Elf *elf = open_program(program, &fd);
+    if (elf == NULL)
         return false; /* exec says why */
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    elf_version(EV_CURRENT);
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    if (elf != NULL && elf_kind(elf) == ELF_K_ELF)
-        judge(elf, program, why, size);
-    if (elf != NULL)
-        elf_end(elf);
-    close(fd);
+    judge(elf, program, why, size);
+    close_program(elf, fd);
     return why[0] != '\0';
+}
+
+bool program_is_go(const char *program)
+{
+    int fd;
+    Elf *elf = open_program(program, &fd);
+    if (elf == NULL)
+        return false;
+    bool go = built_by_go(elf);
+    close_program(elf, fd);
+    return go;
 }

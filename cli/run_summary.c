@@ -99,15 +99,22 @@ static void survivors_line(const char *run_id)
             n, list, n > SURVIVORS_NAMED ? ", ..." : "");
 }
 
-bool run_summary(const char *pattern, pid_t pid, int status)
+/* A Go program ends with the exit_group system call, past exit(): its last dump is missing. */
+static const char go_ending[] = "a Go program ends with the exit_group system call, past exit() "
+                                "where the preload writes its last dump; qaudit snapshot PID or "
+                                "--interval S takes dumps while it runs";
+
+bool run_summary(const char *pattern, pid_t pid, int status, const char *program)
 {
     char path[4096], error[512];
+    bool go = program_is_go(program);
     if (!dump_path_newest(pattern, pid, path, sizeof path)) {
         dump_path_expand(pattern, pid, -1, path, sizeof path);
         fprintf(stderr, "qaudit run: no dump at %s (%s)\n", path,
                 status == 128 + SIGKILL
                     ? "the program was killed by SIGKILL, which no handler can catch"
-                    : "the preload says why on stderr, in a line starting with qaudit:");
+                : go ? go_ending
+                     : "the preload says why on stderr, in a line starting with qaudit:");
         return false;
     }
     struct report r = {0};
@@ -119,6 +126,8 @@ bool run_summary(const char *pattern, pid_t pid, int status)
     const struct report_totals *t = &r.totals;
     char allocs[64], frees[64], requested[64], peak[64], live[64], blocks[64], sites[64];
     fprintf(stderr, "qaudit run: dump %s (%s)\n", path, r.processes[0].reason);
+    if (go && !r.processes[0].final)
+        fprintf(stderr, "qaudit run: the program's end is not in it: %s\n", go_ending);
     fprintf(stderr, "qaudit run: %s allocations, %s frees, %s requested, peak live %s\n",
             report_count_text(allocs, sizeof allocs, t->allocs),
             report_count_text(frees, sizeof frees, t->frees),

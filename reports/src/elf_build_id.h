@@ -1,7 +1,9 @@
-/* A module file's GNU build id read with libelf, for dumps that carry none (pprof mappings). */
+/* What the reports read from a module's file with libelf: its GNU build id, for dumps that carry
+ * none (pprof mappings), and whether it has a section (a Go program's .note.go.buildid). */
 #ifndef REPORTS_ELF_BUILD_ID_H
 #define REPORTS_ELF_BUILD_ID_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum build_id_status { BUILD_ID_FOUND, BUILD_ID_NONE, BUILD_ID_NO_FILE };
@@ -10,5 +12,8 @@ enum build_id_status { BUILD_ID_FOUND, BUILD_ID_NONE, BUILD_ID_NO_FILE };
  * cannot be opened (gone, or not a regular file), BUILD_ID_NONE when it is not ELF or has no
  * NT_GNU_BUILD_ID note. */
 enum build_id_status elf_file_build_id(const char *path, char *out, size_t size);
+
+/* Whether the ELF file at path has a section called name; false when it cannot be read. */
+bool elf_file_has_section(const char *path, const char *name);
 
 #endif

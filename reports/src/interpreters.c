@@ -8,10 +8,11 @@
  * alone makes over 20,000 allocations of 512 bytes or less (3.11: 22,168 of 22,073 + reallocs for
  * `pass`), nearly all it makes; under pymalloc a few hundred (633 of 1,113 calls for `pass`).
  *
- * Runtimes with a heap of their own (the JVM, V8, .NET's CoreCLR): their objects live in memory
- * the runtime maps and collects itself, and never reach malloc; a dump of such a process counts
- * its native allocations only, which the report says. Told by a module (libjvm.so) or the
- * executable's name (node, which links V8 in).
+ * Runtimes with a heap of their own (the JVM, V8, .NET's CoreCLR, Go's): their objects live in
+ * memory the runtime maps and collects itself, and never reach malloc; a dump of such a process
+ * counts its native allocations only, which the report says. Told by a module (libjvm.so), the
+ * executable's name (node, which links V8 in), or a section of the executable's file where it is
+ * (a Go program built with cgo, the only kind the preload reaches, has .note.go.buildid).
  *
  * Frames without symbols: the Debian package that ships the module (dpkg's file lists) and the
  * one with its debug symbols: pythonX.Y-dbg for the interpreter, libc6-dbg for the C library,
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include "document.h"
+#include "elf_build_id.h"
 #include "internal.h"
 
 #define PYTHON_SMALL_COUNTED 5000 /* small allocations that pymalloc would have kept... */
@@ -46,13 +48,15 @@ bool python_objects_counted(const struct report_process *p)
 
 static const struct {
     const char *module, *exe; /* a module's file name prefix, or the executable's name */
+    const char *section;      /* or a section of the executable's file */
     const char *name, *objects;
 } runtimes[] = {
-    {NULL, NULL, NULL, NULL}, /* 0: none */
-    {"libjvm.so", NULL, "the JVM", "Java objects"},
-    {"libnode.so", "node", "V8 (Node.js)", "JavaScript objects"},
-    {NULL, "nodejs", "V8 (Node.js)", "JavaScript objects"},
-    {"libcoreclr.so", NULL, ".NET's CoreCLR", ".NET objects"},
+    {NULL, NULL, NULL, NULL, NULL}, /* 0: none */
+    {"libjvm.so", NULL, NULL, "the JVM", "Java objects"},
+    {"libnode.so", "node", NULL, "V8 (Node.js)", "JavaScript objects"},
+    {NULL, "nodejs", NULL, "V8 (Node.js)", "JavaScript objects"},
+    {"libcoreclr.so", NULL, NULL, ".NET's CoreCLR", ".NET objects"},
+    {NULL, NULL, ".note.go.buildid", "the Go runtime", "Go values"}, /* built with cgo */
 };
 #define RUNTIMES (sizeof runtimes / sizeof runtimes[0])
 
@@ -64,11 +68,14 @@ static const char *file_name(const char *path)
 
 unsigned runtime_of_dump(const struct report *dump)
 {
-    const char *exe = dump->process_count && dump->processes[0].exe != NULL
-                          ? file_name(dump->processes[0].exe)
-                          : "";
+    const char *path =
+        dump->process_count && dump->processes[0].exe != NULL ? dump->processes[0].exe : "";
+    const char *exe = file_name(path);
     for (unsigned k = 1; k < RUNTIMES; k++) {
         if (runtimes[k].exe != NULL && strcmp(exe, runtimes[k].exe) == 0)
+            return k;
+        if (runtimes[k].section != NULL && path[0] == '/' &&
+            elf_file_has_section(path, runtimes[k].section))
             return k;
         for (size_t m = 0; runtimes[k].module != NULL && m < dump->module_count; m++)
             if (strncmp(file_name(dump->modules[m].path), runtimes[k].module,
