@@ -73,15 +73,17 @@ void dump_list_free(struct dump_list *list);
 bool run_summary(const char *pattern, pid_t pid, int status, const char *program);
 
 /* run_dumps.c: the dumps under pattern (every pid and sequence) that carry run_id, but for own
- * (the program's): those of the processes the program started. glob: the pattern as a glob;
- * mixed: it also names dumps of other runs; needle: the text that tells the run's dumps. */
+ * (the program's newest): the program's other dumps (snapshots, an image before an exec) and
+ * those of the processes it started, how many of which (started: pid not program); whether any
+ * is of a process it started. glob: the pattern as a glob; mixed: it also names dumps of other
+ * runs; needle: the text that tells the run's dumps. */
 struct run_dumps {
     char **paths;
-    size_t count;
+    size_t count, started;
     bool mixed;
     char glob[4096], needle[128];
 };
-bool run_dumps_find(const char *pattern, const char *own, const char *run_id,
+bool run_dumps_find(const char *pattern, const char *own, pid_t program, const char *run_id,
                     struct run_dumps *out);
 void run_dumps_free(struct run_dumps *d);
 /* The processes of the run still running (QAUDIT_RUN_ID=run_id in their environment, this one

@@ -34,10 +34,12 @@ static void pattern_glob(const char *pattern, char *out, size_t size)
     out[len] = '\0';
 }
 
-/* Whether the dump at path belongs to the run: its head names the run's id. */
-static bool of_run(const char *path, const char *needle)
+/* Whether the dump at path belongs to the run (its head names the run's id), and its pid
+ * (process.pid, the first member of "process"; 0 when not found). */
+static bool of_run(const char *path, const char *needle, pid_t *pid)
 {
     char head[HEAD_BYTES + 1];
+    *pid = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
@@ -46,10 +48,14 @@ static bool of_run(const char *path, const char *needle)
     if (n <= 0)
         return false;
     head[n] = '\0';
+    const char *process = strstr(head, "\"process\":{\"pid\":");
+    if (process != NULL)
+        *pid = (pid_t)strtol(process + strlen("\"process\":{\"pid\":"), NULL, 10);
     return strstr(head, needle) != NULL;
 }
 
-bool run_dumps_find(const char *pattern, const char *own, const char *run_id, struct run_dumps *out)
+bool run_dumps_find(const char *pattern, const char *own, pid_t program, const char *run_id,
+                    struct run_dumps *out)
 {
     memset(out, 0, sizeof *out);
     pattern_glob(pattern, out->glob, sizeof out->glob);
@@ -64,15 +70,19 @@ bool run_dumps_find(const char *pattern, const char *own, const char *run_id, st
         const char *path = g.gl_pathv[i];
         if (strstr(path, ".tmp.") != NULL || strcmp(path, own) == 0)
             continue; /* a dump being written, or the program's own */
-        if (!of_run(path, needle)) {
+        pid_t pid;
+        if (!of_run(path, needle, &pid)) {
             out->mixed = true;
             continue;
         }
         out->paths[out->count] = strdup(path);
-        out->count += out->paths[out->count] != NULL;
+        if (out->paths[out->count] == NULL)
+            continue;
+        out->count++;
+        out->started += pid != program; /* else the program's own snapshot or earlier image */
     }
     globfree(&g);
-    return out->count > 0;
+    return out->started > 0;
 }
 
 void run_dumps_free(struct run_dumps *d)

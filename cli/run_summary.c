@@ -35,14 +35,15 @@ static void queue_line(const struct report *r)
 /* How many dumps the processes the program started wrote. */
 static void others_line(const struct run_dumps *others)
 {
-    if (others->count == 0)
+    if (others->started == 0)
         return;
     char count[64];
-    bool one = others->count == 1;
+    bool one = others->started == 1;
     fprintf(stderr,
             "qaudit run: %s more dump%s from the process%s it started (forks, execs); the "
             "figures above are its own\n",
-            report_count_text(count, sizeof count, others->count), one ? "" : "s", one ? "" : "es");
+            report_count_text(count, sizeof count, others->started), one ? "" : "s",
+            one ? "" : "es");
 }
 
 /* The command takes the dumps of the processes the program started too: the pattern's glob when
@@ -52,7 +53,7 @@ static void others_line(const struct run_dumps *others)
 
 static void next_command(const char *own, const struct run_dumps *others)
 {
-    if (others->count == 0) {
+    if (others->started == 0) { /* the program's own snapshots: its newest dump supersedes them */
         fprintf(stderr, "qaudit run: next: qaudit report %s\n", own);
         return;
     }
@@ -145,7 +146,7 @@ bool run_summary(const char *pattern, pid_t pid, int status, const char *program
     struct run_dumps others = {0};
     const char *run_id = getenv("QAUDIT_RUN_ID");
     if (run_id != NULL)
-        run_dumps_find(pattern, path, run_id, &others);
+        run_dumps_find(pattern, path, pid, run_id, &others);
     others_line(&others);
     if (run_id != NULL)
         survivors_line(run_id);

@@ -196,6 +196,18 @@ else
 fi
 tail -1 "$work/family4.err" | grep -q "^qaudit run: next: " && pass "the next command stays the last line" ||
   fail "last line: $(tail -1 "$work/family4.err")"
+# The program's own snapshot is not a dump "from the processes it started".
+mkdir "$work/own" && mkfifo "$work/own/in"
+"$qaudit" run --out "$work/own/b-%p-%n.json" -- bash -c 'read -r x' <"$work/own/in" 2>"$work/own.err" &
+runner=$!
+exec 4>"$work/own/in" # bash reads until this closes
+for _ in $(seq 300); do grep -q "^qaudit run: pid " "$work/own.err" && break; sleep 0.1; done # readiness
+"$qaudit" snapshot "$runner" >/dev/null 2>"$work/own-snap.err" || fail "snapshot: $(cat "$work/own-snap.err")"
+exec 4>&-
+wait "$runner"
+! grep -q "more dump" "$work/own.err" && [ "$(ls "$work/own" | grep -c json)" -eq 2 ] &&
+  tail -1 "$work/own.err" | grep -q "^qaudit run: next: qaudit report $work/own/b-[0-9]*-1.json$" &&
+  pass "the program's own snapshot is not counted as another process's dump" || fail "own snapshot: $(cat "$work/own.err")"
 
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
