@@ -236,10 +236,12 @@ static bool known_tag(unsigned long long tag)
  * line table or .dwo name to units. A DIE whose
  * tag was damaged still carries them; so does one whose attribute code was (a name become a
  * .dwo name). */
-static bool owned_by(unsigned long long name, unsigned long long tag)
+static bool owned_by(unsigned long long name, unsigned long long tag, enum abbrev_language language)
 {
     if (tag >= DW_TAG_lo_user)
         return true;
+    if (name == DW_AT_byte_size && tag == DW_TAG_subroutine_type)
+        return language == ABBREV_GO;
     switch (name) {
     case DW_AT_data_member_location:
         return tag == DW_TAG_member || tag == DW_TAG_inheritance;
@@ -362,16 +364,17 @@ static bool cplusplus_only(unsigned long long tag)
 
 /* What is wrong with an abbreviation's tag and children flag, or NULL. */
 static const char *head_problem(unsigned long long code, unsigned long long tag, unsigned children,
-                                bool c, char *why, size_t size)
+                                enum abbrev_language language, char *why, size_t size)
 {
     if (!known_tag(tag))
         snprintf(why, size, "abbreviation %llu has the unknown tag 0x%llx", code, tag);
-    else if (c && cplusplus_only(tag))
+    else if (language == ABBREV_C && cplusplus_only(tag))
         snprintf(why, size, "abbreviation %llu has the C++ tag 0x%llx in a C unit", code, tag);
     else if (children > DW_CHILDREN_yes)
         snprintf(why, size, "abbreviation %llu has the children flag %u, neither 0 nor 1", code,
                  children);
-    else if (children == DW_CHILDREN_yes && childless(tag))
+    else if (children == DW_CHILDREN_yes && childless(tag) &&
+             !(language == ABBREV_GO && tag == DW_TAG_typedef))
         snprintf(why, size,
                  "abbreviation %llu of tag 0x%llx has children, which that tag never has", code,
                  tag);
@@ -385,7 +388,8 @@ static const char *head_problem(unsigned long long code, unsigned long long tag,
  * make the walk jump over what were the children. */
 static const char *attribute_problem(unsigned long long code, unsigned long long tag,
                                      unsigned children, unsigned long long name,
-                                     unsigned long long form, char *why, size_t size)
+                                     unsigned long long form, enum abbrev_language language,
+                                     char *why, size_t size)
 {
     unsigned allowed = name <= ~0u ? classes_of((unsigned)name) : 0;
     unsigned class = form <= ~0u ? form_class((unsigned)form) : 0;
@@ -396,7 +400,7 @@ static const char *attribute_problem(unsigned long long code, unsigned long long
                  : form == DW_FORM_indirect ? "qaudit does not read (no compiler emits it)"
                  : class == 0               ? "is no form"
                                             : "does not fit it");
-    else if (!owned_by(name, tag))
+    else if (!owned_by(name, tag, language))
         snprintf(why, size,
                  "abbreviation %llu of tag 0x%llx has attribute 0x%llx, which no DIE of that tag "
                  "has",
@@ -410,13 +414,14 @@ static const char *attribute_problem(unsigned long long code, unsigned long long
 
 /* One abbreviation at *p; NULL (past it) when well formed, else what is wrong. */
 static const char *abbreviation(const unsigned char **p, const unsigned char *end,
-                                unsigned long long code, bool c, char *why, size_t size)
+                                unsigned long long code, enum abbrev_language language, char *why,
+                                size_t size)
 {
     unsigned long long tag, name, form, value;
     if (!probe_leb128(p, end, false, &tag) || *p >= end)
         return "is cut short";
     unsigned children = *(*p)++;
-    if (head_problem(code, tag, children, c, why, size) != NULL)
+    if (head_problem(code, tag, children, language, why, size) != NULL)
         return why;
     for (;;) {
         if (!probe_leb128(p, end, false, &name) || !probe_leb128(p, end, false, &form))
@@ -425,21 +430,21 @@ static const char *abbreviation(const unsigned char **p, const unsigned char *en
             return NULL;
         if (form == DW_FORM_implicit_const && !probe_leb128(p, end, true, &value))
             return "is cut short";
-        if (attribute_problem(code, tag, children, name, form, why, size) != NULL)
+        if (attribute_problem(code, tag, children, name, form, language, why, size) != NULL)
             return why;
     }
 }
 
 /* The table at [start, end): NULL when every abbreviation is well formed and the table ends. */
-const char *probe_abbrev_table_problem(const unsigned char *start, const unsigned char *end, bool c,
-                                       char *why, size_t size)
+const char *probe_abbrev_table_problem(const unsigned char *start, const unsigned char *end,
+                                       enum abbrev_language language, char *why, size_t size)
 {
     const unsigned char *p = start;
     unsigned long long code;
     while (probe_leb128(&p, end, false, &code)) {
         if (code == 0)
             return NULL;
-        const char *problem = abbreviation(&p, end, code, c, why, size);
+        const char *problem = abbreviation(&p, end, code, language, why, size);
         if (problem != NULL)
             return problem;
     }

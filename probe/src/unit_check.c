@@ -15,14 +15,16 @@
 #include "dwarf_errors.h"
 
 /* Whether root's unit is C (DW_LANG_C89, C, C99, C11, C17). */
-static bool is_c(Dwarf_Die *root)
+static enum abbrev_language unit_language(Dwarf_Die *root)
 {
     Dwarf_Attribute attr;
     Dwarf_Word code = 0;
     if (dwarf_attr(root, DW_AT_language, &attr) != NULL)
         dwarf_formudata(&attr, &code);
-    return code == DW_LANG_C89 || code == DW_LANG_C || code == DW_LANG_C99 || code == DW_LANG_C11 ||
-           code == 0x002c;
+    if (code == DW_LANG_C89 || code == DW_LANG_C || code == DW_LANG_C99 || code == DW_LANG_C11 ||
+        code == 0x002c)
+        return ABBREV_C;
+    return code == DW_LANG_Go ? ABBREV_GO : ABBREV_OTHER;
 }
 
 /* The bytes of the .debug_abbrev section of dwarf (of a .dwo too), as libdw has them:
@@ -73,12 +75,12 @@ static void check_abbrevs(Dwarf_Die *root, const struct header *h)
         Dwarf *dwarf;
         unsigned generation;
         Dwarf_Off offset;
-        bool c;
+        enum abbrev_language language;
         bool done;
     } last;
     Dwarf *dwarf = dwarf_cu_getdwarf(root->cu);
-    bool c = is_c(root);
-    if (last.done && last.dwarf == dwarf && last.offset == h->abbrev && last.c == c &&
+    enum abbrev_language language = unit_language(root);
+    if (last.done && last.dwarf == dwarf && last.offset == h->abbrev && last.language == language &&
         last.generation == probe_dwarf_errors_generation())
         return;
     Elf_Data *data = abbrev_section(dwarf);
@@ -88,8 +90,8 @@ static void check_abbrevs(Dwarf_Die *root, const struct header *h)
     }
     const unsigned char *bytes = data->d_buf;
     char why[160], message[240];
-    const char *problem =
-        probe_abbrev_table_problem(bytes + h->abbrev, bytes + data->d_size, c, why, sizeof why);
+    const char *problem = probe_abbrev_table_problem(bytes + h->abbrev, bytes + data->d_size,
+                                                     language, why, sizeof why);
     if (problem != NULL) {
         snprintf(message, sizeof message, "its unit's abbreviation table (at 0x%llx) %s",
                  (unsigned long long)h->abbrev, problem);
@@ -102,7 +104,7 @@ static void check_abbrevs(Dwarf_Die *root, const struct header *h)
     last.dwarf = dwarf;
     last.generation = probe_dwarf_errors_generation();
     last.offset = h->abbrev;
-    last.c = c;
+    last.language = language;
     last.done = true;
 }
 

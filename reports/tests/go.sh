@@ -4,7 +4,8 @@
 # there is none instead of blaming the preload; a snapshot taken while it runs holds its C
 # allocations (101 at one site: a stack stops where Go called C, runtime.asmcgocall, so the
 # loop's 100 and the kept block share it), and the report says its Go values live in the Go
-# runtime's own heap.
+# runtime's own heap. qaudit layout reads its DWARF (Go's linker writes what C compilers do not)
+# and gives a struct's size and offsets as the Go compiler does.
 # usage: go.sh QAUDIT BIN_DIR SOURCE_DIR
 set -uo pipefail
 qaudit=$(realpath "$1") bin=$(realpath "$2")
@@ -43,6 +44,21 @@ assert any(s["allocs"] == 101 and s["live_bytes"] == 4096 for s in d["sites"]), 
 assert any("runs the Go runtime: its Go values are not in these figures" in s for s in d["summary"]), d["summary"]
 assert d["precision"]["counts"] == "partial", d["precision"]  # a snapshot, not the end
 PY
+
+echo "--- qaudit layout reads Go's DWARF, and agrees with the Go compiler"
+"$program" layout >"$work/truth.json"
+"$qaudit" layout "$program" --type main.conn --format json >"$work/layout.json" 2>"$work/layout.err" ||
+  fail "layout: $(cat "$work/layout.err")"
+python3 - "$work/layout.json" "$work/truth.json" <<'PY' && pass "main.conn: size and every offset as unsafe.Sizeof and Offsetof say" || fail "layout: $(head -c 600 "$work/layout.json")"
+import json, sys
+d, truth = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+t = d["types"][0]
+assert t["name"] == "main.conn" and t["size"] == truth["size"], (t["name"], t["size"], truth)
+offsets = {m["name"]: m["offset"] for m in t["members"]}
+assert offsets == truth["offsets"], (offsets, truth["offsets"])
+PY
+"$qaudit" layout "$program" >/dev/null 2>"$work/all.err" && pass "every unit of the binary reads (Go's and cgo's C)" ||
+  fail "the whole binary: $(cat "$work/all.err")"
 
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
