@@ -102,10 +102,10 @@ static void assess_unseen(struct report *r)
         char bytes[64];
         fmt_bytes(bytes, sizeof bytes, p->unexplained_bytes);
         partial(r,
-                "Anonymous memory grew by %s more than the counted peak in %" PRIu64
-                " dump(s): an allocator the preload could not see (statically linked, private "
-                "mmap arenas, loaded later) made most of the heap.",
-                bytes, (uint64_t)p->unexplained_anonymous);
+                "Anonymous memory grew by %s more than the counted peak in %s dump%s: an "
+                "allocator the preload could not see (statically linked, private mmap arenas, "
+                "loaded later) made most of the heap.",
+                bytes, N(p->unexplained_anonymous), p->unexplained_anonymous == 1 ? "" : "s");
     }
     for (size_t i = 0; i < p->deepbind_count; i++)
         partial(r,
@@ -140,9 +140,10 @@ static void assess_tables(struct report *r)
              N(p->modules_dropped));
     if (p->modules_unknown)
         note(r,
-             "%" PRIu64 " dump(s) were written before any module map was gathered: their "
-             "frames cannot be symbolized.",
-             (uint64_t)p->modules_unknown);
+             "%s dump%s written before any module map was gathered: %s frames cannot be "
+             "symbolized.",
+             N(p->modules_unknown), p->modules_unknown == 1 ? " was" : "s were",
+             p->modules_unknown == 1 ? "its" : "their");
     if (p->peak_live_bytes_within) {
         char within[64];
         fmt_bytes(within, sizeof within, p->peak_live_bytes_within);

@@ -273,6 +273,23 @@ static void precision_is_partial_with_a_note(void **state)
     report_free(&r);
     json_decref(doc);
 
+    /* Anonymous memory no counted peak explains (a runtime's own heap, a private arena): how
+     * much more it grew than the peak, in how many dumps. */
+    doc = example();
+    p = json_object_get(doc, "precision");
+    json_object_set_new(p, "exact", json_false());
+    json_object_set_new(p, "unexplained_anonymous", json_true());
+    json_object_set_new(p, "anonymous_bytes_at_start", json_integer(1 << 20));
+    json_object_set_new(p, "anonymous_bytes", json_integer(9 << 20));
+    json_object_set_new(p, "counted_peak_live_bytes", json_integer(2 << 20));
+    load_doc(doc, "unexplained.json", &r);
+    assert_true(r.trust.partial);
+    assert_int_equal(r.trust.note_count, 1);
+    assert_non_null(strstr(r.trust.notes[0], "Anonymous memory grew by 6.00 MiB more than the "
+                                             "counted peak in 1 dump: an allocator"));
+    report_free(&r);
+    json_decref(doc);
+
     doc = example();
     json_object_set_new(doc, "reason", json_string("signal"));
     load_doc(doc, "snapshot.json", &r);
