@@ -42,7 +42,7 @@ int usage_error(const char *command, const char *problem);
 bool write_finished(const char *command, FILE *out, const char *path);
 
 /* QAUDIT_OUT's pattern expanded as the interposer does: %p the pid, %% a percent sign, and %n
- * the sequence number, or "*" when sequence is negative (a glob for every sequence). */
+ * the sequence number; a negative pid or sequence is "*" (a glob for every pid or sequence). */
 void dump_path_expand(const char *pattern, pid_t pid, long sequence, char *out, size_t size);
 
 /* The newest dump matching pattern for pid (by modification time), or false. */

@@ -11,7 +11,10 @@ void dump_path_expand(const char *pattern, pid_t pid, long sequence, char *out, 
     size_t len = 0;
     for (const char *p = pattern; *p && len + 24 < size; p++) {
         if (p[0] == '%' && p[1] == 'p') {
-            len += (size_t)snprintf(out + len, size - len, "%d", (int)pid);
+            if (pid < 0)
+                out[len++] = '*';
+            else
+                len += (size_t)snprintf(out + len, size - len, "%d", (int)pid);
             p++;
         } else if (p[0] == '%' && p[1] == 'n') {
             if (sequence < 0)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "probe/elf_sections.h"
 
 bool program_resolve(const char *program, char *out, size_t size)
 {
@@ -49,17 +50,38 @@ static const char *machine_name(unsigned machine, unsigned class)
     }
 }
 
+/* The ELF file at path, opened for reading (*fd to close after elf_end), or NULL: unreadable or
+ * not ELF (a script). */
+static Elf *open_elf(const char *path, int *fd)
+{
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0)
+        return NULL;
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+    if (elf != NULL && elf_kind(elf) == ELF_K_ELF)
+        return elf;
+    elf_end(elf);
+    close(*fd);
+    *fd = -1;
+    return NULL;
+}
+
+static void close_elf(Elf *elf, int fd)
+{
+    elf_end(elf);
+    close(fd);
+}
+
 /* The ELF header the preload was built for: this qaudit's own (they are built together). */
 static bool own_header(GElf_Ehdr *own)
 {
-    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    int fd;
+    Elf *elf = open_elf("/proc/self/exe", &fd);
+    if (elf == NULL)
         return false;
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    bool ok = elf != NULL && gelf_getehdr(elf, own) != NULL;
-    if (elf != NULL)
-        elf_end(elf);
-    close(fd);
+    bool ok = gelf_getehdr(elf, own) != NULL;
+    close_elf(elf, fd);
     return ok;
 }
 
@@ -99,16 +121,7 @@ static bool has_soname(Elf *elf)
 /* A Go program carries its build id in a note section of its own name. */
 static bool built_by_go(Elf *elf)
 {
-    size_t names;
-    if (elf_getshdrstrndx(elf, &names) != 0)
-        return false;
-    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn != NULL; scn = elf_nextscn(elf, scn)) {
-        GElf_Shdr shdr;
-        const char *name = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, names, shdr.sh_name) : NULL;
-        if (name != NULL && strcmp(name, ".note.go.buildid") == 0)
-            return true;
-    }
-    return false;
+    return probe_find_section(elf, ".note.go.buildid") != NULL;
 }
 
 static void judge(Elf *elf, const char *program, char *why, size_t size)
@@ -135,31 +148,12 @@ static void judge(Elf *elf, const char *program, char *why, size_t size)
                               : "; link it dynamically to audit it");
 }
 
-/* The program's ELF file, opened for reading (*fd to close after elf_end), or NULL: not found,
- * not readable, or not ELF (a script). */
+/* The program's ELF file (see open_elf), or NULL: not found, unreadable, or not ELF. */
 static Elf *open_program(const char *program, int *fd)
 {
     char path[4096];
     *fd = -1;
-    if (!program_resolve(program, path, sizeof path))
-        return NULL;
-    *fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (*fd < 0)
-        return NULL;
-    elf_version(EV_CURRENT);
-    Elf *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-    if (elf != NULL && elf_kind(elf) == ELF_K_ELF)
-        return elf;
-    elf_end(elf);
-    close(*fd);
-    *fd = -1;
-    return NULL;
-}
-
-static void close_program(Elf *elf, int fd)
-{
-    elf_end(elf);
-    close(fd);
+    return program_resolve(program, path, sizeof path) ? open_elf(path, fd) : NULL;
 }
 
 bool program_unreachable(const char *program, char *why, size_t size)
@@ -170,7 +164,7 @@ bool program_unreachable(const char *program, char *why, size_t size)
     if (elf == NULL)
         return false; /* exec says why */
     judge(elf, program, why, size);
-    close_program(elf, fd);
+    close_elf(elf, fd);
     return why[0] != '\0';
 }
 
@@ -181,6 +175,6 @@ bool program_is_go(const char *program)
     if (elf == NULL)
         return false;
     bool go = built_by_go(elf);
-    close_program(elf, fd);
+    close_elf(elf, fd);
     return go;
 }

@@ -16,24 +16,6 @@
 
 #define HEAD_BYTES 4096 /* process.run_id comes within the first few hundred bytes */
 
-/* The pattern with every pid and sequence a wildcard: every dump it can name. */
-static void pattern_glob(const char *pattern, char *out, size_t size)
-{
-    size_t len = 0;
-    for (const char *p = pattern; *p && len + 2 < size; p++) {
-        if (p[0] == '%' && (p[1] == 'p' || p[1] == 'n')) {
-            out[len++] = '*';
-            p++;
-        } else if (p[0] == '%' && p[1] == '%') {
-            out[len++] = '%';
-            p++;
-        } else {
-            out[len++] = *p;
-        }
-    }
-    out[len] = '\0';
-}
-
 /* Whether the dump at path belongs to the run (its head names the run's id), and its pid
  * (process.pid, the first member of "process"; 0 when not found). */
 static bool of_run(const char *path, const char *needle, pid_t *pid)
@@ -58,7 +40,7 @@ bool run_dumps_find(const char *pattern, const char *own, pid_t program, const c
                     struct run_dumps *out)
 {
     memset(out, 0, sizeof *out);
-    pattern_glob(pattern, out->glob, sizeof out->glob);
+    dump_path_expand(pattern, -1, -1, out->glob, sizeof out->glob); /* every pid, sequence */
     char needle[128];
     snprintf(needle, sizeof needle, "\"run_id\":\"%s\"", run_id);
     snprintf(out->needle, sizeof out->needle, "%s", needle);

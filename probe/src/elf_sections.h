@@ -6,11 +6,10 @@
 #include <gelf.h>
 #include <stddef.h>
 
+#include "probe/elf_sections.h" /* probe_find_section, public: qaudit run and the reports use it */
+
 /* The name of section scn, its header in *header; names is the index of the section-name string
  * table (elf_getshdrstrndx). NULL when the header or the name is unreadable. */
 char *probe_section_name(Elf *elf, size_t names, Elf_Scn *scn, GElf_Shdr *header);
-
-/* The first section called wanted that has bytes in the file (not SHT_NOBITS), NULL if none. */
-Elf_Scn *probe_find_section(Elf *elf, const char *wanted);
 
 #endif

@@ -2,13 +2,13 @@
  * NT_GNU_BUILD_ID note (a SHT_NOTE section, or a PT_NOTE segment when a stripped file has no
  * section headers); this adds the file checks and the hex. And whether a file has a section. */
 #include "elf_build_id.h"
+#include "probe/elf_sections.h"
 
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,16 +54,7 @@ bool elf_file_has_section(const char *path, const char *name)
 {
     int fd;
     Elf *elf = open_elf(path, &fd);
-    size_t names;
-    bool found = false;
-    if (elf != NULL && elf_getshdrstrndx(elf, &names) == 0)
-        for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn != NULL && !found;
-             scn = elf_nextscn(elf, scn)) {
-            GElf_Shdr shdr;
-            const char *section =
-                gelf_getshdr(scn, &shdr) ? elf_strptr(elf, names, shdr.sh_name) : NULL;
-            found = section != NULL && strcmp(section, name) == 0;
-        }
+    bool found = elf != NULL && probe_find_section(elf, name) != NULL;
     if (elf != NULL)
         elf_end(elf);
     if (fd >= 0)

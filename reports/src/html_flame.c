@@ -145,19 +145,13 @@ static uint32_t add_node(struct tree *t, uint32_t parent, uint32_t name,
     return (uint32_t)t->count++;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* Whether two levels read as the same "file:line" (NULL: no line). */
 static bool same_line(const struct report_location *a, const struct report_location *b)
 {
     if (a == NULL || b == NULL)
         return a == b;
     return a->line == b->line &&
-           (a->file == b->file || strcmp(base_name(a->file), base_name(b->file)) == 0);
+           (a->file == b->file || strcmp(path_base_name(a->file), path_base_name(b->file)) == 0);
 }
 
 /* The child of parent named name, made when new; a second source line for it is flagged. */
@@ -331,7 +325,7 @@ static void name_lines(struct tree *t, const bool *kept)
         const struct report_location *l = t->nodes[i].where;
         if (!kept[i] || l == NULL)
             continue;
-        snprintf(text, sizeof text, "%s:%u", base_name(l->file), l->line);
+        snprintf(text, sizeof text, "%s:%u", path_base_name(l->file), l->line);
         t->nodes[i].loc = intern(&t->locs, text);
     }
 }

@@ -109,6 +109,9 @@ bool live_worth_listing(const struct report *r, const struct report_site *s);
  * first process's command line. */
 void attribute_command(const struct report *r, char *out, size_t size);
 
+/* path_name.c: a path's last component ("/usr/bin/python3.11" -> "python3.11"). */
+const char *path_base_name(const char *path);
+
 /* interpreters.c: Python processes (by their executable), whether their objects reached malloc
  * (PYTHONMALLOC=malloc: nearly every call small), and the Debian packages with the symbols of
  * modules whose frames have none. */

@@ -60,17 +60,11 @@ static const struct {
 };
 #define RUNTIMES (sizeof runtimes / sizeof runtimes[0])
 
-static const char *file_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 unsigned runtime_of_dump(const struct report *dump)
 {
     const char *path =
         dump->process_count && dump->processes[0].exe != NULL ? dump->processes[0].exe : "";
-    const char *exe = file_name(path);
+    const char *exe = path_base_name(path);
     for (unsigned k = 1; k < RUNTIMES; k++) {
         if (runtimes[k].exe != NULL && strcmp(exe, runtimes[k].exe) == 0)
             return k;
@@ -78,7 +72,7 @@ unsigned runtime_of_dump(const struct report *dump)
             elf_file_has_section(path, runtimes[k].section))
             return k;
         for (size_t m = 0; runtimes[k].module != NULL && m < dump->module_count; m++)
-            if (strncmp(file_name(dump->modules[m].path), runtimes[k].module,
+            if (strncmp(path_base_name(dump->modules[m].path), runtimes[k].module,
                         strlen(runtimes[k].module)) == 0)
                 return k;
     }

@@ -19,12 +19,6 @@ size_t stack_first_location(const struct report *r, const struct report_stack *s
     return first;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 const char *stack_level_name(const struct report *r, const struct report_frame *f, size_t location,
                              char *out, size_t size)
 {
@@ -32,7 +26,7 @@ const char *stack_level_name(const struct report *r, const struct report_frame *
         const char *function = f->locations[location].function;
         snprintf(out, size, "%s", function ? function : "??");
     } else if (f->module != REPORT_NO_MODULE) {
-        snprintf(out, size, "%s+0x%" PRIx64, base_name(r->modules[f->module].path), f->offset);
+        snprintf(out, size, "%s+0x%" PRIx64, path_base_name(r->modules[f->module].path), f->offset);
     } else {
         snprintf(out, size, "0x%" PRIx64, f->offset);
     }

@@ -350,12 +350,6 @@ enum report_status report_symbolize(struct report *r, const char *binary, const 
     return REPORT_OK;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 void report_frame_describe(const struct report *r, const struct report_frame *frame, char *out,
                            size_t size)
 {
@@ -375,7 +369,7 @@ void report_frame_describe_from(const struct report *r, const struct report_fram
                          l->function ? l->function : "??");
         used += n > 0 ? (size_t)n : 0;
         if (l->file != NULL && used < size) {
-            n = snprintf(out + used, size - used, " (%s:%u)", base_name(l->file), l->line);
+            n = snprintf(out + used, size - used, " (%s:%u)", path_base_name(l->file), l->line);
             used += n > 0 ? (size_t)n : 0;
         }
         if (l->inlined && used < size) {
@@ -385,7 +379,7 @@ void report_frame_describe_from(const struct report *r, const struct report_fram
     }
     if (frame->location_count == 0) {
         if (m != NULL)
-            snprintf(out, size, "%s+0x%" PRIx64, base_name(m->path), frame->offset);
+            snprintf(out, size, "%s+0x%" PRIx64, path_base_name(m->path), frame->offset);
         else
             snprintf(out, size, "0x%" PRIx64, frame->offset);
         return;
