@@ -1,10 +1,7 @@
 /* The other dumps of a qaudit run: those the processes its program started (forked children,
  * programs they exec'd) wrote under the same pattern. Each carries the run's id
  * (process.run_id, QAUDIT_RUN_ID) in its first lines, which tells them from other runs' dumps
- * left under the same names (the default pattern puts every run in the current directory).
- * And the run's processes still running once the program has ended (a daemon): their
- * environment holds the run's id. */
-#include <dirent.h>
+ * left under the same names (the default pattern puts every run in the current directory). */
 #include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
@@ -73,47 +70,4 @@ void run_dumps_free(struct run_dumps *d)
         free(d->paths[i]);
     free(d->paths);
     memset(d, 0, sizeof *d);
-}
-
-/* Whether /proc/<pid>/environ holds entry (NAME=value) whole. A program that rewrites its
- * environment (a process title) is not found: the line that names the survivors is a help to
- * the user, not a figure. */
-static bool environ_holds(const char *pid, const char *entry)
-{
-    char path[64], buf[1 << 16];
-    snprintf(path, sizeof path, "/proc/%s/environ", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    size_t len = strlen(entry);
-    for (ssize_t at = 0; at < n; at += (ssize_t)strnlen(buf + at, (size_t)(n - at)) + 1)
-        if ((size_t)(n - at) > len && memcmp(buf + at, entry, len) == 0 && buf[at + len] == '\0')
-            return true;
-    return false;
-}
-
-size_t run_survivors(const char *run_id, pid_t *out, size_t max)
-{
-    char entry[128];
-    snprintf(entry, sizeof entry, "QAUDIT_RUN_ID=%s", run_id);
-    DIR *proc = opendir("/proc");
-    if (proc == NULL)
-        return 0;
-    size_t count = 0;
-    pid_t self = getpid();
-    for (struct dirent *e; (e = readdir(proc)) != NULL;) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (*end != '\0' || pid <= 0 || pid == self || !environ_holds(e->d_name, entry))
-            continue;
-        if (count < max)
-            out[count] = (pid_t)pid;
-        count++;
-    }
-    closedir(proc);
-    return count;
 }
