@@ -16,7 +16,8 @@ static const char layout_usage[] =
     "       qaudit layout BINARY --functions PATTERN... [--format text|json|md]\n"
     "  --type NAME        a struct, class or union (repeatable; all by default): with or without\n"
     "                     its namespaces and classes (Pair2<int, 3> finds lc::Pair2<int, 3>;\n"
-    "                     every match is shown), any spacing in template arguments, globs\n"
+    "                     every match is shown), any spacing in template arguments, globs;\n"
+    "                     -C NAME is the same, as in pahole\n"
     "  --format text|json|md  pahole-like text (default), qaudit-layout/1 JSON, or Markdown\n"
     "  --cacheline N      cache-line size for boundaries and straddles (default 64)\n"
     "  --min-holes N      only types with at least N holes\n"
@@ -106,9 +107,10 @@ int command_layout(int argc, char **argv)
     int opt, status = 0;
     struct layout_set set = {0};
     opterr = 0; /* a mistake is said in one line, by option_error */
-    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":C:", options, NULL)) != -1) {
         switch (opt) {
         case 't':
+        case 'C': /* pahole's spelling */
             patterns[pattern_count++] = optarg;
             break;
         case 'f':
@@ -155,6 +157,15 @@ int command_layout(int argc, char **argv)
             status = option_error("layout", opt, argv, options);
             goto done;
         }
+    }
+    if (optind < argc - 1) { /* pahole's `pahole -C NAME BINARY`, or `layout BINARY NAME` */
+        char problem[256];
+        snprintf(problem, sizeof problem,
+                 "expected one BINARY, got %d arguments ('%s', '%s'%s): a type is named with "
+                 "--type NAME or -C NAME",
+                 argc - optind, argv[optind], argv[optind + 1], argc - optind > 2 ? ", ..." : "");
+        status = usage_error("layout", problem);
+        goto done;
     }
     if (optind != argc - 1) {
         status = usage_error("layout", "expected one BINARY");

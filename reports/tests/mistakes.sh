@@ -91,6 +91,11 @@ expect 2 "qaudit reprot" "^qaudit: unknown command 'reprot' \(did you mean repor
 expect 2 "qaudit dif" "^qaudit: unknown command 'dif' \(did you mean diff\?\)$" "$qaudit" dif a b
 expect 2 "report without a dump" "^qaudit report: expected at least one DUMP" "$qaudit" report
 expect 2 "diff with one side" "^qaudit diff: expected BASE and NEW" "$qaudit" diff "$dump"
+expect 2 "layout BINARY TYPE, the type without --type" \
+  "^qaudit layout: expected one BINARY, got 2 arguments \('$bin/ringkv', 'connection'\): a type is named with --type NAME or -C NAME" \
+  "$qaudit" layout "$bin/ringkv" connection
+"$qaudit" layout -C connection "$bin/ringkv" >"$work/pahole-C.txt" 2>&1 && grep -q "^struct connection {" "$work/pahole-C.txt" &&
+  pass "layout -C NAME, as in pahole" || fail "layout -C connection: $(head -3 "$work/pahole-C.txt")"
 
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
