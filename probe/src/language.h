@@ -1,5 +1,5 @@
-/* A unit's source language as DW_AT_language gives it: which codes are C++. One list, so that
- * naming, class look-ups and the unit checks agree on it. */
+/* A unit's source language as DW_AT_language gives it: which codes are C++, and Rust. One list,
+ * so that naming, class look-ups and the unit checks agree on it. */
 #ifndef PROBE_LANGUAGE_H
 #define PROBE_LANGUAGE_H
 
@@ -15,13 +15,27 @@ static inline bool probe_language_is_cxx(Dwarf_Word code)
            code == 0x002b;
 }
 
-/* The unit root's language is C++ (false without DW_AT_language). */
-static inline bool probe_unit_is_cxx(Dwarf_Die *root)
+/* The unit root's DW_AT_language (0 without one). */
+static inline Dwarf_Word probe_unit_language(Dwarf_Die *root)
 {
     Dwarf_Attribute attr;
     Dwarf_Word code = 0;
-    return dwarf_attr(root, DW_AT_language, &attr) != NULL && dwarf_formudata(&attr, &code) == 0 &&
-           probe_language_is_cxx(code);
+    if (dwarf_attr(root, DW_AT_language, &attr) == NULL || dwarf_formudata(&attr, &code) != 0)
+        return 0;
+    return code;
+}
+
+/* The unit root's language is C++ (false without DW_AT_language). */
+static inline bool probe_unit_is_cxx(Dwarf_Die *root)
+{
+    return probe_language_is_cxx(probe_unit_language(root));
+}
+
+/* The unit root's language is Rust, whose types live in modules (DW_TAG_namespace) as C++'s do
+ * in namespaces: core::option::Option<u8> and m::Msg. */
+static inline bool probe_unit_is_rust(Dwarf_Die *root)
+{
+    return probe_unit_language(root) == DW_LANG_Rust;
 }
 
 #endif

@@ -78,7 +78,8 @@ bool probe_settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t firs
             probe_type_of(&child, &type) == NULL)
             continue; /* (as probe_read_members and read_member skip them) */
         while (next < t->member_count &&
-               (t->members[next].depth != scope.depth || t->members[next].is_virtual))
+               (t->members[next].depth != scope.depth || t->members[next].is_virtual ||
+                t->members[next].variant_part))
             next++;
         if (next == t->member_count)
             break;

@@ -152,6 +152,70 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
     return ok;
 }
 
+/* A Rust enum's variants (DW_TAG_variant_part): one at a time in the same bytes, each a member of
+ * its own struct type, and the artificial member the discriminant is read from (often inside a
+ * variant's bytes: a niche). Laid out as pahole shows an unnamed union: one member "union {...}"
+ * that covers them all, whose members are the discriminant and the variants. Without it the
+ * enum's bytes would read as padding. */
+#define VARIANT_PART_TYPE "union {...}"
+#define DISCRIMINANT_NAME "<discriminant>"
+
+static bool read_variant(struct layout_type *t, Dwarf_Die *variant, struct member_scope inner)
+{
+    Dwarf_Die child;
+    if (probe_checked_child(variant, &child) != 0)
+        return true;
+    do
+        if (dwarf_tag(&child) == DW_TAG_member && !read_member(t, &child, true, inner))
+            return false;
+    while (probe_checked_siblingof(&child, &child) == 0);
+    return true;
+}
+
+static bool read_variant_part(struct layout_type *t, Dwarf_Die *part, struct member_scope scope)
+{
+    size_t at = t->member_count;
+    struct layout_member u = {.name = strdup(""),
+                              .type = scope.light ? NULL : strdup(VARIANT_PART_TYPE),
+                              .name_at = strlen(VARIANT_PART_TYPE),
+                              .offset = scope.base,
+                              .bit_offset = -1,
+                              .depth = scope.depth,
+                              .inline_only = !scope.expand && scope.depth > 0,
+                              .variant_part = true};
+    if (u.name == NULL || (u.type == NULL && !scope.light) || !probe_add_member(t, u)) {
+        free(u.name);
+        free(u.type);
+        return false;
+    }
+    struct member_scope inner = scope;
+    inner.prefix = t->members[at].name; /* "": the variants are named as they are */
+    inner.depth++;
+    Dwarf_Die child;
+    if (scope.depth < 8 && probe_checked_child(part, &child) == 0) {
+        do {
+            int tag = dwarf_tag(&child);
+            size_t before = t->member_count;
+            if (tag == DW_TAG_member && !read_member(t, &child, true, inner))
+                return false;
+            if (tag == DW_TAG_member && t->member_count > before &&
+                t->members[before].name[0] == '\0') {
+                free(t->members[before].name);
+                if ((t->members[before].name = strdup(DISCRIMINANT_NAME)) == NULL)
+                    return false;
+            }
+            if (tag == DW_TAG_variant && !read_variant(t, &child, inner))
+                return false;
+        } while (probe_checked_siblingof(&child, &child) == 0);
+    }
+    uint64_t end = scope.base; /* the union covers its members */
+    for (size_t i = at + 1; i < t->member_count; i++)
+        if (t->members[i].depth == inner.depth && t->members[i].offset + t->members[i].size > end)
+            end = t->members[i].offset + t->members[i].size;
+    t->members[at].size = t->members[at].type_size = end - scope.base;
+    return true;
+}
+
 bool probe_read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope)
 {
     Dwarf_Die child;
@@ -169,6 +233,8 @@ bool probe_read_members(struct layout_type *t, Dwarf_Die *aggregate, struct memb
             (ctag == DW_TAG_inheritance && !probe_cxx_is_virtual_inheritance(&child)))
             if (!read_member(t, &child, in_union, scope))
                 return false;
+        if (ctag == DW_TAG_variant_part && !read_variant_part(t, &child, scope))
+            return false;
     } while (probe_checked_siblingof(&child, &child) == 0);
     if (bases && scope.complete &&
         !probe_add_virtual_bases(t, aggregate, first, scope, probe_read_members))

@@ -43,6 +43,7 @@ struct named {
 struct unit {
     const void *key; /* the unit DIE's address */
     bool cplusplus;
+    bool scoped; /* names are qualified by their scopes: C++, and Rust's modules */
     bool type_unit;
     unsigned long used; /* when last asked for: the least recent is dropped */
     int busy;           /* names of it are being computed: it may not be dropped */
@@ -187,6 +188,7 @@ static struct unit *unit_build(Dwarf_Die *root)
         return NULL;
     u->key = root->addr;
     u->cplusplus = probe_unit_is_cxx(root);
+    u->scoped = u->cplusplus || probe_unit_is_rust(root);
     u->type_unit = dwarf_tag(root) == DW_TAG_type_unit;
     const void *end;
     if (!index_children(u, root, -1, 0, false, &end)) {
@@ -830,7 +832,7 @@ static bool qualified(Dwarf_Die *die, struct scope_name *out, int depth)
     struct unit *u = unit_of(die);
     if (u == NULL)
         return false;
-    if (!u->cplusplus) {
+    if (!u->scoped) {
         out->name = probe_checked_diename(die);
         return true;
     }

@@ -49,7 +49,7 @@ static const char *not_utf8(const struct layout_type *t, char *why, size_t size)
 /* A member's extent in bits from the start of its type. */
 static void extent(const struct layout_member *m, uint64_t *from, uint64_t *to)
 {
-    if (m->bit_size > 0 && m->bit_offset >= 0) {
+    if (m->bit_offset >= 0) { /* a bit-field, of 0 bits too (rustc 1.63 so marks a [u8] tail) */
         *from = (uint64_t)m->bit_offset;
         *to = *from + m->bit_size;
     } else {

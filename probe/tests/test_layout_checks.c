@@ -318,6 +318,23 @@ static void test_member_past_the_end(void **state)
     expect_layout_refused(t, "lies past the end");
 }
 
+/* rustc 1.63 (Debian 12's) gives an unsized tail such as std's `struct Slice { inner: [u8] }`
+ * (0 bytes) as a bit-field of 0 bits in a 1-byte unit: it takes no bit, and is no corruption.
+ * A byte past the end of such a type still is. */
+static void test_zero_width_bit_field_in_an_empty_type(void **state)
+{
+    (void)state;
+    struct layout_type *t = two_ints();
+    members[0] = (struct layout_member){
+        .name = "inner", .type = "u8", .offset = 0, .size = 1, .bit_offset = 0, .bit_size = 0};
+    t->member_count = 1;
+    t->size = 0;
+    t->align = 1;
+    expect_layout_accepted(t);
+    members[0].bit_size = 1;
+    expect_layout_refused(t, "member inner (offset 0, size 1) lies past the end");
+}
+
 static void test_impossible_size_or_alignment(void **state)
 {
     (void)state;
@@ -377,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_overlapping_members),
         cmocka_unit_test(test_bit_fields_share_units_not_bits),
         cmocka_unit_test(test_member_past_the_end),
+        cmocka_unit_test(test_zero_width_bit_field_in_an_empty_type),
         cmocka_unit_test(test_impossible_size_or_alignment),
         cmocka_unit_test(test_names_that_are_no_text),
         cmocka_unit_test(test_type_that_cannot_be_spelled),

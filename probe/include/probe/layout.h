@@ -40,6 +40,8 @@ struct layout_member {
     bool inline_only;   /* a member of an unnamed struct or union member, read without --expand
                            only so that text shows it inline (as pahole does): JSON, holes and
                            baselines leave it out */
+    bool variant_part;  /* the unnamed union that stands for a Rust enum's variants
+                           (DW_TAG_variant_part), made by qaudit: no DWARF member of its own */
 };
 
 struct layout_hole {
