@@ -1,8 +1,10 @@
 /* The program qaudit run is asked to start, as a file: where execvp would find it, and whether
  * a preloaded library can reach its malloc at all. A statically linked program (no PT_INTERP: no
  * dynamic loader, so LD_PRELOAD is never read) and one built for another machine than the preload
- * (the loader skips the preload with a warning) would run to the end and leave no dump. A file
- * that is not ELF (a script) or cannot be read is left to exec. */
+ * (the loader skips the preload with a warning) would run to the end and leave no dump; so would
+ * one exec runs in secure mode (set-user-ID, set-group-ID, file capabilities), for which the
+ * loader ignores LD_PRELOAD's paths. A file that is not ELF (a script) or cannot be read is left
+ * to exec. */
 #include <elf.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -10,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -148,30 +153,57 @@ static void judge(Elf *elf, const char *program, char *why, size_t size)
                               : "; link it dynamically to audit it");
 }
 
-/* The program's ELF file (see open_elf), or NULL: not found, unreadable, or not ELF. */
-static Elf *open_program(const char *program, int *fd)
+/* Whether exec would run path in secure mode (AT_SECURE, ld.so(8)): the loader then takes no
+ * LD_PRELOAD entry with a slash, the preload's among them. The kernel sets it when the exec
+ * changes the user or group (a set-user-ID file of another owner than the caller's real user, a
+ * set-group-ID one of another group), unless the file system is mounted nosuid, and when file
+ * capabilities raise a user other than root. */
+static void judge_secure(const char *path, const char *program, char *why, size_t size)
 {
-    char path[4096];
-    *fd = -1;
-    return program_resolve(program, path, sizeof path) ? open_elf(path, fd) : NULL;
+    struct stat st;
+    struct statvfs fs;
+    if (stat(path, &st) != 0 || (statvfs(path, &fs) == 0 && (fs.f_flag & ST_NOSUID)))
+        return;
+    if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
+        snprintf(why, size,
+                 "%s is set-user-ID (owner uid %u): exec runs it in secure mode, in which the "
+                 "loader ignores LD_PRELOAD, so nothing would be counted; run qaudit as uid %u, "
+                 "or audit a copy without the bit",
+                 program, (unsigned)st.st_uid, (unsigned)st.st_uid);
+    else if ((st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) && st.st_gid != getgid())
+        snprintf(why, size,
+                 "%s is set-group-ID (group gid %u): exec runs it in secure mode, in which the "
+                 "loader ignores LD_PRELOAD, so nothing would be counted; audit a copy without "
+                 "the bit",
+                 program, (unsigned)st.st_gid);
+    else if (getuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0)
+        snprintf(why, size,
+                 "%s has file capabilities: exec runs it in secure mode, in which the loader "
+                 "ignores LD_PRELOAD, so nothing would be counted; run qaudit as root, or audit a "
+                 "copy without them",
+                 program);
 }
 
 bool program_unreachable(const char *program, char *why, size_t size)
 {
     why[0] = '\0';
+    char path[4096];
     int fd;
-    Elf *elf = open_program(program, &fd);
+    Elf *elf = program_resolve(program, path, sizeof path) ? open_elf(path, &fd) : NULL;
     if (elf == NULL)
         return false; /* exec says why */
     judge(elf, program, why, size);
     close_elf(elf, fd);
+    if (why[0] == '\0')
+        judge_secure(path, program, why, size);
     return why[0] != '\0';
 }
 
 bool program_is_go(const char *program)
 {
+    char path[4096];
     int fd;
-    Elf *elf = open_program(program, &fd);
+    Elf *elf = program_resolve(program, path, sizeof path) ? open_elf(path, &fd) : NULL;
     if (elf == NULL)
         return false;
     bool go = built_by_go(elf);

@@ -63,6 +63,22 @@ expect 2 "run of a statically linked program" \
   "^qaudit run: $bin/fixture_static_sleeper is statically linked: no dynamic loader reads LD_PRELOAD for it" \
   "$qaudit" run --out "$work/x-%p.json" -- "$bin/fixture_static_sleeper"
 grep -q ready "$work/out" && fail "the static program ran" || pass "the static program did not run"
+# Set-user-ID to another user: exec runs it in secure mode, and the loader ignores LD_PRELOAD.
+if [ "$(id -u)" = 0 ]; then
+  cp /bin/echo "$work/suid-echo" && chown 65534 "$work/suid-echo" && chmod u+s "$work/suid-echo"
+  if python3 -c 'import os,sys; sys.exit(0 if os.statvfs(sys.argv[1]).f_flag & os.ST_NOSUID else 1)' "$work"; then # nosuid
+    "$qaudit" run --out "$work/nosuid-%p.json" -- "$work/suid-echo" ran >"$work/out" 2>"$work/err"
+    ls "$work"/nosuid-*.json >/dev/null 2>&1 && pass "set-user-ID on a nosuid mount: run, and a dump" ||
+      fail "set-user-ID on a nosuid mount: $(head -c 600 "$work/err")"
+  else
+    expect 2 "run of a set-user-ID program of another user" \
+      "^qaudit run: $work/suid-echo is set-user-ID \(owner uid 65534\): exec runs it in secure mode, in which the loader ignores LD_PRELOAD" \
+      "$qaudit" run --out "$work/x-%p.json" -- "$work/suid-echo" ran
+    grep -q ran "$work/out" && fail "the set-user-ID program ran" || pass "the set-user-ID program did not run"
+  fi
+else
+  fail "cannot test a set-user-ID program of another user: not root"
+fi
 # An i386 executable's header (ELF32, EM_386, no program headers): exec would hand it to sh.
 python3 -c 'import struct,sys; sys.stdout.buffer.write(b"\x7fELF\x01\x01\x01" + bytes(9) + struct.pack("<HHIIIIIHHHHHH", 2, 3, 1, 0x8048000, 0, 0, 0, 52, 32, 0, 40, 0, 0))' >"$work/i386"
 chmod +x "$work/i386"
