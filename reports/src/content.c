@@ -10,11 +10,43 @@
 #include "probe/classes.h"
 #include "reports/render.h"
 
+/* The dumps listed by name: a build or a shell loop leaves hundreds, and the table would push
+ * everything else pages down. The rest are counted by program; the JSON has every one. */
+#define DUMPS_LISTED 10
+#define PROGRAMS_COUNTED 4
+
+/* "/bin/true 300, bash 292, seq 1": the dumps from index first on, by executable. */
+static void dumps_not_listed(struct document *d, const struct report *r, size_t first)
+{
+    char counted[256] = "";
+    size_t used = 0, groups = 0;
+    for (size_t i = first; i < r->process_count; i++) {
+        const char *exe = r->processes[i].exe;
+        bool seen = false;
+        for (size_t j = first; j < i && !seen; j++)
+            seen = strcmp(r->processes[j].exe, exe) == 0;
+        if (seen || groups++ >= PROGRAMS_COUNTED)
+            continue;
+        size_t n = 0;
+        for (size_t j = i; j < r->process_count; j++)
+            n += strcmp(r->processes[j].exe, exe) == 0;
+        char count[CELL];
+        used += (size_t)snprintf(counted + used, used < sizeof counted ? sizeof counted - used : 0,
+                                 "%s%s %s", used ? ", " : "", exe, count_cell(count, n));
+        if (used >= sizeof counted)
+            used = sizeof counted - 1;
+    }
+    doc_paragraph(d, "And %zu more dump%s: %s%s (the JSON report lists each).",
+                  r->process_count - first, r->process_count - first == 1 ? "" : "s", counted,
+                  groups > PROGRAMS_COUNTED ? ", ..." : "");
+}
+
 static void section_dumps(struct document *d, const struct report *r)
 {
     doc_heading(d, 1, "qaudit allocation report");
     doc_table(d, (const char *const[]){"pid", "program", "dump", "written at", "stacks", NULL});
-    for (size_t i = 0; i < r->process_count; i++) {
+    size_t listed = r->process_count > DUMPS_LISTED ? DUMPS_LISTED : r->process_count;
+    for (size_t i = 0; i < listed; i++) {
         const struct report_process *p = &r->processes[i];
         char pid[CELL];
         snprintf(pid, sizeof pid, "%" PRIu64, p->pid);
@@ -25,6 +57,8 @@ static void section_dumps(struct document *d, const struct report *r)
         doc_row(d, (const char *const[]){pid, p->argv[0] ? p->argv : p->exe, p->source, reason,
                                          stacks});
     }
+    if (listed < r->process_count)
+        dumps_not_listed(d, r, listed);
     if (r->superseded > 0)
         doc_paragraph(d,
                       "%zu earlier snapshot%s superseded by a later dump of the same process "

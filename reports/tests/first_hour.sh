@@ -186,6 +186,33 @@ reported=$(next_report "$work/family" "$work/family3.err")
 [ "$reported" = "$added" ] && tail -1 "$work/family3.err" | grep -q "grep -l" &&
   pass "many, beside others: picked by the run's id ($reported)" ||
   fail "third run: the command reports $reported dumps of $added: $(tail -1 "$work/family3.err")"
+# Many dumps (a build, a shell loop): the text lists 10 and counts the rest by program, and shows
+# the timelines of the 10 processes whose live bytes rose highest; the JSON holds every one.
+line=$(tail -1 "$work/family3.err")
+(cd "$work" && eval "\"\$qaudit\" report ${line#qaudit run: next: qaudit report } -o $work/family/r.txt")
+python3 - "$work/family/r.txt" "$added" "$work/family/r.json" <<'PY' && pass "$added dumps: 10 listed, the rest counted by program; 10 timelines, the highest" ||
+import json, re, sys
+text, added = open(sys.argv[1]).read(), int(sys.argv[2])
+table = text.split("\n== ")[0]
+rows = [l for l in table.splitlines() if re.match(r"^  \d+  ", l)]
+more = re.search(r"^And (\d+) more dumps: (.*) \(the JSON report lists each\)\.$", table, re.M)
+counted = sum(int(n.replace(",", "")) for n in re.findall(r" (\d[\d,]*)(?:,|$)", more.group(2))) if more else -1
+timeline = text.split("== Memory over time")[1].split("\n== ")[0]
+lines = re.findall(r"^pid \d+ \(", timeline, re.M)
+unit = {"B": 1, "KiB": 1024, "MiB": 1 << 20, "GiB": 1 << 30}
+shown = [float(n.replace(",", "")) * unit[u]
+         for n, u in re.findall(r"live bytes highest at ([\d.,]+) (B|KiB|MiB|GiB) ", " ".join(timeline.split()))]
+json_peaks = sorted((t["peak_live"]["live_bytes"] for t in json.load(open(sys.argv[3]))["timeline"]), reverse=True)
+tenth = json_peaks[9] if len(json_peaks) >= 10 else -1
+ok = (len(rows) == 10 and more and int(more.group(1)) == added - 10 and counted == added - 10
+      and f"The 10 processes whose live bytes rose highest, of {added}" in timeline and len(lines) == 10
+      and len(shown) == 10 and abs(min(shown) - tenth) <= 0.005 * tenth + 1)
+if not ok:
+    print(f"rows {len(rows)}, more {more and more.group(0)}, counted {counted}, timelines {len(lines)}, "
+          f"lowest shown {shown and min(shown)}, tenth highest in the JSON {tenth}")
+sys.exit(0 if ok else 1)
+PY
+  fail "many dumps: see above ($work/family/r.txt)"
 # The sleep outlives bash; bash says its pid ($!) before it exits, whatever sleep is doing
 # (still in execve, or writing the preload's dump before it) when run looks.
 "$qaudit" run --out "$work/family/" -- bash -c 'sleep 60 >/dev/null & echo $! >"$0"; exit 0' "$work/sleep.pid" \
