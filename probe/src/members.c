@@ -9,6 +9,7 @@
 #include "probe/layout.h"
 #include "cxx_bases.h"
 #include "dwarf_errors.h"
+#include "language.h"
 #include "member_list.h"
 #include "aggregate_tag.h"
 #include "reader.h"
@@ -54,6 +55,31 @@ static bool where_defined(Dwarf_Die *type, struct layout_member *m)
     }
     const char *source = probe_is_aggregate_type(&cls) ? probe_defined_in(&cls) : NULL;
     return source == NULL || (m->defined_in = strdup(source)) != NULL;
+}
+
+/* Rust's unsized tail (`struct Slice { inner: [u8] }`, a type of 0 bytes): rustc 1.95 gives the
+ * member its element's type at the end of the 0-byte struct, rustc 1.63 makes it a bit-field of
+ * 0 bits in a 1-byte unit. It is what C writes as a flexible array member, `u8 inner[]`, which
+ * takes no byte of the struct: so it is spelled and sized, whichever rustc wrote it. */
+static bool unsized_tail(const struct layout_type *t, Dwarf_Die *child, struct layout_member *m,
+                         struct member_scope scope)
+{
+    Dwarf_Die cu;
+    if (scope.depth != 0 || t->size != 0 || m->size == 0 || m->bit_size > 0 ||
+        dwarf_diecu(child, &cu, NULL, NULL) == NULL || !probe_unit_is_rust(&cu))
+        return true;
+    m->bit_offset = -1;
+    m->size = m->type_size = 0; /* sizeof an incomplete array: none */
+    if (m->type == NULL || m->name_at != strlen(m->type))
+        return true; /* (a light read has no type; a declarator other than a plain name stays) */
+    size_t n = strlen(m->type) + 3;
+    char *flexible = malloc(n);
+    if (flexible == NULL)
+        return false;
+    snprintf(flexible, n, "%s[]", m->type);
+    free(m->type);
+    m->type = flexible;
+    return true;
 }
 
 /* One DW_TAG_member or DW_TAG_inheritance child of an aggregate. */
@@ -121,7 +147,8 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
         if (size > 0)
             m.offset = (uint64_t)m.bit_offset / 8 / size * size;
     }
-    if (m.name == NULL || (m.type == NULL && !scope.light) || !probe_add_member(t, m)) {
+    if (m.name == NULL || (m.type == NULL && !scope.light) || !unsized_tail(t, child, &m, scope) ||
+        !probe_add_member(t, m)) {
         free(m.name);
         free(m.type);
         free(m.defined_in);

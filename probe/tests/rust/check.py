@@ -17,6 +17,7 @@ usage: check.py QAUDIT LAYOUTS_RS; exit 0 pass, 1 fail (rustc missing fails: scr
 installs it)."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -41,7 +42,7 @@ def truth(binary):
         if kind == "size":
             name, size, align = rest.rsplit(" ", 2)
             sizes[name] = (int(size), int(align))
-        else:
+        elif kind == "offset":
             head, offset = rest.rsplit(" ", 1)
             name, member = head.rsplit(" ", 1)
             offsets.setdefault(name, {})[member] = int(offset)
@@ -97,6 +98,13 @@ def check(rustc, work):
         facts += 1
         if len(every) < 50 or conflicts:
             fail(f"whole binary: {len(every)} types, ODR conflicts claimed for {conflicts[:6]}")
+        # OsStr's Slice { inner: [u8] } is unsized: 0 bytes, its tail a flexible array that takes
+        # none of them (rustc 1.63 writes a bit-field of 0 bits, later ones the element's type).
+        slices = [t for t in every if re.fullmatch(r"std::sys::(unix::)?os_str(::bytes)?::Slice", t["name"])]
+        facts += len(slices)
+        if not slices or any(t["size"] != 0 or [(m["type"], m["size"]) for m in t["members"]] != [("u8[]", 0)]
+                             for t in slices):
+            fail(f"std's unsized Slice: {slices or 'not in the layout'}")
     return facts
 
 

@@ -72,6 +72,9 @@ fn main() {
     if let Tagged::Small(a) = &small {
         println!("offset layouts::Tagged Small.__0 {}", at(&small, a));
     }
+    // std's unsized types (Path, OsStr, their Slice { inner: [u8] }) come into the DWARF too.
+    let path = std::path::Path::new("/tmp/x");
+    println!("unsized {}", path.as_os_str().len());
     let name = Some(String::from("x"));
     if let Some(s) = &name {
         println!("offset core::option::Option<alloc::string::String> Some.__0 {}", at(&name, s));
