@@ -1,8 +1,8 @@
 /* Wrappers folded away: a program's own allocation wrappers (zmalloc, xmalloc, g_malloc, operator
- * new...) and its runtime's (OpenSSL's, the JVM's, V8's, Ruby's, Lua's) would otherwise be every
- * site's first frame. Leading frames whose functions match the skip globs are dropped, and sites
- * left with the same stack become one, as pprof's drop_frames does. Runs after symbolization: it
- * matches function names. */
+ * new...) and its runtime's (OpenSSL's, the JVM's, V8's, Ruby's, Lua's, Rust's alloc::alloc)
+ * would otherwise be every site's first frame. Leading frames whose functions match the skip
+ * globs are dropped, and sites left with the same stack become one, as pprof's drop_frames does.
+ * Runs after symbolization: it matches function names. */
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +51,19 @@ const char *const report_default_skip[] = {"zmalloc*",
                                            "objspace_xmalloc*",
                                            "objspace_xcalloc",
                                            "objspace_xrealloc",
+                                           "alloc::alloc::alloc", /* Rust's */
+                                           "alloc::alloc::alloc_zeroed",
+                                           "alloc::alloc::realloc",
+                                           "alloc::alloc::exchange_malloc",
+                                           "alloc::alloc::Global::*",
+                                           "alloc::boxed::box_new_uninit",
+                                           "<alloc::alloc::Global as core::alloc::Allocator>::*",
+                                           "__rust_alloc*",
+                                           "__rust_realloc",
+                                           "__rdl_alloc*",
+                                           "__rdl_realloc",
+                                           "*GlobalAlloc for std::alloc::System>::*",
+                                           "<std::alloc::System as *GlobalAlloc>::*",
                                            "luaM_malloc_", /* Lua */
                                            "luaM_realloc_",
                                            "l_alloc",

@@ -171,6 +171,19 @@ static const char *readable_name(const char *name, char *buf, size_t size)
     return buf;
 }
 
+/* An inlined function's linkage name (from its abstract origin), which names it whole as its
+ * symbol would ("alloc::alloc::Global::alloc_impl", "std::__new_allocator<int>::allocate"),
+ * where DW_AT_name has only its last part ("alloc_impl"): wrappers inlined into their caller
+ * then match the skip globs as they do when called. NULL without one (C). */
+static const char *linkage_name(Dwarf_Die *inlined)
+{
+    Dwarf_Attribute attr;
+    if (dwarf_attr_integrate(inlined, DW_AT_linkage_name, &attr) == NULL &&
+        dwarf_attr_integrate(inlined, DW_AT_MIPS_linkage_name, &attr) == NULL)
+        return NULL;
+    return dwarf_formstring(&attr);
+}
+
 /* Fills f's locations: one per inlined level, innermost first, then the real function. */
 static void resolve(Dwfl_Module *module, struct cached_frame *f)
 {
@@ -203,7 +216,7 @@ static void resolve(Dwfl_Module *module, struct cached_frame *f)
         if (!is_function_scope(&scopes[i]))
             continue;
         bool inlined = dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;
-        const char *name = inlined ? dwarf_diename(&scopes[i]) : symbol_name;
+        const char *name = inlined ? linkage_name(&scopes[i]) : symbol_name;
         if (name == NULL)
             name = dwarf_diename(&scopes[i]);
         name = readable_name(name, unversioned, sizeof unversioned);
