@@ -6,7 +6,6 @@
  * loader ignores LD_PRELOAD's paths. A file that is not ELF (a script) or cannot be read is left
  * to exec. */
 #include <elf.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -55,38 +54,15 @@ static const char *machine_name(unsigned machine, unsigned class)
     }
 }
 
-/* The ELF file at path, opened for reading (*fd to close after elf_end), or NULL: unreadable or
- * not ELF (a script). */
-static Elf *open_elf(const char *path, int *fd)
-{
-    *fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (*fd < 0)
-        return NULL;
-    elf_version(EV_CURRENT);
-    Elf *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-    if (elf != NULL && elf_kind(elf) == ELF_K_ELF)
-        return elf;
-    elf_end(elf);
-    close(*fd);
-    *fd = -1;
-    return NULL;
-}
-
-static void close_elf(Elf *elf, int fd)
-{
-    elf_end(elf);
-    close(fd);
-}
-
 /* The ELF header the preload was built for: this qaudit's own (they are built together). */
 static bool own_header(GElf_Ehdr *own)
 {
     int fd;
-    Elf *elf = open_elf("/proc/self/exe", &fd);
+    Elf *elf = probe_elf_open("/proc/self/exe", &fd, NULL);
     if (elf == NULL)
         return false;
     bool ok = gelf_getehdr(elf, own) != NULL;
-    close_elf(elf, fd);
+    probe_elf_close(elf, fd);
     return ok;
 }
 
@@ -189,11 +165,11 @@ bool program_unreachable(const char *program, char *why, size_t size)
     why[0] = '\0';
     char path[4096];
     int fd;
-    Elf *elf = program_resolve(program, path, sizeof path) ? open_elf(path, &fd) : NULL;
+    Elf *elf = program_resolve(program, path, sizeof path) ? probe_elf_open(path, &fd, NULL) : NULL;
     if (elf == NULL)
         return false; /* exec says why */
     judge(elf, program, why, size);
-    close_elf(elf, fd);
+    probe_elf_close(elf, fd);
     if (why[0] == '\0')
         judge_secure(path, program, why, size);
     return why[0] != '\0';
@@ -203,10 +179,10 @@ bool program_is_go(const char *program)
 {
     char path[4096];
     int fd;
-    Elf *elf = program_resolve(program, path, sizeof path) ? open_elf(path, &fd) : NULL;
+    Elf *elf = program_resolve(program, path, sizeof path) ? probe_elf_open(path, &fd, NULL) : NULL;
     if (elf == NULL)
         return false;
     bool go = built_by_go(elf);
-    close_elf(elf, fd);
+    probe_elf_close(elf, fd);
     return go;
 }

@@ -1,7 +1,35 @@
-/* Finding an ELF file's sections by name (elf_sections.h). */
+/* Opening ELF files, and finding their sections by name (elf_sections.h). */
 #include "elf_sections.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+Elf *probe_elf_open(const char *path, int *fd, bool *exists)
+{
+    struct stat st;
+    bool found = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    *fd = found ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (exists != NULL)
+        *exists = *fd >= 0;
+    if (*fd < 0)
+        return NULL;
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+    if (elf != NULL && elf_kind(elf) == ELF_K_ELF)
+        return elf;
+    probe_elf_close(elf, *fd);
+    *fd = -1;
+    return NULL;
+}
+
+void probe_elf_close(Elf *elf, int fd)
+{
+    elf_end(elf);
+    if (fd >= 0)
+        close(fd);
+}
 
 char *probe_section_name(Elf *elf, size_t names, Elf_Scn *scn, GElf_Shdr *header)
 {

@@ -6,7 +6,8 @@
 #include <gelf.h>
 #include <stddef.h>
 
-#include "probe/elf_sections.h" /* probe_find_section, public: qaudit run and the reports use it */
+#include "probe/elf_sections.h" /* probe_find_section and probe_elf_open, public: qaudit run and
+                                      the reports use them */
 
 /* The name of section scn, its header in *header; names is the index of the section-name string
  * table (elf_getshdrstrndx). NULL when the header or the name is unreadable. */
