@@ -194,7 +194,8 @@ python3 - "$work/family/r.txt" "$added" "$work/family/r.json" <<'PY' && pass "$a
 import json, re, sys
 text, added = open(sys.argv[1]).read(), int(sys.argv[2])
 table = text.split("\n== ")[0]
-rows = [l for l in table.splitlines() if re.match(r"^  \d+  ", l)]
+# The table's rows: a pid right-aligned in its column (pids of 4 and 5 digits: 3 spaces or 2).
+rows = [l for l in table.splitlines() if re.match(r"^ +\d+  ", l)]
 more = re.search(r"^And (\d+) more dumps: (.*) \(the JSON report lists each\)\.$", table, re.M)
 counted = sum(int(n.replace(",", "")) for n in re.findall(r" (\d[\d,]*)(?:,|$)", more.group(2))) if more else -1
 timeline = text.split("== Memory over time")[1].split("\n== ")[0]
