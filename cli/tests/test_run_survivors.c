@@ -1,6 +1,7 @@
-/* run_survivors (cli/run_survivors.c): a process of the run is named however often it execs.
- * The test re-executes itself in a chain of execve that lasts until told to stop, and scans
- * for the run's processes all the while: every scan must find the one process. */
+/* run_survivors (cli/run_survivors.c): a process of the run is named however often it execs, and
+ * when it wrote a process title over its environment. The test re-executes itself: in a chain of
+ * execve that lasts until told to stop, scanned all the while (every scan must find the one
+ * process), and under the preload as a program that sets its title as nginx does. */
 #include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include "cli.h"
 
 #define CHAIN_FLAG "--exec-chain"
+#define TITLED_FLAG "--titled"
 #define SCANS 300
 
 /* One link of the chain, an image exec'd with the run's id in its environment: the first says so
@@ -75,6 +77,85 @@ static void a_process_that_execs_is_found_by_every_scan(void **state)
     assert_int_equal(found_once, SCANS);
 }
 
+/* A program that sets its process title as nginx and PostgreSQL do: the title is written over
+ * the environment's strings, which /proc/<pid>/environ then reads. It says so on fd_ready and
+ * waits until fd_stop reads end of file. */
+static int titled(const char *fd_stop, const char *fd_ready)
+{
+    extern char **environ;
+    char *first = environ[0], *last = first;
+    for (char **e = environ; *e != NULL; e++)
+        last = *e;
+    memset(first, 'x', (size_t)(last + strlen(last) - first));
+    memcpy(first, "titled: worker process", 22);
+    if (write(atoi(fd_ready), "r", 1) != 1)
+        return 1;
+    char byte;
+    return read(atoi(fd_stop), &byte, 1) == 0 ? 0 : 1;
+}
+
+/* Starts this test as a titled program under the preload, in the run run_id; its pid, and in
+ * *stop the pipe's end to close to end it. */
+static pid_t start_titled(const char *run_id, const char *out_dir, int *stop)
+{
+    int stop_pipe[2], ready[2];
+    assert_int_equal(pipe(stop_pipe), 0);
+    assert_int_equal(pipe(ready), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        close(stop_pipe[1]);
+        close(ready[0]);
+        char fd_stop[16], fd_ready[16], out[4200];
+        snprintf(fd_stop, sizeof fd_stop, "%d", stop_pipe[0]);
+        snprintf(fd_ready, sizeof fd_ready, "%d", ready[1]);
+        snprintf(out, sizeof out, "%s/qaudit-%%p.json", out_dir);
+        setenv("LD_PRELOAD", QAUDIT_PRELOAD, 1);
+        setenv("QAUDIT_RUN_ID", run_id, 1);
+        setenv("QAUDIT_OUT", out, 1);
+        char *argv[] = {"test_run_survivors", TITLED_FLAG, fd_stop, fd_ready, NULL};
+        execv("/proc/self/exe", argv);
+        _exit(1);
+    }
+    close(stop_pipe[0]);
+    close(ready[1]);
+    char byte;
+    assert_int_equal(read(ready[0], &byte, 1), 1);
+    close(ready[0]);
+    *stop = stop_pipe[1];
+    return child;
+}
+
+static void a_process_that_wrote_its_title_over_its_environment_is_found(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/qaudit-survivors-XXXXXX", run_id[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(run_id, sizeof run_id, "titled-%d", (int)getpid());
+    int stop;
+    pid_t child = start_titled(run_id, dir, &stop);
+    char path[64], environment[256] = "";
+    snprintf(path, sizeof path, "/proc/%d/environ", (int)child);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t got = fread(environment, 1, sizeof environment - 1, f);
+    fclose(f);
+    pid_t pids[4];
+    size_t n = run_survivors(run_id, pids, 4);
+    size_t others = run_survivors("titled-other-run", pids + 1, 3);
+    close(stop);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    char command[4200];
+    snprintf(command, sizeof command, "rm -rf %s", dir);
+    assert_int_equal(system(command), 0);
+    assert_true(got > 0 && strncmp(environment, "titled: ", 8) == 0); /* the title is there */
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(pids[0], child);
+    assert_int_equal(others, 0);
+}
+
 static void a_process_of_another_run_is_not_named(void **state)
 {
     (void)state;
@@ -86,8 +167,11 @@ int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], CHAIN_FLAG) == 0)
         return exec_chain(argv[2], argv[3]);
+    if (argc == 4 && strcmp(argv[1], TITLED_FLAG) == 0)
+        return titled(argv[2], argv[3]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_process_that_execs_is_found_by_every_scan),
+        cmocka_unit_test(a_process_that_wrote_its_title_over_its_environment_is_found),
         cmocka_unit_test(a_process_of_another_run_is_not_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -254,6 +254,14 @@ static void test_nginx_no_dump_outside_the_run(void **state)
     assert_no_stray_dump(&preloaded.run, watched);
 }
 
+/* The master daemonized and wrote its title over its environment: qaudit run, ending with the
+ * launcher, still names it among the run's processes still running. */
+static void test_nginx_run_names_the_daemon_still_running(void **state)
+{
+    (void)state;
+    assert_survivor_named(&preloaded.run, "start.err", preloaded.master);
+}
+
 static void test_nginx_worker_snapshot_without_settings(void **state)
 {
     (void)state;
@@ -272,6 +280,7 @@ int servers_nginx(void)
         cmocka_unit_test(test_nginx_every_process_left_a_final_dump),
         cmocka_unit_test(test_nginx_forked_children_keep_inheritance_apart),
         cmocka_unit_test(test_nginx_no_dump_outside_the_run),
+        cmocka_unit_test(test_nginx_run_names_the_daemon_still_running),
         cmocka_unit_test(test_nginx_worker_snapshot_without_settings),
     };
     return cmocka_run_group_tests_name("nginx", tests, nginx_setup, server_teardown);

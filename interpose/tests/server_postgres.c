@@ -304,6 +304,15 @@ static void test_postgres_no_dump_outside_the_run(void **state)
     assert_no_stray_dump(&preloaded.run, watched);
 }
 
+/* pg_ctl ends once the postmaster it started is ready; qaudit run, ending with it, names the
+ * postmaster (which wrote its process title over its environment) as still running. */
+static void test_postgres_run_names_the_postmaster_still_running(void **state)
+{
+    (void)state;
+    assert_survivor_named(&preloaded.run, "start1.err", preloaded.postmaster[0]);
+    assert_survivor_named(&preloaded.run, "start2.err", preloaded.postmaster[1]);
+}
+
 static void test_postgres_backend_snapshot_without_settings(void **state)
 {
     (void)state;
@@ -322,6 +331,7 @@ int servers_postgres(void)
         cmocka_unit_test(test_postgres_every_process_left_a_final_dump),
         cmocka_unit_test(test_postgres_forked_children_keep_inheritance_apart),
         cmocka_unit_test(test_postgres_no_dump_outside_the_run),
+        cmocka_unit_test(test_postgres_run_names_the_postmaster_still_running),
         cmocka_unit_test(test_postgres_backend_snapshot_without_settings),
     };
     return cmocka_run_group_tests_name("postgres", tests, pg_setup, server_teardown);

@@ -756,6 +756,30 @@ void assert_inherited(const struct server_run *r, pid_t pid)
                  (int)pid, inherited ? "present" : "missing", blocks, bytes);
 }
 
+/* Whether line (up to its end) holds the number pid, not as a part of a longer one. */
+static bool line_names_pid(const char *line, pid_t pid)
+{
+    char text[16];
+    int len = snprintf(text, sizeof text, "%d", (int)pid);
+    for (const char *at = line; at != NULL && *at != '\n' && *at != '\0'; at++)
+        if (strncmp(at, text, (size_t)len) == 0 && (at == line || at[-1] < '0' || at[-1] > '9') &&
+            (at[len] < '0' || at[len] > '9'))
+            return true;
+    return false;
+}
+
+void assert_survivor_named(const struct server_run *r, const char *name, pid_t pid)
+{
+    char *err = run_file(r, name);
+    const char *line = strstr(err, "still running, pid");
+    bool named = line_names_pid(line, pid);
+    if (!named)
+        fprintf(stderr, "%s of qaudit run, the daemon %d not named still running:\n%s\n", name,
+                (int)pid, err);
+    free(err);
+    assert_true(named);
+}
+
 /* A file that holds a dump, by its name or its first bytes. */
 static bool looks_like_dump(const char *path, const char *name)
 {

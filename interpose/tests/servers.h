@@ -92,6 +92,10 @@ json_t *final_dump_of(const struct server_run *r, pid_t pid);
 /* A forked child's dump keeps what it inherited apart: totals.inherited.blocks and .bytes > 0. */
 void assert_inherited(const struct server_run *r, pid_t pid);
 
+/* qaudit run's stderr (r->dir/NAME) names pid among the run's processes still running (a daemon
+ * that outlived its launcher, even one that wrote its process title over its environment). */
+void assert_survivor_named(const struct server_run *r, const char *name, pid_t pid);
+
 /* `qaudit snapshot PID` with no QAUDIT_* setting in its environment, taken while the server
  * runs (take_snapshot records, never fails, so that the run goes on); then: exit 0 and a new
  * dump of pid inside r->out, or in the fallback that qaudit report names (assert_snapshot_taken);

@@ -14,9 +14,10 @@
 
 #define QAUDIT_CONTROL_SYMBOL "qaudit_control"
 #define QAUDIT_CONTROL_MAGIC "qaudit-control"
-#define QAUDIT_CONTROL_VERSION 4
+#define QAUDIT_CONTROL_VERSION 5
 #define QAUDIT_CONTROL_PATH_MAX 1024
 #define QAUDIT_CONTROL_ERROR_MAX 256
+#define QAUDIT_CONTROL_RUN_ID_MAX 40 /* QAUDIT_RUN_ID: 32 characters at most, NUL-padded */
 /* A dump the run's directory refused goes to the fallback directory under this prefix, then
  * QAUDIT_RUN_ID and '-' when set (docs/dump-format.md); qaudit run moves them after the run. */
 #define QAUDIT_FALLBACK_PREFIX "qaudit-fallback-"
@@ -74,6 +75,10 @@ struct qaudit_control {
     uint64_t attached_at_ns; /* CLOCK_REALTIME when counting started after an attach, or 0 */
     uint64_t detach_request; /* written by qaudit detach: a token that differs from detach_served */
     uint64_t detach_served;  /* the last detach token acted on (dump written, entries restored) */
+    /* Version 5: the run the process belongs to, for qaudit run's survivors: a daemon that
+     * rewrites its environment for a process title (nginx, PostgreSQL) is still known as the
+     * run's. */
+    char run_id[QAUDIT_CONTROL_RUN_ID_MAX]; /* QAUDIT_RUN_ID as the preload read it, or "" */
 };
 
 #endif

@@ -56,7 +56,8 @@ static void copy_path(char *dst, const char *src)
     dst[n] = '\0';
 }
 
-void qa_control_init(const char *pattern, int signal_number, uint64_t start_time_ns)
+void qa_control_init(const char *pattern, const char *run_id, int signal_number,
+                     uint64_t start_time_ns)
 {
     sigset_t saved;
     begin_update(&saved);
@@ -68,6 +69,8 @@ void qa_control_init(const char *pattern, int signal_number, uint64_t start_time
     record.start_time_ns = start_time_ns;
     record.dumps_written = 0;
     copy_path(record.pattern, pattern);
+    memset(record.run_id, 0, sizeof record.run_id);
+    memcpy(record.run_id, run_id, strnlen(run_id, sizeof record.run_id - 1));
     record.last_dump[0] = '\0';
     record.writer_state = QAUDIT_WRITER_STARTING;
     record.poll_ms = QA_REQUEST_POLL_MS;

@@ -43,7 +43,8 @@ void qa_dump_dirs_done(int dirfd); /* after each use of what qa_dump_dirs_locate
 /* ---- control.c: the record `qaudit snapshot` reads and writes requests into
  * (qaudit/control.h). Any thread, signal handlers included (updates block every signal). ---- */
 #define QA_REQUEST_POLL_MS 100 /* the writer thread reads the record's request this often */
-void qa_control_init(const char *pattern, int signal_number, uint64_t start_time_ns);
+void qa_control_init(const char *pattern, const char *run_id, int signal_number,
+                     uint64_t start_time_ns);
 void qa_control_signal_state(uint32_t state);
 void qa_control_dump_written(const char *path);
 void qa_control_after_fork_child(uint64_t start_time_ns, uint32_t writer_state);

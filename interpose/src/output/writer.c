@@ -307,7 +307,7 @@ void qa_writer_start(bool attached)
     qa_queue_before_abort(dump_before_abort);
     qa_image_started();
     qa_dump_file_init(false);
-    qa_control_init(qa_cfg.out_pattern, qa_cfg.signal, qa_image_start_ns());
+    qa_control_init(qa_cfg.out_pattern, qa_cfg.run_id, qa_cfg.signal, qa_image_start_ns());
     qa_modules_changed();
     qa_timeline_start(0);
     qa_timeline_wake_with(wake_for_a_point);
