@@ -59,7 +59,9 @@ struct load_settings {
 };
 bool load_run(const char *const *paths, size_t count, const struct load_settings *s,
               struct report *r, char *error, size_t size);
-/* A diff's side: a dump, a directory of dumps (its *.json), or a glob; false when none. */
+/* What report takes and a diff's side is: a dump, a directory of dumps (its *.json), or a glob
+ * (quoted, or one the shell left as it was); added to list (zeroed by the caller), false when
+ * none. */
 struct dump_list {
     char **paths;
     size_t count;

@@ -116,7 +116,7 @@ static bool parse_diff_options(int argc, char **argv, struct diff_request *q)
 static bool load_side(const char *arg, const struct diff_request *q, const char *binary,
                       struct report *r)
 {
-    struct dump_list list;
+    struct dump_list list = {0};
     char error[1024];
     struct load_settings load = q->load;
     load.binary = binary;

@@ -19,9 +19,10 @@ static const char report_usage[] =
     "                     [--type NAME]... [--skip GLOB]...\n"
     "                     [--format text|md|json|html|pprof|folded] [--weight allocs|bytes|live]\n"
     "                     [-o FILE] [--top N] [--cacheline N] [--no-symbols]\n"
-    "  DUMP...            qaudit-alloc/1 dumps; several are merged (processes, hosts); of the\n"
-    "                     dumps of one process image (pid, start time) the latest sequence is\n"
-    "                     counted, and a dump given twice (or a copy) counts once\n"
+    "  DUMP...            qaudit-alloc/1 dumps, directories of dumps (their *.json) or quoted\n"
+    "                     globs; several are merged (processes, hosts); of the dumps of one\n"
+    "                     process image (pid, start time) the latest sequence is counted, and\n"
+    "                     a dump given twice (or a copy) counts once\n"
     "  --binary BINARY    symbolize the main program from BINARY, and show its struct layouts\n"
     "                     (DWARF from BINARY, or its debug file found by build id, debuglink\n"
     "                     or under /usr/lib/debug; without DWARF the report says so)\n"
@@ -275,6 +276,7 @@ int command_report(int argc, char **argv)
     q.types = calloc((size_t)argc, sizeof *q.types);
     q.skip = calloc((size_t)argc, sizeof *q.skip);
     struct report r = {0};
+    struct dump_list dumps = {0};
     struct layout_set set = {0};
     const struct layout_type **layouts = NULL;
     size_t layout_count = 0;
@@ -286,8 +288,11 @@ int command_report(int argc, char **argv)
     struct load_settings load = {
         q.binary,    q.debug_file, q.symbols, q.skip_defaults, (const char *const *)q.skip,
         q.skip_count};
-    if (!load_run((const char *const *)argv + optind, (size_t)(argc - optind), &load, &r, error,
-                  sizeof error) ||
+    bool expanded = true;
+    for (int i = optind; i < argc && expanded; i++)
+        expanded = expand_dumps(argv[i], &dumps, error, sizeof error);
+    if (!expanded ||
+        !load_run((const char *const *)dumps.paths, dumps.count, &load, &r, error, sizeof error) ||
         !load_layouts(&q, &r, &set, &layouts, &layout_count, &note, error, sizeof error)) {
         fprintf(stderr, "qaudit report: %s\n", error);
         goto done;
@@ -320,6 +325,7 @@ done:
     free(layouts);
     layout_free(&set);
     report_free(&r);
+    dump_list_free(&dumps);
     free(q.types);
     free(q.skip);
     return status;

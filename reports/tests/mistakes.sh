@@ -113,5 +113,17 @@ expect 2 "layout BINARY TYPE, the type without --type" \
 "$qaudit" layout -C connection "$bin/ringkv" >"$work/pahole-C.txt" 2>&1 && grep -q "^struct connection {" "$work/pahole-C.txt" &&
   pass "layout -C NAME, as in pahole" || fail "layout -C connection: $(head -3 "$work/pahole-C.txt")"
 
+echo "--- report takes a directory of dumps or a quoted glob, as diff does"
+"$qaudit" report "$dump" >"$work/by-file.txt" 2>&1
+"$qaudit" report "$work/dumps" >"$work/by-dir.txt" 2>&1 && cmp -s "$work/by-file.txt" "$work/by-dir.txt" &&
+  pass "report DIR: the report of the dumps in it" || fail "report DIR: $(diff "$work/by-file.txt" "$work/by-dir.txt" | head -5)"
+"$qaudit" report "$work/dumps/*.json" >"$work/by-glob.txt" 2>&1 && cmp -s "$work/by-file.txt" "$work/by-glob.txt" &&
+  pass "report 'DIR/*.json': the report of the dumps it matches" || fail "report GLOB: $(head -3 "$work/by-glob.txt")"
+mkdir "$work/no-dumps"
+expect 2 "report an empty directory" "^qaudit report: $work/no-dumps: a directory without dumps \(\*\.json\)$" \
+  "$qaudit" report "$work/no-dumps"
+expect 2 "report a glob that matches nothing" "^qaudit report: $work/dumps/none-\*\.json: no dump matches$" \
+  "$qaudit" report "$work/dumps/none-*.json"
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
