@@ -80,7 +80,9 @@ static bool directory_dumps(const char *dir, struct dump_list *list, size_t *add
         size_t n = strlen(e->d_name);
         if (n < 5 || strcmp(e->d_name + n - 5, ".json") != 0 || strstr(e->d_name, ".tmp."))
             continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t len = strlen(dir);
+        snprintf(path, sizeof path, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/",
+                 e->d_name);
         ok = push_path(list, path);
     }
     closedir(d);

@@ -117,6 +117,9 @@ echo "--- report takes a directory of dumps or a quoted glob, as diff does"
 "$qaudit" report "$dump" >"$work/by-file.txt" 2>&1
 "$qaudit" report "$work/dumps" >"$work/by-dir.txt" 2>&1 && cmp -s "$work/by-file.txt" "$work/by-dir.txt" &&
   pass "report DIR: the report of the dumps in it" || fail "report DIR: $(diff "$work/by-file.txt" "$work/by-dir.txt" | head -5)"
+"$qaudit" report "$work/dumps/" >"$work/by-dir-slash.txt" 2>&1 && cmp -s "$work/by-file.txt" "$work/by-dir-slash.txt" &&
+  pass "report DIR/: the same, its paths without a double slash" ||
+  fail "report DIR/: $(diff "$work/by-file.txt" "$work/by-dir-slash.txt" | head -5)"
 "$qaudit" report "$work/dumps/*.json" >"$work/by-glob.txt" 2>&1 && cmp -s "$work/by-file.txt" "$work/by-glob.txt" &&
   pass "report 'DIR/*.json': the report of the dumps it matches" || fail "report GLOB: $(head -3 "$work/by-glob.txt")"
 mkdir "$work/no-dumps"
