@@ -36,32 +36,47 @@ static int exec_chain(const char *fd_stop, const char *fd_ready)
     return 1;
 }
 
+/* Starts this test again as `test_run_survivors FLAG FD_STOP FD_READY` with the settings
+ * (NAME=VALUE, NULL-ended) added to its environment, once it said "ready" on FD_READY; its pid,
+ * and in *stop the pipe's end whose closing tells it to end. The pipes are not close-on-exec:
+ * a chain of images holds them. */
+static pid_t start_self(const char *flag, char *const *settings, int *stop)
+{
+    int stop_pipe[2], ready[2];
+    assert_int_equal(pipe(stop_pipe), 0);
+    assert_int_equal(pipe(ready), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        close(stop_pipe[1]);
+        close(ready[0]);
+        char fd_stop[16], fd_ready[16];
+        snprintf(fd_stop, sizeof fd_stop, "%d", stop_pipe[0]);
+        snprintf(fd_ready, sizeof fd_ready, "%d", ready[1]);
+        for (char *const *setting = settings; *setting != NULL; setting++)
+            putenv(*setting);
+        char *argv[] = {"test_run_survivors", (char *)flag, fd_stop, fd_ready, NULL};
+        execv("/proc/self/exe", argv);
+        _exit(1);
+    }
+    close(stop_pipe[0]);
+    close(ready[1]);
+    char byte;
+    assert_int_equal(read(ready[0], &byte, 1), 1);
+    close(ready[0]);
+    *stop = stop_pipe[1];
+    return child;
+}
+
 static void a_process_that_execs_is_found_by_every_scan(void **state)
 {
     (void)state;
-    char run_id[64];
+    char run_id[64], setting[128];
     snprintf(run_id, sizeof run_id, "survivors-test-%d", (int)getpid());
-    int stop[2], ready[2]; /* not close-on-exec: the links of the chain hold them */
-    assert_int_equal(pipe(stop), 0);
-    assert_int_equal(pipe(ready), 0);
-    pid_t chain = fork();
-    assert_true(chain >= 0);
-    if (chain == 0) {
-        close(stop[1]);
-        close(ready[0]);
-        char fd_stop[16], fd_ready[16];
-        snprintf(fd_stop, sizeof fd_stop, "%d", stop[0]);
-        snprintf(fd_ready, sizeof fd_ready, "%d", ready[1]);
-        setenv("QAUDIT_RUN_ID", run_id, 1);
-        char *first[] = {"test_run_survivors", CHAIN_FLAG, fd_stop, fd_ready, NULL};
-        execv("/proc/self/exe", first);
-        _exit(1);
-    }
-    close(stop[0]);
-    close(ready[1]);
-    char byte; /* /proc/<pid>/environ holds the run's id from the first exec on */
-    assert_int_equal(read(ready[0], &byte, 1), 1);
-    close(ready[0]);
+    snprintf(setting, sizeof setting, "QAUDIT_RUN_ID=%s", run_id);
+    char *settings[] = {setting, NULL};
+    int stop; /* /proc/<pid>/environ holds the run's id from the first exec on */
+    pid_t chain = start_self(CHAIN_FLAG, settings, &stop);
     int found_once = 0;
     for (int scan = 0; scan < SCANS; scan++) {
         pid_t pids[4];
@@ -70,7 +85,7 @@ static void a_process_that_execs_is_found_by_every_scan(void **state)
         if (n != 1)
             fprintf(stderr, "scan %d found %zu processes of the run\n", scan, n);
     }
-    close(stop[1]);
+    close(stop);
     int status;
     assert_int_equal(waitpid(chain, &status, 0), chain);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0); /* the chain ran to the end */
@@ -94,46 +109,19 @@ static int titled(const char *fd_stop, const char *fd_ready)
     return read(atoi(fd_stop), &byte, 1) == 0 ? 0 : 1;
 }
 
-/* Starts this test as a titled program under the preload, in the run run_id; its pid, and in
- * *stop the pipe's end to close to end it. */
-static pid_t start_titled(const char *run_id, const char *out_dir, int *stop)
-{
-    int stop_pipe[2], ready[2];
-    assert_int_equal(pipe(stop_pipe), 0);
-    assert_int_equal(pipe(ready), 0);
-    pid_t child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        close(stop_pipe[1]);
-        close(ready[0]);
-        char fd_stop[16], fd_ready[16], out[4200];
-        snprintf(fd_stop, sizeof fd_stop, "%d", stop_pipe[0]);
-        snprintf(fd_ready, sizeof fd_ready, "%d", ready[1]);
-        snprintf(out, sizeof out, "%s/qaudit-%%p.json", out_dir);
-        setenv("LD_PRELOAD", QAUDIT_PRELOAD, 1);
-        setenv("QAUDIT_RUN_ID", run_id, 1);
-        setenv("QAUDIT_OUT", out, 1);
-        char *argv[] = {"test_run_survivors", TITLED_FLAG, fd_stop, fd_ready, NULL};
-        execv("/proc/self/exe", argv);
-        _exit(1);
-    }
-    close(stop_pipe[0]);
-    close(ready[1]);
-    char byte;
-    assert_int_equal(read(ready[0], &byte, 1), 1);
-    close(ready[0]);
-    *stop = stop_pipe[1];
-    return child;
-}
-
 static void a_process_that_wrote_its_title_over_its_environment_is_found(void **state)
 {
     (void)state;
     char dir[] = "/tmp/qaudit-survivors-XXXXXX", run_id[64];
     assert_non_null(mkdtemp(dir));
     snprintf(run_id, sizeof run_id, "titled-%d", (int)getpid());
+    char preload[4200], out[4200], id[128];
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s", QAUDIT_PRELOAD);
+    snprintf(out, sizeof out, "QAUDIT_OUT=%s/qaudit-%%p.json", dir);
+    snprintf(id, sizeof id, "QAUDIT_RUN_ID=%s", run_id);
+    char *settings[] = {preload, out, id, NULL};
     int stop;
-    pid_t child = start_titled(run_id, dir, &stop);
+    pid_t child = start_self(TITLED_FLAG, settings, &stop);
     char path[64], environment[256] = "";
     snprintf(path, sizeof path, "/proc/%d/environ", (int)child);
     FILE *f = fopen(path, "r");
