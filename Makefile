@@ -20,9 +20,10 @@ configure: deps $(BUILD)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# ctest-junit.xml: what tests/no_skips.sh reads to fail CI on a skipped test.
+# ctest-junit.xml: what tests/no_skips.sh reads to fail CI on a skipped test. ctest_clean.sh
+# fails the run when a test left a process running.
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml
+	tests/ctest_clean.sh $(BUILD) --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml
 
 # The audit demo (scripts/demo.sh): run, snapshot, report, HTML, gate and compare on ringkv.
 demo: build
@@ -34,7 +35,7 @@ bench: build
 asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DQAUDIT_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml
+	tests/ctest_clean.sh $(ASAN_BUILD) --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
