@@ -112,6 +112,12 @@ expect 2 "layout BINARY TYPE, the type without --type" \
   "$qaudit" layout "$bin/ringkv" connection
 "$qaudit" layout -C connection "$bin/ringkv" >"$work/pahole-C.txt" 2>&1 && grep -q "^struct connection {" "$work/pahole-C.txt" &&
   pass "layout -C NAME, as in pahole" || fail "layout -C connection: $(head -3 "$work/pahole-C.txt")"
+expect 2 "layout -C of a misspelt type" \
+  "^qaudit layout: no struct, class or union matches 'Conection' in $bin/ringkv \(did you mean connection\?\)$" \
+  "$qaudit" layout -C Conection "$bin/ringkv"
+expect 2 "layout -C in another case" "\(did you mean rxq\?\)$" "$qaudit" layout -C RXQ "$bin/ringkv"
+expect 2 "layout -C of a type far from any" "^qaudit layout: no struct, class or union matches 'zzzzzzzz' in $bin/ringkv$" \
+  "$qaudit" layout -C zzzzzzzz "$bin/ringkv"
 
 echo "--- report takes a directory of dumps or a quoted glob, as diff does"
 "$qaudit" report "$dump" >"$work/by-file.txt" 2>&1
