@@ -1,5 +1,6 @@
 /* qaudit layout: struct layouts from DWARF, as text, JSON or Markdown. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "probe/functions.h"
 #include "probe/layout.h"
 #include "probe/render.h"
+#include "probe/reorder.h"
 #include "probe/type_match.h"
 
 static const char layout_usage[] =
@@ -26,6 +28,9 @@ static const char layout_usage[] =
     "  --expand           also list the members of struct and union members, at absolute offsets\n"
     "  --stats            say on stderr how many DWARF units were read (exact --type names are\n"
     "                     looked up in .debug_names or .gdb_index when the binary has one)\n"
+    "  --reorganize       after each struct, the order that sorts its members by alignment\n"
+    "                     (largest first) when that is smaller, with its size and classes, or\n"
+    "                     why none is suggested; text only (-R, as in pahole)\n"
     "  --first            with --type and no index: stop at the first unit that defines every\n"
     "                     NAME, as pahole -C does (fast on vmlinux; a different definition in a\n"
     "                     later unit, an ODR conflict, then goes unseen)\n"
@@ -127,6 +132,29 @@ static char *nearest_type(const char *binary, const char *debug_file, const char
     return nearest;
 }
 
+/* --reorganize: the order by alignment when it is smaller, printed as any layout; else one
+ * comment line that says why there is none. False when out of memory. */
+static bool print_reorganized(const struct layout_type *t, unsigned cacheline)
+{
+    struct layout_reorganized r;
+    if (!layout_reorganize(t, &r))
+        return false;
+    if (r.not_applicable != NULL)
+        printf("/* --reorganize: %s %s: n/a, %s */\n\n", t->kind, t->name, r.not_applicable);
+    else if (r.type.size >= t->size)
+        printf("/* --reorganize: %s %s: no order by alignment is smaller than its %" PRIu64
+               " bytes */\n\n",
+               t->kind, t->name, t->size);
+    else {
+        printf("/* --reorganize: %s %s by alignment, largest first: %" PRIu64 " bytes, %" PRIu64
+               " less (a suggestion: the compiler laid out the one above) */\n",
+               t->kind, t->name, r.type.size, t->size - r.type.size);
+        layout_print_text(stdout, &r.type, cacheline);
+    }
+    layout_reorganized_free(&r);
+    return true;
+}
+
 int command_layout(int argc, char **argv)
 {
     static const struct option options[] = {{"type", required_argument, NULL, 't'},
@@ -138,18 +166,19 @@ int command_layout(int argc, char **argv)
                                             {"functions", required_argument, NULL, 'F'},
                                             {"stats", no_argument, NULL, 's'},
                                             {"first", no_argument, NULL, '1'},
+                                            {"reorganize", no_argument, NULL, 'R'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     char **patterns = calloc((size_t)argc, sizeof *patterns);
     char **functions = calloc((size_t)argc, sizeof *functions);
     size_t pattern_count = 0, function_count = 0;
     const char *format = "text", *debug_file = NULL;
-    bool expand = false, stats = false, first = false;
+    bool expand = false, stats = false, first = false, reorganize = false;
     long cacheline = 64, min_holes = 0;
     int opt, status = 0;
     struct layout_set set = {0};
     opterr = 0; /* a mistake is said in one line, by option_error */
-    while ((opt = getopt_long(argc, argv, ":C:", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":C:R", options, NULL)) != -1) {
         switch (opt) {
         case 't':
         case 'C': /* pahole's spelling */
@@ -192,6 +221,9 @@ int command_layout(int argc, char **argv)
         case '1':
             first = true;
             break;
+        case 'R':
+            reorganize = true;
+            break;
         case 'h':
             fputs(layout_usage, stdout);
             goto done;
@@ -211,6 +243,10 @@ int command_layout(int argc, char **argv)
     }
     if (optind != argc - 1) {
         status = usage_error("layout", "expected one BINARY");
+        goto done;
+    }
+    if (reorganize && strcmp(format, "text") != 0) {
+        status = usage_error("layout", "--reorganize prints text only");
         goto done;
     }
     const char *binary = argv[optind];
@@ -252,6 +288,11 @@ int command_layout(int argc, char **argv)
             layout_print_markdown(stdout, t);
         else
             layout_print_text(stdout, t, (unsigned)cacheline);
+        if (reorganize && !print_reorganized(t, (unsigned)cacheline)) {
+            fprintf(stderr, "qaudit layout: out of memory\n");
+            status = 2;
+            goto done;
+        }
     }
     for (size_t p = 0; p < pattern_count; p++) {
         bool found = false;

@@ -121,6 +121,12 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
         free(m.type);
         return false;
     }
+    if (!scope.light) {
+        Dwarf_Word own = 0; /* alignas on the member */
+        probe_udata(child, DW_AT_alignment, &own);
+        uint64_t natural = probe_type_align(scope.aligns, &type, 0);
+        m.align = own > natural ? own : natural;
+    }
     bool located = probe_member_location(child, &offset);
     if (!located && !in_union)
         offset = 0;

@@ -19,6 +19,8 @@ struct layout_member {
                            [[no_unique_address]] member overlapped by later members (docs/
                            layout-format.md) */
     uint64_t type_size; /* sizeof its type, as gdb's ptype /o prints it; 0 when unknown */
+    uint64_t align;     /* its type's alignment, or the member's alignas; 0 when not read (a
+                           layout read back from JSON) */
     bool size_derived;  /* its type is only declared, its definition found nowhere: size is the
                            room the layout leaves it (to the next member or the end), at most */
     bool artificial;    /* made by the compiler, not declared: the vtable pointer */
