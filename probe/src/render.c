@@ -13,7 +13,7 @@
 /* pahole's columns, with tabs of 8: the type at 8 x tabs, the name at 35, the offset at 57. */
 enum { TYPE_WIDTH = 26, NAME_WIDTH = 21 };
 
-static json_t *classes_json(uint64_t size)
+json_t *layout_classes_json(uint64_t size)
 {
     json_t *classes = json_object();
     for (int a = 0; a < ALLOC_COUNT; a++) {
@@ -470,7 +470,7 @@ json_t *layout_type_json(const struct layout_type *t)
         (json_int_t)t->byte_holes, "bit_holes", (json_int_t)(t->hole_count - t->byte_holes),
         "hole_bytes", (json_int_t)t->hole_bytes, "hole_list", holes, "padding",
         (json_int_t)t->padding, "packed", t->packed, "odr_conflict", t->odr_conflict, "members",
-        members, "classes", classes_json(t->size ? t->size : 1));
+        members, "classes", layout_classes_json(t->size ? t->size : 1));
     if (t->align_unknown) /* (after the stable keys, keeping their order) */
         json_object_set_new(type, "align_unknown", json_true());
     if (t->padding_unknown)

@@ -32,8 +32,10 @@ static const char *why_not(const struct layout_type *t)
             return "C++ bases or a vtable pointer";
         if (m->variant_part)
             return "a Rust enum's variants";
-        if (m->size_derived || m->align == 0)
+        if (m->size_derived)
             return "a member's type is only declared";
+        if (m->align == 0)
+            return "the members' alignments are not known (a layout read back from JSON)";
         if (m->size != m->type_size)
             return "a member shares its bytes";
     }

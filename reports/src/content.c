@@ -8,6 +8,7 @@
 
 #include "content.h"
 #include "probe/classes.h"
+#include "probe/reorder.h"
 #include "reports/render.h"
 
 /* The dumps listed by name: a build or a shell loop leaves hundreds, and the table would push
@@ -407,6 +408,39 @@ static void section_never_written(struct document *d, const struct report *r, un
     free(ranked);
 }
 
+/* "glibc 48, mimalloc 48, jemalloc 48, tcmalloc 48": the classes of a block of size bytes. */
+static void classes_text(uint64_t size, char *out, size_t space)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int a = 0; a < ALLOC_COUNT; a++) {
+        struct size_class c;
+        if (!probe_class_of((enum allocator)a, size ? size : 1, &c))
+            continue;
+        int n = snprintf(out + used, space - used, "%s%s %" PRIu64, used ? ", " : "",
+                         probe_class_models[a].name, c.reserved);
+        used += n > 0 && (size_t)n < space - used ? (size_t)n : 0;
+    }
+}
+
+/* What qaudit layout --reorganize would suggest, when it is smaller: a struct with holes that
+ * sorting its members by alignment closes, perhaps into a smaller class. */
+static void reorganized_paragraph(struct document *d, const struct layout_type *t)
+{
+    struct layout_reorganized r;
+    if (!layout_reorganize(t, &r))
+        return;
+    if (r.not_applicable == NULL && r.type.size < t->size) {
+        char classes[256];
+        classes_text(r.type.size, classes, sizeof classes);
+        doc_paragraph(d,
+                      "With its members sorted by alignment (qaudit layout --reorganize), it "
+                      "would take %" PRIu64 " bytes, %" PRIu64 " less; classes: %s.",
+                      r.type.size, t->size - r.type.size, classes);
+    }
+    layout_reorganized_free(&r);
+}
+
 static void section_layouts(struct document *d, const struct report_options *o)
 {
     if (o->layout_count == 0 && o->layout_note == NULL)
@@ -419,21 +453,14 @@ static void section_layouts(struct document *d, const struct report_options *o)
     doc_paragraph(d, "From %s.", o->layout_source ? o->layout_source : "DWARF");
     for (size_t i = 0; i < o->layout_count; i++) {
         const struct layout_type *t = o->layouts[i];
-        char classes[256] = "";
-        size_t used = 0;
-        for (int a = 0; a < ALLOC_COUNT; a++) {
-            struct size_class c;
-            if (!probe_class_of((enum allocator)a, t->size ? t->size : 1, &c))
-                continue;
-            int n = snprintf(classes + used, sizeof classes - used, "%s%s %" PRIu64,
-                             used ? ", " : "", probe_class_models[a].name, c.reserved);
-            used += n > 0 && (size_t)n < sizeof classes - used ? (size_t)n : 0;
-        }
+        char classes[256];
+        classes_text(t->size, classes, sizeof classes);
         doc_paragraph(d,
                       "%s %s: %" PRIu64 " bytes, %zu hole%s (%" PRIu64 " bytes), %" PRIu64
                       " bytes of tail padding; classes: %s.",
                       t->kind, t->name, t->size, t->hole_count, t->hole_count == 1 ? "" : "s",
                       t->hole_bytes, t->padding, classes);
+        reorganized_paragraph(d, t);
         doc_layout(d, t);
     }
 }

@@ -9,6 +9,7 @@
 #include "document.h"
 #include "internal.h"
 #include "probe/render.h"
+#include "probe/reorder.h"
 #include "render_profiles.h"
 #include "timeline.h"
 #include "reports/render.h"
@@ -429,11 +430,30 @@ static json_t *precision_json(const struct report *r)
     return o;
 }
 
+/* A layout as qaudit layout --format json writes it, with "reorganized": the size and classes
+ * of its members sorted by alignment when that is smaller (qaudit layout --reorganize), else
+ * null. */
+static json_t *layout_with_reorganized(const struct layout_type *t)
+{
+    json_t *layout = layout_type_json(t);
+    struct layout_reorganized r;
+    json_t *reorganized = json_null();
+    if (layout_reorganize(t, &r) && r.not_applicable == NULL && r.type.size < t->size) {
+        json_decref(reorganized);
+        reorganized = json_object();
+        json_object_set_new(reorganized, "size", u64(r.type.size));
+        json_object_set_new(reorganized, "classes", layout_classes_json(r.type.size));
+    }
+    layout_reorganized_free(&r);
+    json_object_set_new(layout, "reorganized", reorganized);
+    return layout;
+}
+
 json_t *report_json(const struct report *r, const struct report_options *o)
 {
     json_t *layouts = json_array();
     for (size_t i = 0; i < o->layout_count; i++)
-        json_array_append_new(layouts, layout_type_json(o->layouts[i]));
+        json_array_append_new(layouts, layout_with_reorganized(o->layouts[i]));
     json_t *doc = json_object();
     json_object_set_new(doc, "format", json_string("qaudit-report/1"));
     json_object_set_new(doc, "dumps", dumps_json(r));

@@ -12,6 +12,8 @@ void layout_print_text(FILE *out, const struct layout_type *t, unsigned cachelin
 /* A Markdown section for a pull request: offset, size, member, type; holes as rows. */
 void layout_print_markdown(FILE *out, const struct layout_type *t);
 json_t *layout_type_json(const struct layout_type *t);
+/* {"glibc": class, "mimalloc": ..., ...} of a block of size bytes (null where a model has none). */
+json_t *layout_classes_json(uint64_t size);
 
 /* A qaudit-layout/1 document written a type at a time (layout_json_stream.c): each type's JSON
  * is built, written and freed in turn, so a full dump never holds the whole document. */

@@ -4,9 +4,12 @@ compiler gives it. For each reorganized struct of structs.c (gcc, C11) and struc
 default dialect), a struct with the suggested members in the suggested order is compiled by the
 same compiler, which prints each member's offsetof and the sizeof: every one must be what qaudit
 said, and smaller than the original. The kinds left alone must say n/a with their reason, a struct
-already tight must say no order is smaller, and enough structs must be reorganized to count.
+already tight must say no order is smaller, and enough structs must be reorganized to count. The
+report of the fixture's run with --binary must carry the compiler's sizes in its layouts'
+"reorganized", null for the others and for layouts read from a layout file.
 
 usage: check.py QAUDIT SOURCE_DIR"""
+import json
 import os
 import re
 import subprocess
@@ -147,6 +150,42 @@ def check(language, flavour, work):
               f"{len(members)} offsets as the compiler's")
     if compared < flavour["at_least"]:
         fail(f"{language}: only {compared} facts compared (at least {flavour['at_least']})")
+    check_report(language, flavour, binary, work, reorganized, facts)
+
+
+def check_report(language, flavour, binary, work, reorganized, facts):
+    """qaudit report --binary says the same of each struct: 'reorganized' with the compiler's
+    size, null where --reorganize has nothing smaller or says n/a; and null from a layout file
+    (its members' alignments are not in qaudit-layout/1)."""
+    dump = os.path.join(work, language.replace("+", "x") + "-dump.json")
+    run = subprocess.run([QAUDIT, "run", "--out", dump, "--", binary], capture_output=True, text=True)
+    if run.returncode != 0:
+        fail(f"{language}: qaudit run exit {run.returncode}: {run.stderr.strip()}")
+        return
+    names = sorted(reorganized) + sorted(flavour["tight"]) + \
+        [k.split(" ", 1)[1] for k in flavour["not_applicable"]]
+    types = [a for n in names for a in ("--type", n)]
+    report = subprocess.run([QAUDIT, "report", dump, "--binary", binary, "--format", "json"] + types,
+                            capture_output=True, text=True)
+    if report.returncode not in (0, 1):
+        fail(f"{language}: report exit {report.returncode}: {report.stderr.strip()}")
+        return
+    layouts = {t["name"]: t.get("reorganized", "missing") for t in json.loads(report.stdout)["layouts"]}
+    for name in names:
+        want = int(facts[name]) if name in reorganized else None
+        got = layouts.get(name, "absent")
+        got_size = got["size"] if isinstance(got, dict) else got
+        if got_size != want:
+            fail(f"{language}: report --binary: {name}: reorganized {got}, want size {want}")
+    print(f"ok: {language}: report --binary: reorganized sizes of {len(names)} structs as the compiler's")
+    file = os.path.join(work, language.replace("+", "x") + "-layout.json")
+    with open(file, "w") as f:
+        subprocess.run([QAUDIT, "layout", "--format", "json", binary], stdout=f, check=True)
+    report = subprocess.run([QAUDIT, "report", dump, "--layout", file, "--format", "json"] + types,
+                            capture_output=True, text=True)
+    read_back = [t.get("reorganized", "missing") for t in json.loads(report.stdout)["layouts"]]
+    if not read_back or any(r is not None for r in read_back):
+        fail(f"{language}: report --layout FILE: reorganized {read_back}, want null for each")
 
 
 with tempfile.TemporaryDirectory() as work:
