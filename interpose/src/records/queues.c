@@ -66,10 +66,10 @@ static bool depths_counted(void)
 static atomic_int abi_warned;
 
 /* queue pointer -> record index + 1; sharded spinlocks, linear probing inside a slice. */
-static struct {
-    atomic_flag lock;
-    char pad[63];
+static struct shard_lock {
+    _Alignas(64) atomic_flag lock; /* one a cache line: none shares its neighbour's */
 } shard_locks[INDEX_SHARDS];
+_Static_assert(sizeof(struct shard_lock) == 64, "a shard's lock is one cache line");
 static uint32_t *slots QA_FORK_STATE;
 static atomic_int setup_state;
 
