@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-QAUDIT, SOURCE = sys.argv[1], sys.argv[2]
+QAUDIT, SOURCE = sys.argv[1], os.path.abspath(sys.argv[2])
 # alignas on a member is not in the text's declarations: the generated struct restates it.
 MEMBER_ALIGNAS = {("wide", "b"): 16}
 FLAVOURS = {

@@ -20,7 +20,8 @@ struct session {
 };
 int session::count;
 
-class registry {
+class registry
+{
   public:
     char tag;
     std::map<int, std::string> entries;
@@ -38,9 +39,18 @@ template <class T> struct slot {
     char pinned;
 };
 
-struct base { int b; };
-struct derived : base { char d; long e; };
-struct virtuals { virtual ~virtuals() {} char v; long w; };
+struct base {
+    int b;
+};
+struct derived : base {
+    char d;
+    long e;
+};
+struct virtuals {
+    virtual ~virtuals() {}
+    char v;
+    long w;
+};
 
 slot<double> sl;
 session s;
@@ -48,4 +58,7 @@ registry r;
 derived d;
 virtuals v;
 
-int main() { return s.port + r.tag + d.e + v.w + sl.used; }
+int main()
+{
+    return s.port + r.tag + d.e + v.w + sl.used;
+}
