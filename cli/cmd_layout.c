@@ -141,7 +141,7 @@ static bool print_reorganized(const struct layout_type *t, unsigned cacheline)
         return false;
     if (r.not_applicable != NULL)
         printf("/* --reorganize: %s %s: n/a, %s */\n\n", t->kind, t->name, r.not_applicable);
-    else if (r.type.size >= t->size)
+    else if (!r.smaller)
         printf("/* --reorganize: %s %s: no order by alignment is smaller than its %" PRIu64
                " bytes */\n\n",
                t->kind, t->name, t->size);

@@ -6,6 +6,7 @@
  * is checked against the real allocator by test_classes for every size from 1 to 4096 and a set of
  * larger ones. */
 #include "probe/classes.h"
+#include "round_up.h"
 
 const struct class_model probe_class_models[ALLOC_COUNT] = {
     [ALLOC_GLIBC] = {"glibc", "glibc 2.36 ptmalloc", NULL},
@@ -26,11 +27,6 @@ static const uint32_t tcmalloc_classes[] = {
     114688, 122880, 131072, 139264, 147456, 155648, 163840, 172032, 180224, 188416, 196608,
     204800, 212992, 221184, 229376, 237568, 245760, 253952, 262144};
 
-static uint64_t round_up(uint64_t n, uint64_t step)
-{
-    return (n + step - 1) / step * step;
-}
-
 /* The largest power of two dividing n, capped at cap. */
 static uint64_t natural_align(uint64_t n, uint64_t cap)
 {
@@ -44,9 +40,9 @@ static uint64_t geometric_class(uint64_t n)
     if (n <= 8)
         return 8;
     if (n <= 64)
-        return round_up(n, 16);
+        return probe_round_up(n, 16);
     unsigned p = 63u - (unsigned)__builtin_clzll(n - 1); /* 2^p < n <= 2^(p+1) */
-    return round_up(n, (uint64_t)1 << (p - 2));
+    return probe_round_up(n, (uint64_t)1 << (p - 2));
 }
 
 bool probe_class_of(enum allocator a, uint64_t size, struct size_class *out)
@@ -56,7 +52,7 @@ bool probe_class_of(enum allocator a, uint64_t size, struct size_class *out)
     switch (a) {
     case ALLOC_GLIBC: {
         /* Requests from M_MMAP_THRESHOLD (128 KiB, raised at run time as mapped chunks are
-         * freed) may be mapped instead: round_up(size + 16, 4096) - 16 usable. */
+         * freed) may be mapped instead: probe_round_up(size + 16, 4096) - 16 usable. */
         uint64_t chunk = (size + 8 + 15) & ~(uint64_t)15;
         chunk = chunk < 32 ? 32 : chunk;
         *out = (struct size_class){chunk, chunk - 8, 16};
@@ -65,7 +61,7 @@ bool probe_class_of(enum allocator a, uint64_t size, struct size_class *out)
     case ALLOC_MIMALLOC:
         /* Above MI_MEDIUM_OBJ_SIZE_MAX (128 KiB) blocks take whole 64 KiB slices. */
         if (size > 128 * 1024) {
-            uint64_t c = round_up(size, 64 * 1024);
+            uint64_t c = probe_round_up(size, 64 * 1024);
             *out = (struct size_class){c, c, 16};
             return true;
         }
@@ -87,7 +83,7 @@ bool probe_class_of(enum allocator a, uint64_t size, struct size_class *out)
                 *out = (struct size_class){c, c, natural_align(c, 8192)};
                 return true;
             }
-        *out = (struct size_class){round_up(size, 8192), round_up(size, 8192), 8192};
+        *out = (struct size_class){probe_round_up(size, 8192), probe_round_up(size, 8192), 8192};
         return true;
     default:
         return false;

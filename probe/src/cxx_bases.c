@@ -14,6 +14,7 @@
 #include "die_table.h"
 #include "dwarf_errors.h"
 #include "reader.h"
+#include "round_up.h"
 
 #define POINTER 8 /* LP64: the size and alignment of a vptr */
 #define MAX_DEPTH 32
@@ -103,11 +104,6 @@ void probe_cxx_cache_free(struct cxx_cache *c)
     free(c->classes);
     probe_die_table_free(&c->slots);
     free(c);
-}
-
-static uint64_t align_up(uint64_t n, uint64_t a)
-{
-    return a > 1 ? (n + a - 1) / a * a : n;
 }
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
@@ -640,12 +636,12 @@ static bool place_others(struct cxx_cache *c, int32_t top, const struct list *or
                 for (size_t m = 0; ok && m < mine.count; m++)
                     ok = list_add(&start, mine.items[m]);
             } else {
-                offsets[k] = align_up(dsize, v->nvalign);
+                offsets[k] = probe_round_up(dsize, v->nvalign);
             }
             free(mine.items);
             continue;
         }
-        offsets[k] = align_up(dsize, v->nvalign);
+        offsets[k] = probe_round_up(dsize, v->nvalign);
         dsize = offsets[k] + v->nvsize;
     }
     free(start.items);

@@ -121,10 +121,10 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
         free(m.type);
         return false;
     }
+    uint64_t natural = scope.light ? 1 : probe_type_align(scope.aligns, &type, 0);
     if (!scope.light) {
         Dwarf_Word own = 0; /* alignas on the member */
         probe_udata(child, DW_AT_alignment, &own);
-        uint64_t natural = probe_type_align(scope.aligns, &type, 0);
         m.align = own > natural ? own : natural;
     }
     bool located = probe_member_location(child, &offset);
@@ -133,8 +133,7 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
     m.offset = scope.base + offset;
     /* A member at an offset its type's alignment forbids: the type is packed. */
     if (!scope.light && scope.depth == 0 && located && offset != 0 && !m.is_base &&
-        !dwarf_hasattr(child, DW_AT_bit_size) &&
-        offset % probe_type_align(scope.aligns, &type, 0) != 0)
+        !dwarf_hasattr(child, DW_AT_bit_size) && offset % natural != 0)
         t->packed = true;
     if (probe_udata(child, DW_AT_bit_size, &bits)) {
         m.bit_size = (uint32_t)bits;

@@ -13,6 +13,21 @@
 /* pahole's columns, with tabs of 8: the type at 8 x tabs, the name at 35, the offset at 57. */
 enum { TYPE_WIDTH = 26, NAME_WIDTH = 21 };
 
+const char *layout_classes_text(uint64_t size, char *out, size_t space)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int a = 0; a < ALLOC_COUNT; a++) {
+        struct size_class c;
+        if (!probe_class_of((enum allocator)a, size ? size : 1, &c))
+            continue;
+        int n = snprintf(out + used, space - used, "%s%s %" PRIu64, used ? ", " : "",
+                         probe_class_models[a].name, c.reserved);
+        used += n > 0 && (size_t)n < space - used ? (size_t)n : 0;
+    }
+    return out;
+}
+
 json_t *layout_classes_json(uint64_t size)
 {
     json_t *classes = json_object();
@@ -288,14 +303,9 @@ static void print_summary(FILE *out, const struct layout_type *t, unsigned cache
                 t->padding_unknown ? " at most (a base is only declared)" : "");
     if (cacheline && t->size % cacheline)
         fprintf(out, "\t/* last cacheline: %" PRIu64 " bytes */\n", t->size % cacheline);
-    fprintf(out, "\t/* classes:");
-    for (int a = 0; a < ALLOC_COUNT; a++) {
-        struct size_class c;
-        if (probe_class_of((enum allocator)a, t->size ? t->size : 1, &c))
-            fprintf(out, " %s %" PRIu64 "%s", probe_class_models[a].name, c.reserved,
-                    a + 1 < ALLOC_COUNT ? "," : "");
-    }
-    fprintf(out, " */\n");
+    char classes[256];
+    layout_classes_text(t->size, classes, sizeof classes);
+    fprintf(out, "\t/* classes:%s%s */\n", classes[0] ? " " : "", classes);
 }
 
 void layout_print_text(FILE *out, const struct layout_type *t, unsigned cacheline)
@@ -418,14 +428,12 @@ void layout_print_markdown(FILE *out, const struct layout_type *t)
     size_t hole = 0, i = 0;
     while (i < t->member_count)
         i = markdown_members(out, t, i, t->members[i].depth, "", &hole);
-    fprintf(out, "\nholes: %zu (%" PRIu64 " B), padding: %s%" PRIu64 " B; classes:", t->byte_holes,
-            t->hole_bytes, t->padding_unknown ? "at most " : "", t->padding);
-    for (int a = 0; a < ALLOC_COUNT; a++) {
-        struct size_class c;
-        probe_class_of((enum allocator)a, t->size ? t->size : 1, &c);
-        fprintf(out, " %s %" PRIu64 "%s", probe_class_models[a].name, c.reserved,
-                a + 1 < ALLOC_COUNT ? "," : "\n\n");
-    }
+    char classes[256];
+    if (layout_classes_text(t->size, classes, sizeof classes)[0] == '\0')
+        snprintf(classes, sizeof classes, "none (past 1 GiB)"); /* no model goes that far */
+    fprintf(out, "\nholes: %zu (%" PRIu64 " B), padding: %s%" PRIu64 " B; classes: %s\n\n",
+            t->byte_holes, t->hole_bytes, t->padding_unknown ? "at most " : "", t->padding,
+            classes);
 }
 
 json_t *layout_type_json(const struct layout_type *t)

@@ -7,11 +7,7 @@
 #include <stdlib.h>
 
 #include "probe/reorder.h"
-
-static uint64_t align_up(uint64_t n, uint64_t a)
-{
-    return a > 1 ? (n + a - 1) / a * a : n;
-}
+#include "round_up.h"
 
 /* Why t's members cannot simply be moved, or NULL. */
 static const char *why_not(const struct layout_type *t)
@@ -56,7 +52,7 @@ static bool goes_after(const struct layout_member *m, const struct layout_member
 
 bool layout_reorganize(const struct layout_type *t, struct layout_reorganized *out)
 {
-    *out = (struct layout_reorganized){why_not(t), *t};
+    *out = (struct layout_reorganized){why_not(t), *t, false};
     struct layout_type *r = &out->type;
     r->members = NULL;
     r->member_count = 0;
@@ -82,10 +78,11 @@ bool layout_reorganize(const struct layout_type *t, struct layout_reorganized *o
     uint64_t end = 0;
     for (size_t i = 0; i < r->member_count; i++) {
         struct layout_member *m = &r->members[i];
-        m->offset = align_up(end, m->align);
+        m->offset = probe_round_up(end, m->align);
         end = m->offset + m->size;
     }
-    r->size = align_up(end, t->align);
+    r->size = probe_round_up(end, t->align);
+    out->smaller = r->size < t->size;
     layout_find_holes(r);
     return true;
 }

@@ -8,6 +8,7 @@
 
 #include "content.h"
 #include "probe/classes.h"
+#include "probe/render.h"
 #include "probe/reorder.h"
 #include "reports/render.h"
 
@@ -408,21 +409,6 @@ static void section_never_written(struct document *d, const struct report *r, un
     free(ranked);
 }
 
-/* "glibc 48, mimalloc 48, jemalloc 48, tcmalloc 48": the classes of a block of size bytes. */
-static void classes_text(uint64_t size, char *out, size_t space)
-{
-    size_t used = 0;
-    out[0] = '\0';
-    for (int a = 0; a < ALLOC_COUNT; a++) {
-        struct size_class c;
-        if (!probe_class_of((enum allocator)a, size ? size : 1, &c))
-            continue;
-        int n = snprintf(out + used, space - used, "%s%s %" PRIu64, used ? ", " : "",
-                         probe_class_models[a].name, c.reserved);
-        used += n > 0 && (size_t)n < space - used ? (size_t)n : 0;
-    }
-}
-
 /* What qaudit layout --reorganize would suggest, when it is smaller: a struct with holes that
  * sorting its members by alignment closes, perhaps into a smaller class. */
 static void reorganized_paragraph(struct document *d, const struct layout_type *t)
@@ -430,9 +416,9 @@ static void reorganized_paragraph(struct document *d, const struct layout_type *
     struct layout_reorganized r;
     if (!layout_reorganize(t, &r))
         return;
-    if (r.not_applicable == NULL && r.type.size < t->size) {
+    if (r.smaller) {
         char classes[256];
-        classes_text(r.type.size, classes, sizeof classes);
+        layout_classes_text(r.type.size, classes, sizeof classes);
         doc_paragraph(d,
                       "With its members sorted by alignment (qaudit layout --reorganize), it "
                       "would take %" PRIu64 " bytes, %" PRIu64 " less; classes: %s.",
@@ -454,7 +440,7 @@ static void section_layouts(struct document *d, const struct report_options *o)
     for (size_t i = 0; i < o->layout_count; i++) {
         const struct layout_type *t = o->layouts[i];
         char classes[256];
-        classes_text(t->size, classes, sizeof classes);
+        layout_classes_text(t->size, classes, sizeof classes);
         doc_paragraph(d,
                       "%s %s: %" PRIu64 " bytes, %zu hole%s (%" PRIu64 " bytes), %" PRIu64
                       " bytes of tail padding; classes: %s.",

@@ -438,7 +438,7 @@ static json_t *layout_with_reorganized(const struct layout_type *t)
     json_t *layout = layout_type_json(t);
     struct layout_reorganized r;
     json_t *reorganized = json_null();
-    if (layout_reorganize(t, &r) && r.not_applicable == NULL && r.type.size < t->size) {
+    if (layout_reorganize(t, &r) && r.smaller) {
         json_decref(reorganized);
         reorganized = json_object();
         json_object_set_new(reorganized, "size", u64(r.type.size));

@@ -14,6 +14,9 @@ void layout_print_markdown(FILE *out, const struct layout_type *t);
 json_t *layout_type_json(const struct layout_type *t);
 /* {"glibc": class, "mimalloc": ..., ...} of a block of size bytes (null where a model has none). */
 json_t *layout_classes_json(uint64_t size);
+/* "glibc 48, mimalloc 48, jemalloc 48, tcmalloc 48" into out (space bytes): the classes of a
+ * block of size bytes, as text, Markdown and reports print them; out. */
+const char *layout_classes_text(uint64_t size, char *out, size_t space);
 
 /* A qaudit-layout/1 document written a type at a time (layout_json_stream.c): each type's JSON
  * is built, written and freed in turn, so a full dump never holds the whole document. */

@@ -13,6 +13,7 @@ struct layout_reorganized {
                                    NULL when type holds one */
     struct layout_type type;    /* the type in the suggested order, its holes and padding found
                                    again; its members' strings are the original type's */
+    bool smaller;               /* type is smaller than the original: a suggestion to show */
 };
 
 /* Fills out for t (which must outlive it); false only when memory ran out. */
