@@ -132,6 +132,10 @@ int preload_images(pid_t pid, struct preload_image *images, int max);
 /* A consistent copy of img's record (even, unchanged generation): 0, or an errno (ESRCH gone,
  * EPERM not allowed to read its memory, EFAULT not mapped, EAGAIN never steady). */
 int preload_control_read(pid_t pid, const struct preload_image *img, struct qaudit_control *out);
+/* Whether img holds a record this qaudit reads (its version and size) and out a copy of it; false
+ * for any other, or one not read (qaudit snapshot says which, with preload_control_read). */
+bool preload_control_current(pid_t pid, const struct preload_image *img,
+                             struct qaudit_control *out);
 /* Writes token into img's request field: the preload's writer thread then dumps. 0 or errno. */
 int preload_control_request(pid_t pid, const struct preload_image *img, uint64_t token);
 /* The same into the field at offset (detach_request, for qaudit detach). */

@@ -137,8 +137,7 @@ static int preload_state(pid_t pid, struct preload_image *img, struct qaudit_con
     int n = preload_images(pid, img, 1);
     if (n <= 0)
         return -1;
-    if (img->record == 0 || img->record_size != sizeof *c ||
-        preload_control_read(pid, img, c) != 0 || c->version != QAUDIT_CONTROL_VERSION)
+    if (!preload_control_current(pid, img, c))
         return -2;
     return (int)c->attach_state;
 }

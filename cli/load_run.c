@@ -73,16 +73,15 @@ static bool directory_dumps(const char *dir, struct dump_list *list, size_t *add
     DIR *d = opendir(dir);
     if (d == NULL)
         return false;
-    size_t first = list->count;
+    size_t first = list->count, len = strlen(dir);
     bool ok = true;
     char path[8200];
+    const char *slash = len > 0 && dir[len - 1] == '/' ? "" : "/";
     for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
         size_t n = strlen(e->d_name);
         if (n < 5 || strcmp(e->d_name + n - 5, ".json") != 0 || strstr(e->d_name, ".tmp."))
             continue;
-        size_t len = strlen(dir);
-        snprintf(path, sizeof path, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/",
-                 e->d_name);
+        snprintf(path, sizeof path, "%s%s%s", dir, slash, e->d_name);
         ok = push_path(list, path);
     }
     closedir(d);

@@ -214,6 +214,12 @@ int preload_control_read(pid_t pid, const struct preload_image *img, struct qaud
     return EAGAIN;
 }
 
+bool preload_control_current(pid_t pid, const struct preload_image *img, struct qaudit_control *out)
+{
+    return img->record != 0 && img->record_size == sizeof *out &&
+           preload_control_read(pid, img, out) == 0 && out->version == QAUDIT_CONTROL_VERSION;
+}
+
 /* Asks the preload for a dump: token into the record's request field (process_vm_writev needs
  * the same permission as reading). 0, or an errno. */
 int preload_control_write(pid_t pid, const struct preload_image *img, size_t offset, uint64_t token)

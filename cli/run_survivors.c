@@ -121,10 +121,8 @@ static bool record_holds(const char *pid, const char *run_id)
     int count = preload_images(p, images, IMAGES_AT_MOST);
     for (int i = 0; i < count; i++) {
         struct qaudit_control c;
-        if (images[i].record_size != sizeof c || preload_control_read(p, &images[i], &c) != 0 ||
-            c.version != QAUDIT_CONTROL_VERSION)
-            continue;
-        if (strncmp(c.run_id, run_id, sizeof c.run_id) == 0)
+        if (preload_control_current(p, &images[i], &c) &&
+            strncmp(c.run_id, run_id, sizeof c.run_id) == 0)
             return true;
     }
     return false;
