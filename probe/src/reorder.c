@@ -82,6 +82,8 @@ bool layout_reorganize(const struct layout_type *t, struct layout_reorganized *o
         end = m->offset + m->size;
     }
     r->size = probe_round_up(end, t->align);
+    if (r->size == 0) /* nothing to move: an empty class keeps its 1 byte (C++), 0 in C */
+        r->size = t->size;
     out->smaller = r->size < t->size;
     layout_find_holes(r);
     return true;

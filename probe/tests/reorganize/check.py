@@ -31,7 +31,7 @@ FLAVOURS = {
             "header": "#include <cstddef>\n#include <cstdio>\n",
             "reorganized": {"session", "registry", "slot<double>"},
             "at_least": 19,
-            "tight": set(),
+            "tight": {"empty"},
             "not_applicable": {"struct derived": "C++ bases or a vtable pointer",
                                "struct virtuals": "C++ bases or a vtable pointer"}},
 }

@@ -39,6 +39,9 @@ template <class T> struct slot {
     char pinned;
 };
 
+struct empty {
+}; // 1 byte in C++, no member to move: no smaller order
+
 struct base {
     int b;
 };
@@ -53,6 +56,7 @@ struct virtuals {
 };
 
 slot<double> sl;
+empty e;
 session s;
 registry r;
 derived d;
