@@ -39,8 +39,9 @@ template <class T> struct slot {
     char pinned;
 };
 
+// 1 byte in C++, no member to move: no smaller order
 struct empty {
-}; // 1 byte in C++, no member to move: no smaller order
+};
 
 struct base {
     int b;
