@@ -6,9 +6,10 @@ same compiler, which prints each member's offsetof and the sizeof: every one mus
 said, and smaller than the original. The kinds left alone must say n/a with their reason, a struct
 already tight must say no order is smaller, and enough structs must be reorganized to count. The
 report of the fixture's run with --binary must carry the compiler's sizes in its layouts'
-"reorganized", null for the others and for layouts read from a layout file.
+"reorganized", null for the others and for layouts read from a layout file. The sanitizer build
+has no preload for that run: there --no-run leaves the report's half out, and says so.
 
-usage: check.py QAUDIT SOURCE_DIR"""
+usage: check.py QAUDIT SOURCE_DIR [--no-run]"""
 import json
 import os
 import re
@@ -17,6 +18,7 @@ import sys
 import tempfile
 
 QAUDIT, SOURCE = sys.argv[1], os.path.abspath(sys.argv[2])
+WITH_RUN = sys.argv[3:] != ["--no-run"]
 # alignas on a member is not in the text's declarations: the generated struct restates it.
 MEMBER_ALIGNAS = {("wide", "b"): 16}
 FLAVOURS = {
@@ -150,7 +152,10 @@ def check(language, flavour, work):
               f"{len(members)} offsets as the compiler's")
     if compared < flavour["at_least"]:
         fail(f"{language}: only {compared} facts compared (at least {flavour['at_least']})")
-    check_report(language, flavour, binary, work, reorganized, facts)
+    if WITH_RUN:
+        check_report(language, flavour, binary, work, reorganized, facts)
+    else:
+        print(f"not checked: {language}: report --binary (this build has no preload to run with)")
 
 
 def check_report(language, flavour, binary, work, reorganized, facts):
