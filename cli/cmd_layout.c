@@ -143,8 +143,8 @@ static bool print_reorganized(const struct layout_type *t, unsigned cacheline)
         printf("/* --reorganize: %s %s: n/a, %s */\n\n", t->kind, t->name, r.not_applicable);
     else if (!r.smaller)
         printf("/* --reorganize: %s %s: no order by alignment is smaller than its %" PRIu64
-               " bytes */\n\n",
-               t->kind, t->name, t->size);
+               " %s */\n\n",
+               t->kind, t->name, t->size, t->size == 1 ? "byte" : "bytes");
     else {
         printf("/* --reorganize: %s %s by alignment, largest first: %" PRIu64 " bytes, %" PRIu64
                " less (a suggestion: the compiler laid out the one above) */\n",

@@ -56,9 +56,12 @@ def parse(text):
         if m:
             notes[m.group(1) + " " + m.group(2)] = m.group(3)
             continue
-        m = re.match(r"/\* --reorganize: (\w+) (\S+): no order by alignment is smaller", line)
+        m = re.match(r"/\* --reorganize: (\w+) (\S+): no order by alignment is smaller than its "
+                     r"(\d+) (bytes?) \*/$", line)
         if m:
-            notes[m.group(1) + " " + m.group(2)] = "tight"
+            # "1 byte" (an empty C++ class), "16 bytes"
+            tight = m.group(4) == ("byte" if m.group(3) == "1" else "bytes")
+            notes[m.group(1) + " " + m.group(2)] = "tight" if tight else line
             continue
         m = re.match(r"/\* --reorganize: (\w+) (\S+) by alignment, largest first: (\d+) bytes", line)
         if not m:
