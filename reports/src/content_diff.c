@@ -12,6 +12,18 @@ static const char *const side_names[2] = {"base", "new"};
 static const char *const figure_titles[DIFF_FIGURES] = {"allocations", "bytes", "live bytes",
                                                         "temporary"};
 
+/* When the live figures were taken: "at exit" only when every dump of both runs is a final one;
+ * a snapshot's blocks are live at the snapshot, not at exit. */
+static const char *live_when(const struct report_diff *d)
+{
+    enum live_scope base = live_scope(d->run[DIFF_BASE]), now = live_scope(d->run[DIFF_NEW]);
+    if (base == LIVE_AT_EXIT && now == LIVE_AT_EXIT)
+        return "at exit";
+    if (base == LIVE_NOW && now == LIVE_NOW)
+        return "at the snapshot";
+    return "at exit or at the last snapshot";
+}
+
 static bool is_bytes(enum diff_figure f)
 {
     return f == DIFF_BYTES || f == DIFF_LIVE;
@@ -110,10 +122,11 @@ static void summary(struct document *d, const struct report_diff *diff)
         if (s == NULL)
             continue;
         any = true;
-        char where[512], change[CELL], before[CELL], after[CELL];
+        char where[512], change[CELL], before[CELL], after[CELL], live[64];
         diff_where(diff, s, where, sizeof where);
-        static const char *const titles[DIFF_FIGURES] = {
-            "Allocations", "Bytes allocated", "Live bytes at exit", "Temporary allocations"};
+        const char *const titles[DIFF_FIGURES] = {"Allocations", "Bytes allocated", live,
+                                                  "Temporary allocations"};
+        snprintf(live, sizeof live, "Live bytes %s", live_when(diff));
         doc_item(
             d, "%s: site #%zu, %s (%s): %s, from %s to %s.", titles[f],
             (size_t)(s - diff->sites) + 1, where, status_of(s),
@@ -129,7 +142,7 @@ static void summary(struct document *d, const struct report_diff *diff)
 
 /* The totals of both runs: the figures that reconcile with each report. */
 struct total {
-    const char *what;
+    char what[64];
     double value[2];
     bool bytes;
 };
@@ -140,9 +153,11 @@ static size_t totals_of(const struct report_diff *d, struct total *t)
     t[n++] = (struct total){"allocation calls", {0}, false};
     t[n++] = (struct total){"bytes requested", {0}, true};
     t[n++] = (struct total){"peak live bytes", {0}, true};
-    t[n++] = (struct total){"live bytes at exit", {0}, true};
-    t[n++] = (struct total){"live blocks at exit", {0}, false};
+    t[n++] = (struct total){"", {0}, true};
+    t[n++] = (struct total){"", {0}, false};
     t[n++] = (struct total){"temporary allocations", {0}, false};
+    snprintf(t[3].what, sizeof t[3].what, "live bytes %s", live_when(d));
+    snprintf(t[4].what, sizeof t[4].what, "live blocks %s", live_when(d));
     for (int side = 0; side < 2; side++) {
         const struct report_totals *r = &d->run[side]->totals;
         t[0].value[side] = (double)(r->allocs + r->reallocs);

@@ -100,6 +100,27 @@ where = ["".join(td.itertext()) for td in table[0].iter("td") if td.get("class")
 assert where[0].startswith("hot_loop"), where
 EOF
 
+echo "--- live figures say when they were taken"
+grep -Eq '^  live bytes at exit +' "$work/diff.txt" && grep -q "^  - Live bytes at exit: site" "$work/diff.txt" &&
+  pass "two runs' exit dumps: live bytes at exit" || fail "exit: $(sed -n '/== Totals/,/^$/p' "$work/diff.txt")"
+# Two snapshots of one running program: what they hold is live at the snapshot, not at exit.
+mkdir "$work/snaps" && mkfifo "$work/snaps/in"
+"$qaudit" run --out "$work/snaps/s-%p-%n.json" -- bash -c 'read -r x' <"$work/snaps/in" 2>"$work/snaps.err" &
+runner=$!
+exec 4>"$work/snaps/in" # bash reads until this closes
+for _ in $(seq 300); do grep -q "^qaudit run: pid " "$work/snaps.err" && break; sleep 0.1; done # readiness
+for i in 1 2; do "$qaudit" snapshot "$runner" >"$work/snap$i.out" 2>"$work/snap.err" || fail "snapshot: $(cat "$work/snap.err")"; done
+exec 4>&-
+wait "$runner"
+"$qaudit" diff "$(cat "$work/snap1.out")" "$(cat "$work/snap2.out")" >"$work/snaps.txt" 2>&1
+grep -Eq '^  live bytes at the snapshot +' "$work/snaps.txt" && grep -Eq '^  live blocks at the snapshot +' "$work/snaps.txt" &&
+  ! grep -q "at exit" "$work/snaps.txt" && pass "two snapshots: live bytes at the snapshot, nothing said at exit" ||
+  fail "snapshots: $(cat "$work/snaps.txt")"
+exit_dump=$(sed -n 's/^qaudit run: dump \(.*\) (exit)$/\1/p' "$work/snaps.err")
+"$qaudit" diff "$(cat "$work/snap1.out")" "$exit_dump" >"$work/mixed.txt" 2>&1
+grep -Eq '^  live bytes at exit or at the last snapshot +' "$work/mixed.txt" &&
+  pass "a snapshot beside an exit dump: live bytes at exit or at the last snapshot" || fail "mixed: $(cat "$work/mixed.txt")"
+
 echo "--- the pprof pair, read by go tool pprof -diff_base"
 if command -v go >/dev/null; then
   "$qaudit" diff "$work/old/base.json" "$work/new/new.json" --base-binary "$bin/fixture_first_hour" \
