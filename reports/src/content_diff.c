@@ -17,11 +17,7 @@ static const char *const figure_titles[DIFF_FIGURES] = {"allocations", "bytes", 
 static const char *live_when(const struct report_diff *d)
 {
     enum live_scope base = live_scope(d->run[DIFF_BASE]), now = live_scope(d->run[DIFF_NEW]);
-    if (base == LIVE_AT_EXIT && now == LIVE_AT_EXIT)
-        return "at exit";
-    if (base == LIVE_NOW && now == LIVE_NOW)
-        return "at the snapshot";
-    return "at exit or at the last snapshot";
+    return live_scope_phrase(base == now ? base : LIVE_MIXED);
 }
 
 static bool is_bytes(enum diff_figure f)

@@ -394,12 +394,11 @@ void section_live(struct document *d, const struct report *r, unsigned top, bool
     enum live_scope scope = live_scope(r);
     char a[CELL], b[CELL];
     doc_heading(d, 2, "%s", live_title(scope));
-    doc_paragraph(d, "%s in %s blocks %s (usable bytes, every allocation counted).",
+    doc_paragraph(d,
+                  "%s in %s block%s were %sallocated %s (usable bytes, every allocation counted).",
                   fmt_bytes(a, sizeof a, r->totals.live_bytes),
-                  count_cell(b, r->totals.live_blocks),
-                  scope == LIVE_AT_EXIT ? "were still allocated at exit"
-                  : scope == LIVE_NOW   ? "were allocated at the snapshot"
-                                        : "were allocated at exit or at the last snapshot");
+                  count_cell(b, r->totals.live_blocks), r->totals.live_blocks == 1 ? "" : "s",
+                  scope == LIVE_AT_EXIT ? "still " : "", live_scope_phrase(scope));
     const struct report_inherited *in = &r->totals.inherited;
     uint64_t freed = in->freed_blocks < in->blocks ? in->freed_blocks : in->blocks;
     if (in->processes > 0 && in->blocks > freed)

@@ -64,6 +64,13 @@ enum live_scope live_scope(const struct report *r)
 
 const char *const live_scope_names[3] = {"exit", "now", "mixed"};
 
+const char *live_scope_phrase(enum live_scope scope)
+{
+    static const char *const phrases[] = {"at exit", "at the snapshot",
+                                          "at exit or at the last snapshot"};
+    return phrases[scope];
+}
+
 bool any_site_estimated(const struct report *r)
 {
     for (size_t i = 0; i < r->site_count; i++)

@@ -73,6 +73,8 @@ size_t rank_sites(const struct report *r, enum site_rank key, const struct repor
 enum live_scope { LIVE_AT_EXIT, LIVE_NOW, LIVE_MIXED };
 extern const char *const live_scope_names[3]; /* "exit", "now", "mixed" */
 enum live_scope live_scope(const struct report *r);
+/* When the live figures were taken, for a sentence: "at exit", "at the snapshot", ... */
+const char *live_scope_phrase(enum live_scope scope);
 double shallow_share(const struct report *r);
 /* Whether some site's figures are estimates (from sampled stacks). */
 bool any_site_estimated(const struct report *r);

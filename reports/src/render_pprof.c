@@ -378,12 +378,10 @@ static void profile_comments(struct builder *b)
                 r->processes[i].pid, r->processes[i].source, r->processes[i].reason);
     if (r->process_count > 3)
         comment(b, "qaudit: and %zu more processes", r->process_count - 3);
-    static const char *const live[] = {"at exit", "at the snapshot",
-                                       "at exit or at the last snapshot"};
     comment(b,
             "Stacks %s. alloc_objects and alloc_space count every allocation a site made (realloc "
             "included); inuse_objects and inuse_space its blocks and requested bytes live %s.",
-            mode, live[live_scope(r)]);
+            mode, live_scope_phrase(live_scope(r)));
     double allocs, bytes;
     report_coverage(r, &allocs, &bytes);
     comment(b,
