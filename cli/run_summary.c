@@ -115,7 +115,9 @@ bool run_summary(const char *pattern, pid_t pid, int status, const char *program
                 status == 128 + SIGKILL
                     ? "the program was killed by SIGKILL, which no handler can catch"
                 : go ? go_ending
-                     : "the preload says why on stderr, in a line starting with qaudit:");
+                     : "when the preload could not write it, it said why on stderr in a line "
+                       "starting with qaudit:; a program that ends with the exit_group system "
+                       "call itself leaves none");
         return false;
     }
     struct report r = {0};

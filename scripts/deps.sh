@@ -21,7 +21,8 @@ packages=(
   libfmt-dev libspdlog-dev nlohmann-json3-dev libboost-dev # test_layout_cxx_programs: C++
                                    # libraries' headers as their users use them
   libc6-dbg                        # test_gate, test_layout_text, test_layout_corrupt: glibc's DWARF
-  procps git                       # pgrep in the report tests; git, a program test_foreign runs
+  procps git wget                  # pgrep in the report tests; git and wget, programs test_foreign
+                                   # runs
   libprotobuf-c-dev protobuf-c-compiler zlib1g-dev # report --format pprof: profile.proto, gzip
   golang-go                        # test_pprof reads the pprof export with `go tool pprof`
   chromium                         # test_html_chromium loads the HTML report; make demo's screenshots

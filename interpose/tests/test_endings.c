@@ -1,7 +1,7 @@
 /* However a process ends, its run is not lost, and it ends exactly as it would without the
- * preload: exit, _exit, _Exit, fatal signals (the program's own crash handler or the default
- * action), exec; a vfork child writes nothing; every process and image gets a file of its own;
- * and in no stack mode does the program find a descriptor it did not open. */
+ * preload: exit, _exit, _Exit, quick_exit, fatal signals (the program's own crash handler or the
+ * default action), exec; a vfork child writes nothing; every process and image gets a file of its
+ * own; and in no stack mode does the program find a descriptor it did not open. */
 #include <fcntl.h>
 #include <jansson.h>
 #include <setjmp.h>
@@ -19,13 +19,15 @@
 
 #include "harness.h"
 
-#define BLOCKS 37 /* what fixture_endings allocates before it ends */
+#define BLOCKS 37     /* what fixture_endings allocates before it ends */
+#define QUICK_FREED 7 /* what its at_quick_exit handler frees before the dump */
 
 struct ending {
     const char *how;
     int status;         /* as natively: exit status, or 128 + signal */
     const char *reason; /* of the one dump */
     const char *signal; /* process.end_signal, or NULL */
+    int frees;          /* totals.calls.free */
 };
 
 /* Runs fixture_endings natively and under the preload; both must end alike. Returns the status;
@@ -47,24 +49,26 @@ static void test_every_ending_leaves_its_dump(void **state)
 {
     (void)state;
     static const struct ending endings[] = {
-        {"exit", 0, "exit", NULL},
-        {"_exit", 3, "_exit", NULL},
-        {"_Exit", 4, "_exit", NULL},
-        {"segv", 128 + SIGSEGV, "fatal_signal", "SIGSEGV"},
-        {"abort", 128 + SIGABRT, "fatal_signal", "SIGABRT"},
-        {"fpe", 128 + SIGFPE, "fatal_signal", "SIGFPE"},
-        {"ill", 128 + SIGILL, "fatal_signal", "SIGILL"},
-        {"trap", 128 + SIGTRAP, "fatal_signal", "SIGTRAP"},
-        {"bus", 128 + SIGBUS, "fatal_signal", "SIGBUS"},
-        {"term", 128 + SIGTERM, "fatal_signal", "SIGTERM"},
-        {"handler-then-default", 128 + SIGSEGV, "fatal_signal", "SIGSEGV"},
-        {"recover", 0, "exit", NULL},
-        {"resethand-reraise", 128 + SIGTERM, "fatal_signal", "SIGTERM"},
-        {"oneshot-nodefer", 128 + SIGTERM, "fatal_signal", "SIGTERM"},
-        {"siginfo-reraise", 128 + SIGTERM, "fatal_signal", "SIGTERM"},
-        {"signal-raise", 128 + SIGINT, "fatal_signal", "SIGINT"},
-        {"handler-exits", 5, "exit", NULL},
-        {"resethand-read-back", 0, "exit", NULL},
+        {"exit", 0, "exit", NULL, 0},
+        {"_exit", 3, "_exit", NULL, 0},
+        {"_Exit", 4, "_exit", NULL, 0},
+        {"quick_exit", 6, "_exit", NULL, QUICK_FREED},
+        {"quick_exit-in-handler", 6, "_exit", NULL, QUICK_FREED},
+        {"segv", 128 + SIGSEGV, "fatal_signal", "SIGSEGV", 0},
+        {"abort", 128 + SIGABRT, "fatal_signal", "SIGABRT", 0},
+        {"fpe", 128 + SIGFPE, "fatal_signal", "SIGFPE", 0},
+        {"ill", 128 + SIGILL, "fatal_signal", "SIGILL", 0},
+        {"trap", 128 + SIGTRAP, "fatal_signal", "SIGTRAP", 0},
+        {"bus", 128 + SIGBUS, "fatal_signal", "SIGBUS", 0},
+        {"term", 128 + SIGTERM, "fatal_signal", "SIGTERM", 0},
+        {"handler-then-default", 128 + SIGSEGV, "fatal_signal", "SIGSEGV", 0},
+        {"recover", 0, "exit", NULL, 0},
+        {"resethand-reraise", 128 + SIGTERM, "fatal_signal", "SIGTERM", 0},
+        {"oneshot-nodefer", 128 + SIGTERM, "fatal_signal", "SIGTERM", 0},
+        {"siginfo-reraise", 128 + SIGTERM, "fatal_signal", "SIGTERM", 0},
+        {"signal-raise", 128 + SIGINT, "fatal_signal", "SIGINT", 0},
+        {"handler-exits", 5, "exit", NULL, 0},
+        {"resethand-read-back", 0, "exit", NULL, 0},
     };
     for (size_t i = 0; i < sizeof endings / sizeof endings[0]; i++) {
         const struct ending *e = &endings[i];
@@ -83,6 +87,7 @@ static void test_every_ending_leaves_its_dump(void **state)
         else
             assert_null(signal_name);
         assert_int_equal(num(d, "totals.calls.malloc"), BLOCKS);
+        assert_int_equal(num(d, "totals.calls.free"), e->frees);
         /* A handler of the program's took the signal: the dump names it. */
         if (strcmp(e->how, "handler-exits") == 0)
             assert_string_equal(str_at(d, "process", "last_signal"), "SIGTERM");
@@ -115,6 +120,63 @@ static void test_vfork_child_writes_none(void **state)
     json_t **dumps = load_all_dumps(&count);
     assert_int_equal(count, 1);
     assert_string_equal(json_string_value(json_object_get(dumps[0], "reason")), "exit");
+    free_dumps(dumps, count);
+    remove_dir();
+}
+
+/* A library's destructor that frees what its constructor kept (GnuTLS, p11-kit do) runs after the
+ * preload's: the exit dump comes after every destructor and counts those frees. */
+static void test_frees_in_library_destructors_are_counted(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_teardown"), NULL};
+    char native_out[256], out[256];
+    assert_int_equal(
+        run_captured(&(struct captured_run){.argv = argv}, native_out, sizeof native_out), 0);
+    assert_int_equal(
+        run_captured(&(struct captured_run){.argv = argv, .preload = true}, out, sizeof out), 0);
+    assert_string_equal(out, native_out);
+    assert_string_equal(out, "library holds 20 blocks\n");
+    size_t count;
+    json_t **dumps = load_all_dumps(&count);
+    assert_int_equal(count, 1);
+    assert_string_equal(json_string_value(json_object_get(dumps[0], "reason")), "exit");
+    assert_int_equal(num(dumps[0], "totals.calls.malloc"), 21); /* the library's 20, main's 1 */
+    assert_int_equal(num(dumps[0], "totals.calls.free"), 21);
+    assert_int_equal(num(dumps[0], "totals.live_blocks"), 0);
+    free_dumps(dumps, count);
+    remove_dir();
+}
+
+/* A main thread that leaves by pthread_exit while a thread of the program's goes on: the process
+ * ends with that thread, as natively, though the preload's writer was running when main left
+ * (it kept the process alive for good, all alone). timeout(1) bounds the run. */
+static void test_main_thread_pthread_exit_ends_with_the_last_thread(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {"/usr/bin/timeout",  "-s", "KILL", "60", FIXTURE("fixture_endings"),
+                          "main-pthread-exit", NULL};
+    char native_out[256], out[256];
+    assert_int_equal(
+        run_captured(&(struct captured_run){.argv = argv}, native_out, sizeof native_out), 0);
+    assert_int_equal(
+        run_captured(&(struct captured_run){.argv = argv, .preload = true}, out, sizeof out), 0);
+    assert_string_equal(out, "outlived main\n");
+    assert_string_equal(out, native_out);
+    size_t count, found = 0;
+    json_t **dumps = load_all_dumps(&count); /* timeout's and the fixture's */
+    for (size_t i = 0; i < count; i++) {
+        const char *exe = str_at(dumps[i], "process", "exe");
+        if (exe == NULL || strstr(exe, "fixture_endings") == NULL)
+            continue;
+        found++;
+        assert_string_equal(json_string_value(json_object_get(dumps[i], "reason")), "exit");
+        /* the thread's two blocks besides (glibc allocates for the thread too) */
+        assert_true(num(dumps[i], "totals.calls.malloc") >= BLOCKS + 2);
+    }
+    assert_int_equal(found, 1);
     free_dumps(dumps, count);
     remove_dir();
 }
@@ -270,6 +332,8 @@ int main(void)
         cmocka_unit_test(test_every_ending_leaves_its_dump),
         cmocka_unit_test(test_dispositions_read_back_as_set),
         cmocka_unit_test(test_vfork_child_writes_none),
+        cmocka_unit_test(test_frees_in_library_destructors_are_counted),
+        cmocka_unit_test(test_main_thread_pthread_exit_ends_with_the_last_thread),
         cmocka_unit_test(test_exec_keeps_both_images),
         cmocka_unit_test(test_one_file_per_process),
         cmocka_unit_test(test_left_overs_replaced_and_relative_paths_kept),

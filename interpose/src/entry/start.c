@@ -82,8 +82,10 @@ static void initialise(void)
  * reaches the preload before its entries are redirected. */
 __attribute__((constructor)) static void qa_constructor(void)
 {
-    if (!qa_attach_loaded_late())
-        initialise();
+    if (qa_attach_loaded_late())
+        return;
+    initialise();
+    qa_exits_watch_quick_exit(); /* before main: the program's handlers run before this one */
 }
 
 int qa_start_attached(const char *settings)

@@ -1,22 +1,27 @@
 /* The ways a process image ends without running destructors, each interposed so the run is not
  * lost: _exit and _Exit write the final dump (async-signal-safe: programs call _exit from signal
- * handlers and forked children), and the exec family writes a dump just before the image is
- * replaced (if the exec fails, the image goes on counting and writes again later). A vfork child
- * shares its parent's memory and account: it writes nothing (qa_dump* check the pid). An image
- * that counted nothing writes no exec dump: a forked child that only calls exec has nothing to
- * tell, and a shell would otherwise leave two files per command.
- * Context: the program's thread that calls _exit or exec, possibly inside a signal handler
- * or a vfork child: async-signal-safe only, no lock but the dump lock, taken for a bounded time. */
+ * handlers and forked children); so does quick_exit, from an at_quick_exit handler run after the
+ * program's (it ends in glibc's own _exit, which no preload sees); the exec family writes a dump
+ * just before the image is replaced (if the exec fails, the image goes on counting and writes
+ * again later). A vfork child shares its parent's memory and account: it writes nothing
+ * (qa_dump* check the pid). An image that counted nothing writes no exec dump: a forked child
+ * that only calls exec has nothing to tell, and a shell would otherwise leave two files per
+ * command.
+ * Context: the program's thread that calls _exit, quick_exit or exec, possibly inside a signal
+ * handler or a vfork child: async-signal-safe only, no lock but the dump lock, taken for a
+ * bounded time. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "host.h"
 
 typedef void (*exit_fn)(int);
+typedef void (*pthread_exit_fn)(void *);
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
@@ -27,6 +32,7 @@ extern char **environ;
 /* Resolved when first needed, before any dump: dlsym may allocate, which _exit in a signal
  * handler must not do, so qa_exits_resolve runs at start-up too. */
 static exit_fn real_exit;
+static pthread_exit_fn real_pthread_exit;
 static execve_fn real_execve;
 static execvpe_fn real_execvpe;
 static fexecve_fn real_fexecve;
@@ -35,6 +41,7 @@ static execveat_fn real_execveat;
 void qa_exits_resolve(void)
 {
     real_exit = (exit_fn)dlsym(RTLD_NEXT, "_exit");
+    real_pthread_exit = (pthread_exit_fn)dlsym(RTLD_NEXT, "pthread_exit");
     real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
     real_execvpe = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
     real_fexecve = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
@@ -69,6 +76,33 @@ QA_EXPORT __attribute__((noreturn)) void _exit(int status)
 QA_EXPORT __attribute__((noreturn)) void _Exit(int status)
 {
     _exit(status);
+}
+
+/* A main thread that leaves by pthread_exit lets the process live on until its last thread ends,
+ * when glibc calls exit(0), unless the writer, counted as one of its threads, is still running:
+ * it ends first (output/writer.c). */
+QA_EXPORT __attribute__((noreturn)) void pthread_exit(void *value)
+{
+    if (!qa_inert && atomic_load(&qa_ready) == 2 && gettid() == getpid())
+        qa_writer_main_thread_leaving();
+    if (real_pthread_exit == NULL)
+        qa_exits_resolve();
+    real_pthread_exit(value);
+    __builtin_unreachable();
+}
+
+/* Run by quick_exit after the handlers the program registered, which come later and so run
+ * first: the dump counts what they freed. quick_exit may be called from a signal handler. */
+static void dump_at_quick_exit(void)
+{
+    if (!qa_inert)
+        qa_dump_final(QA_DUMP_EXIT_NOW, 0);
+}
+
+void qa_exits_watch_quick_exit(void)
+{
+    if (at_quick_exit(dump_at_quick_exit) != 0)
+        qa_log("cannot register with at_quick_exit: a quick_exit will leave no dump");
 }
 
 QA_EXPORT int execve(const char *path, char *const argv[], char *const envp[])

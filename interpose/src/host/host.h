@@ -22,8 +22,11 @@ void qa_attach_module_loaded(void);
 bool qa_attach_before_fork(void);
 void qa_attach_after_fork(void);
 
-/* exits.c: _exit, _Exit and the exec family, resolved at start-up (dlsym may allocate) */
+/* exits.c: _exit, _Exit and the exec family, resolved at start-up (dlsym may allocate); the
+ * final dump of a quick_exit, registered from the constructor (never at qaudit attach: a stopped
+ * thread of the program may hold the exit handlers' lock) */
 void qa_exits_resolve(void);
+void qa_exits_watch_quick_exit(void);
 
 /* dlopen_name.c: the file the program's dlopen(file) means, resolved as its caller would (out),
  * or file itself */

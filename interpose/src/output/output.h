@@ -71,6 +71,10 @@ void qa_writer_after_fork_child(void);
 bool qa_writer_lazy_due(uintptr_t caller);
 bool qa_writer_due_now(uintptr_t caller);
 int qa_writer_start_lazy(void);
+/* The main thread is leaving by pthread_exit (host/exits.c): the writer ends, for good, before it
+ * does. glibc ends the process when its last thread ends, counting the writer among them, so a
+ * writer still running then would keep the process alive after the program's last thread. */
+void qa_writer_main_thread_leaving(void);
 /* qaudit attach: the writer thread calls poll at every wake (modules loaded since the attach),
  * and on the control record's detach request calls restore (every entry point put back), writes
  * the last dump, marks the request served and ends. Set before the writer starts. */

@@ -1,13 +1,15 @@
-/* When dumps are written: at exit (a destructor), on request (the dump signal's handler bumps a
- * futex word and wakes a writer thread that has every signal blocked; no descriptor is involved,
- * so the program's fds are never touched), every QAUDIT_INTERVAL seconds, and in a forked child
- * (fork.c), which starts its own account, its own writer thread and its own files. The thread
- * has a descriptor table of its own (base/fd_table.c), so what it opens never takes a number
- * the program's next open() would get. It starts on its creator's processor and stays there until
- * it first wakes (pin_to_creator below). It starts lazily, when first needed (below, "lazily").
- * Context: the writer thread (every signal blocked, the guard held for its whole life), the
- * destructor at exit, fork's handler in the child, and the program's allocation calls
- * (qa_writer_lazy_due, qa_writer_start_lazy) or a call through ptrace (qaudit_writer_start). */
+/* When dumps are written: at exit (once every destructor has run), on request (the dump signal's
+ * handler bumps a futex word and wakes a writer thread that has every signal blocked; no
+ * descriptor is involved, so the program's fds are never touched), every QAUDIT_INTERVAL
+ * seconds, and in a forked child (fork.c), which starts its own account, its own writer thread
+ * and its own files. The thread has a descriptor table of its own (base/fd_table.c), so what it
+ * opens never takes a number the program's next open() would get. It starts on its creator's
+ * processor and stays there until it first wakes (pin_to_creator below). It starts lazily, when
+ * first needed (below, "lazily").
+ * Context: the writer thread (every signal blocked, the guard held for its whole life), the exit
+ * handler the destructor registers, fork's handler in the child, and the program's allocation
+ * calls (qa_writer_lazy_due, qa_writer_start_lazy) or a call through ptrace
+ * (qaudit_writer_start). */
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -24,6 +26,11 @@
 
 /* Dump requests so far; the writer dumps whenever it has seen fewer. */
 static _Atomic int requests QA_FORK_STATE;
+
+/* The running writer's tid (0: none), and the request that it end for good (main_thread_leaving
+ * below); once ended for good, it never starts again in this image. */
+static _Atomic int writer_tid QA_FORK_STATE;
+static _Atomic bool ended_for_good QA_FORK_STATE;
 
 void qa_writer_wake(void)
 {
@@ -137,10 +144,13 @@ static void *writer_main(void *arg)
     uint64_t interval_ns = (uint64_t)qa_cfg.interval * 1000000000u;
     uint64_t next_dump = interval_ns ? qa_monotonic_ns() + interval_ns : UINT64_MAX;
     uint64_t poll_ns = (uint64_t)QA_REQUEST_POLL_MS * 1000000u;
+    atomic_store(&writer_tid, (int)gettid());
     qa_control_writer_state(QAUDIT_WRITER_RUNNING);
     for (;;) {
         uint64_t due = earliest(qa_timeline_due(), next_dump);
         sleep_until(seen, earliest(due, qa_monotonic_ns() + poll_ns));
+        if (atomic_load(&ended_for_good))
+            return NULL;
         unpin();
         int requested = atomic_load(&requests);
         if (requested != seen) {
@@ -273,6 +283,7 @@ static bool lazy_start_due(void)
 bool qa_writer_lazy_due(uintptr_t caller)
 {
     if (!atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed) ||
+        atomic_load_explicit(&ended_for_good, memory_order_relaxed) ||
         qa_runtime_code_holds(caller))
         return false;
     if (atomic_load_explicit(&requests, memory_order_relaxed) != 0)
@@ -285,12 +296,15 @@ bool qa_writer_lazy_due(uintptr_t caller)
 bool qa_writer_due_now(uintptr_t caller)
 {
     return atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed) &&
+           !atomic_load_explicit(&ended_for_good, memory_order_relaxed) &&
            !qa_runtime_code_holds(caller) &&
            (atomic_load_explicit(&requests, memory_order_relaxed) != 0 || lazy_start_due());
 }
 
 int qa_writer_start_lazy(void)
 {
+    if (atomic_load(&ended_for_good))
+        return -EAGAIN;
     if (!atomic_exchange(&qa_writer_waiting, false))
         return 0; /* started already, or not lazy: the control record says how it went */
     return start_guarded(qa_self()) ? 0 : -EAGAIN;
@@ -315,8 +329,52 @@ void qa_writer_start(bool attached)
     start_or_wait(qa_cfg.interval != 0 || attached, false);
 }
 
-__attribute__((destructor)) static void dump_at_exit(void)
+/* How long the main thread waits for the writer to end: a dump under way is finished first. */
+#define WRITER_END_WAIT_MS 5000
+
+/* On the main thread, in pthread_exit: the writer ends and is gone from the kernel (so its count
+ * in glibc is dropped) before the main thread goes on leaving. From then on the image is as one
+ * whose writer has not started: the dump signal's handler writes its dumps, the allocating
+ * threads take the timeline's points, and the control record says no writer runs (qaudit
+ * snapshot then says to use the dump signal). */
+void qa_writer_main_thread_leaving(void)
 {
+    if (atomic_exchange(&ended_for_good, true))
+        return;
+    atomic_store(&qa_writer_waiting, true);
+    qa_control_writer_state(QAUDIT_WRITER_FAILED);
+    int tid = atomic_load(&writer_tid);
+    if (tid == 0)
+        return;
+    atomic_fetch_add(&requests, 1); /* the futex word moves: the writer wakes and sees the end */
+    qa_futex(&requests, FUTEX_WAKE, 1, NULL);
+    for (int waited = 0; waited < WRITER_END_WAIT_MS; waited++) {
+        if (syscall(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH)
+            return;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    qa_log("the dump writer did not end within %d ms of the main thread's pthread_exit: the "
+           "process may outlive its last thread",
+           WRITER_END_WAIT_MS);
+}
+
+extern int __cxa_atexit(void (*fn)(void *), void *arg, void *module);
+
+static void dump_at_exit(void *arg)
+{
+    (void)arg;
     if (atomic_load(&qa_ready) == 2 && !qa_inert)
         qa_dump(QA_DUMP_EXIT);
+}
+
+/* exit() runs the atexit handlers, then the loader's _dl_fini, which runs each module's
+ * destructors: this one before those of the libraries the preload was initialised after, whose
+ * frees a dump written here would call leaks (GnuTLS's and p11-kit's in wget --version: 694
+ * blocks). So this only registers the dump as one more exit handler: glibc runs a handler
+ * registered while it runs them once the running one (_dl_fini) has returned, when every
+ * destructor has run. No module is named, so no dlclose can remove it. */
+__attribute__((destructor)) static void dump_after_destructors(void)
+{
+    if (__cxa_atexit(dump_at_exit, NULL, NULL) != 0)
+        dump_at_exit(NULL);
 }
