@@ -12,13 +12,15 @@ all: build
 deps:
 	@scripts/deps.sh
 
+# Configure and build print one line each (scripts/quiet.sh; VERBOSE=1 for everything), so that
+# make test and make demo end on their verdict.
 $(BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	@scripts/quiet.sh $(BUILD)/configure.log configure cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 configure: deps $(BUILD)/CMakeCache.txt
 
 build: configure
-	cmake --build $(BUILD) -j $(JOBS)
+	@scripts/quiet.sh $(BUILD)/build.log build cmake --build $(BUILD) -j $(JOBS)
 
 # ctest-junit.xml: what tests/no_skips.sh reads to fail CI on a skipped test. ctest_clean.sh
 # fails the run when a test left a process running.
@@ -33,8 +35,8 @@ bench: build
 	$(BUILD)/bin/queue_bench
 
 asan: deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DQAUDIT_SANITIZE=ON
-	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@scripts/quiet.sh $(ASAN_BUILD)/configure.log configure cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DQAUDIT_SANITIZE=ON
+	@scripts/quiet.sh $(ASAN_BUILD)/build.log build cmake --build $(ASAN_BUILD) -j $(JOBS)
 	tests/ctest_clean.sh $(ASAN_BUILD) --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml
 
 FUZZ_SECONDS ?= 60
