@@ -56,7 +56,7 @@ static Dwarf_Die *type_of_die(Dwarf_Die *die, Dwarf_Die *out)
 
 /* One parameter's type, canonical, without the cv-qualifiers at its top, which are no part of
  * a function's type ("char const" is "char" in "{lambda(char)#1}"); NULL when out of memory. */
-static char *param_type(Dwarf_Die *param)
+static char *param_type(Dwarf_Die *param, probe_name_of name_of)
 {
     Dwarf_Die type;
     if (type_of_die(param, &type) == NULL)
@@ -66,7 +66,7 @@ static char *param_type(Dwarf_Die *param)
          i++)
         if (type_of_die(&type, &type) == NULL)
             return strdup("void");
-    char *spelled = probe_type_name_resolved(&type);
+    char *spelled = probe_spell_type_resolved(&type, name_of);
     char *canonical = spelled ? probe_cxx_canonical(spelled) : NULL;
     free(spelled);
     return canonical;
@@ -83,7 +83,7 @@ struct autos {
     size_t count;
 };
 
-static void autos_of(Dwarf_Die *function, struct autos *a)
+static void autos_of(Dwarf_Die *function, struct autos *a, probe_name_of name_of)
 {
     Dwarf_Die child;
     a->count = 0;
@@ -93,7 +93,7 @@ static void autos_of(Dwarf_Die *function, struct autos *a)
         const char *name = dwarf_diename(&child);
         if (dwarf_tag(&child) == DW_TAG_template_type_parameter && a->count < MAX_AUTO && name &&
             (strncmp(name, "auto", 4) == 0 || strstr(name, ":auto") != NULL))
-            a->types[a->count++] = param_type(&child);
+            a->types[a->count++] = param_type(&child, name_of);
     } while (dwarf_siblingof(&child, &child) == 0);
 }
 
@@ -122,7 +122,7 @@ static char *with_autos(char *type, const struct autos *a)
     return type;
 }
 
-char *probe_function_params(Dwarf_Die *call)
+char *probe_function_params(Dwarf_Die *call, probe_name_of name_of)
 {
     size_t len = 0;
     char *out = calloc(1, 1);
@@ -130,14 +130,14 @@ char *probe_function_params(Dwarf_Die *call)
     Dwarf_Die child;
     if (out == NULL || dwarf_child(call, &child) != 0)
         return out;
-    autos_of(call, &a);
+    autos_of(call, &a, name_of);
     do {
         int tag = dwarf_tag(&child);
         if ((tag != DW_TAG_formal_parameter || dwarf_hasattr(&child, DW_AT_artificial)) &&
             tag != DW_TAG_unspecified_parameters)
             continue;
-        char *type =
-            tag == DW_TAG_formal_parameter ? with_autos(param_type(&child), &a) : strdup("...");
+        char *type = tag == DW_TAG_formal_parameter ? with_autos(param_type(&child, name_of), &a)
+                                                    : strdup("...");
         char *grown = type ? realloc(out, len + strlen(type) + 3) : NULL;
         if (grown == NULL) {
             free(type);

@@ -8,13 +8,16 @@
 #include <elfutils/libdw.h>
 #include <stdbool.h>
 
+#include "type_names.h" /* probe_name_of */
+
 /* Whether die (a struct or class without a name) is a lambda's closure; *call receives its
  * operator() declaration when it has one (*has_call says so). */
 bool probe_closure_of(Dwarf_Die *die, Dwarf_Die *call, bool *has_call);
 
 /* A function's (a call operator's) parameter types as the demangler writes them, joined by ", "
- * ("int, char const*"; "" for none), malloc'd; NULL when out of memory. */
-char *probe_function_params(Dwarf_Die *call);
+ * ("int, char const*"; "" for none), their classes named by name_of (type_names.h), malloc'd;
+ * NULL when out of memory. */
+char *probe_function_params(Dwarf_Die *call, probe_name_of name_of);
 
 /* Whether a member function (a lambda's call operator: the lambda is not mutable) is const: its
  * this points to const. */

@@ -11,7 +11,7 @@
 
 #include "die_end.h"
 #include "dwarf_numbers.h"
-#include "dwarf_errors.h"
+#include "read_generation.h"
 
 #define MAX_CODE 65536 /* producers number abbreviations from 1 up; past this, read with libdw */
 /* A walk reads one unit, and the type units its types lead into; the index of type_defs.c scans
@@ -69,7 +69,7 @@ void probe_die_scan_release(void)
  * the unit's header cannot be read. */
 static struct unit_table *table_of(Dwarf_Die *die)
 {
-    unsigned generation = probe_dwarf_errors_generation();
+    unsigned generation = probe_read_generation();
     struct unit_table *oldest = &kept.units[0];
     if (kept.last != NULL && kept.last->cu == die->cu && kept.last->generation == generation &&
         die->cu != NULL) {

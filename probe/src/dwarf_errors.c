@@ -12,6 +12,7 @@
 
 #include "die_end.h"
 #include "die_scan.h"
+#include "read_generation.h"
 #include "language.h"
 
 static _Thread_local struct {
@@ -179,18 +180,9 @@ static void list_steps(Dwarf_Die *die, Dwarf_Die *next, bool end)
     walks.depth--; /* l is on top (list_at dropped what was above) */
 }
 
-/* Which read this is: caches of other files' checks key on it (a new Dwarf may be allocated
- * where the last one was). */
-static _Thread_local unsigned generation;
-
-unsigned probe_dwarf_errors_generation(void)
-{
-    return generation;
-}
-
 void probe_dwarf_errors_reset(void)
 {
-    generation++;
+    probe_read_generation_next();
     first.set = false;
     first.message[0] = '\0';
     probe_dwarf_errors_release();

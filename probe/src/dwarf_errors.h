@@ -10,14 +10,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Forgets any recorded failure: call before a read. */
+/* Forgets any recorded failure, and starts a new read (read_generation.h): call before a read. */
 void probe_dwarf_errors_reset(void);
 
 /* Frees what the checks kept about the walk (the failure itself stays): call after a read. */
 void probe_dwarf_errors_release(void);
-
-/* A number that changes at each reset: what is cached about one read's file keys on it. */
-unsigned probe_dwarf_errors_generation(void);
 
 /* The first failure recorded since the reset ("corrupt DWARF at DIE 0x2f: invalid DWARF"), or
  * NULL. */

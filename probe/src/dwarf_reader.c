@@ -8,7 +8,6 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 #include "gdb_index.h"
 #include "unit_check.h"
 #include "validate.h"
+#include "fail.h"
 #include "input.h"
 #include "lean_dwarf.h"
 #include "library_defs.h"
@@ -31,14 +31,6 @@
 #include "scope_names.h"
 #include "type_defs.h"
 #include "decl_path.h"
-
-static void fail(char *error, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(error, size, fmt, ap);
-    va_end(ap);
-}
 
 /* What the --type names ask for, checked before a type is named or read: the identifier each
  * name ends in ("Box" of "ns::Box<int>", "L" of "f(int)::L"), or none (a glob there: any). */
@@ -362,7 +354,7 @@ static enum layout_status read_alias_targets(Dwarf *dw, const struct read_settin
         again.options = &more;
         status = read_again_fully(dw, &again, out, error, size);
     } else {
-        fail(error, size, "%s: cannot read its DWARF: out of memory", out->binary);
+        probe_fail(error, size, "%s: cannot read its DWARF: out of memory", out->binary);
     }
     for (size_t i = 0; targets != NULL && targets[i] != NULL; i++)
         free(targets[i]);
@@ -438,16 +430,16 @@ static enum layout_status read_units(Dwarf *dw, const struct read_settings *sett
     probe_type_defs_free(definitions);
     probe_scope_names_reset();
     probe_library_defs_free(libraries);
-    if (!layout_checked(out, error, size))
+    if (!probe_layout_checked(out, error, size))
         return LAYOUT_INPUT_ERROR;
     if (rc < 0 || w.failed) {
-        fail(error, size, "%s: cannot read its DWARF: %s", out->binary,
-             w.failed ? "out of memory" : dwarf_errmsg(-1));
+        probe_fail(error, size, "%s: cannot read its DWARF: %s", out->binary,
+                   w.failed ? "out of memory" : dwarf_errmsg(-1));
         return LAYOUT_INPUT_ERROR;
     }
     out->units_total = units;
     if (units == 0) {
-        fail(error, size, "%s has no DWARF units", out->binary);
+        probe_fail(error, size, "%s has no DWARF units", out->binary);
         return LAYOUT_INPUT_ERROR;
     }
     if (out->index_used != NULL && !all_matched(out, options))
@@ -472,8 +464,8 @@ static enum layout_status read_path(const char *path, const struct read_settings
         int fd = open(debug_file, O_RDONLY | O_CLOEXEC);
         Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
         if (dw == NULL) {
-            fail(error, error_size, "%s: no DWARF in this debug file (%s)", debug_file,
-                 fd < 0 ? strerror(errno) : dwarf_errmsg(-1));
+            probe_fail(error, error_size, "%s: no DWARF in this debug file (%s)", debug_file,
+                       fd < 0 ? strerror(errno) : dwarf_errmsg(-1));
             if (fd >= 0)
                 close(fd);
             return LAYOUT_INPUT_ERROR;
@@ -496,10 +488,11 @@ static enum layout_status read_path(const char *path, const struct read_settings
     Dwarf_Addr bias;
     Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
     if (dw == NULL) {
-        fail(error, error_size,
-             "%s has no DWARF debug info: rebuild it with -g, install its -dbgsym package, or "
-             "pass --debug-file FILE",
-             path);
+        probe_fail(
+            error, error_size,
+            "%s has no DWARF debug info: rebuild it with -g, install its -dbgsym package, or "
+            "pass --debug-file FILE",
+            path);
         dwfl_end(dwfl);
         return LAYOUT_INPUT_ERROR;
     }

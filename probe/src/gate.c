@@ -12,17 +12,7 @@
 #include "gate_members.h"
 #include "probe/classes.h"
 #include "probe/functions.h"
-#include "input.h"
-
-/* One line, whatever the path or the parser's text holds (input.h). */
-static void fail(char *error, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(error, size, fmt, ap);
-    va_end(ap);
-    probe_one_line(error);
-}
+#include "fail.h"
 
 bool gate_pin_parse(const char *word, enum gate_pin *pin)
 {
@@ -89,7 +79,7 @@ static bool integer(json_t *value, const char *what, const char *type, long long
                     size_t size)
 {
     if (!json_is_integer(value) || json_integer_value(value) < 0) {
-        fail(error, size, "baseline: %s of %s must be a non-negative integer", what, type);
+        probe_fail(error, size, "baseline: %s of %s must be a non-negative integer", what, type);
         return false;
     }
     *out = json_integer_value(value);
@@ -154,9 +144,10 @@ static bool check_entry(struct check *c, const char *key, const char *inner, jso
         int a = allocator_named(inner);
         struct size_class sc;
         if (a < 0) {
-            fail(c->error, c->error_size,
-                 "baseline: unknown allocator '%s' in %s (glibc, mimalloc, jemalloc, tcmalloc)",
-                 inner, t->name);
+            probe_fail(
+                c->error, c->error_size,
+                "baseline: unknown allocator '%s' in %s (glibc, mimalloc, jemalloc, tcmalloc)",
+                inner, t->name);
             return false;
         }
         probe_class_of((enum allocator)a, t->size ? t->size : 1, &sc);
@@ -167,7 +158,7 @@ static bool check_entry(struct check *c, const char *key, const char *inner, jso
             record(c->r, &c->s, rule, false, NULL);
         return true;
     }
-    const struct layout_member *m = gate_find_member(t, inner);
+    const struct layout_member *m = probe_gate_find_member(t, inner);
     if (m == NULL) { /* a member the baseline pins is gone: that is a regression */
         record(c->r, &c->s, rule, false, "member %s is gone (the baseline pins it)", inner);
     } else if (key[0] == 'o') {
@@ -199,20 +190,20 @@ static bool check_members(struct check *c, json_t *members, bool pinned)
     {
         bool bits;
         long long offset, size;
-        if (!gate_member_parse(want, &bits, &offset, &size)) {
-            fail(c->error, c->error_size,
-                 "baseline: members.%s of %s must be {\"offset\": N, \"size\": N} or "
-                 "{\"bit_offset\": N, \"bit_size\": N}",
-                 name, c->t->name);
+        if (!probe_gate_member_parse(want, &bits, &offset, &size)) {
+            probe_fail(c->error, c->error_size,
+                       "baseline: members.%s of %s must be {\"offset\": N, \"size\": N} or "
+                       "{\"bit_offset\": N, \"bit_size\": N}",
+                       name, c->t->name);
             return false;
         }
         if (!pinned)
             continue; /* under "pin": "max" or "class" the members only explain */
         snprintf(rule, sizeof rule, "members.%s", name);
-        const struct layout_member *m = gate_find_member(c->t, name);
+        const struct layout_member *m = probe_gate_find_member(c->t, name);
         if (m == NULL)
             record(c->r, &c->s, rule, false, "member %s is gone (the baseline pins it)", name);
-        else if (gate_member_change(m, want, change, sizeof change))
+        else if (probe_gate_member_change(m, want, change, sizeof change))
             record(c->r, &c->s, rule, false, "member %s %s", name, change);
         else
             record(c->r, &c->s, rule, false, NULL);
@@ -223,7 +214,7 @@ static bool check_members(struct check *c, json_t *members, bool pinned)
     size_t count = 0;
     for (size_t i = 0; i < c->t->member_count; i++) {
         const struct layout_member *m = &c->t->members[i];
-        if (!gate_names_member(m) || json_object_get(members, m->name) != NULL)
+        if (!probe_gate_names_member(m) || json_object_get(members, m->name) != NULL)
             continue;
         size_t n = strlen(added);
         if (count++ < 4)
@@ -250,12 +241,12 @@ static bool check_type(struct check *c, json_t *rules)
     enum gate_pin pin = GATE_PIN_EXACT;
     if (pin_value != NULL &&
         (!json_is_string(pin_value) || !gate_pin_parse(json_string_value(pin_value), &pin))) {
-        fail(c->error, c->error_size, "baseline: pin of %s must be \"exact\", \"max\" or \"class\"",
-             c->t->name);
+        probe_fail(c->error, c->error_size,
+                   "baseline: pin of %s must be \"exact\", \"max\" or \"class\"", c->t->name);
         return false;
     }
     char why[512];
-    gate_explain(c->t, rules, why, sizeof why);
+    probe_gate_explain(c->t, rules, why, sizeof why);
     c->s.why = why;
     const char *key;
     json_t *value;
@@ -282,13 +273,14 @@ static bool check_type(struct check *c, json_t *rules)
             }
         } else if (strcmp(key, "members") == 0 || strcmp(key, "max_class") == 0 ||
                    strcmp(key, "offsets") == 0 || strcmp(key, "within") == 0) {
-            fail(c->error, c->error_size, "baseline: %s of %s must be an object", key, c->t->name);
+            probe_fail(c->error, c->error_size, "baseline: %s of %s must be an object", key,
+                       c->t->name);
             return false;
         } else {
-            fail(c->error, c->error_size,
-                 "baseline: unknown rule '%s' for %s (size, max_size, max_class, offsets, "
-                 "members, within, max_holes, pin)",
-                 key, c->t->name);
+            probe_fail(c->error, c->error_size,
+                       "baseline: unknown rule '%s' for %s (size, max_size, max_class, offsets, "
+                       "members, within, max_holes, pin)",
+                       key, c->t->name);
             return false;
         }
         if (!ok)
@@ -307,7 +299,7 @@ static enum gate_status check_functions(const char *binary, const char *baseline
     const char *pattern;
     json_t *rules;
     if (patterns == NULL) {
-        fail(error, size, "out of memory");
+        probe_fail(error, size, "out of memory");
         return GATE_INPUT_ERROR;
     }
     json_object_foreach(functions, pattern, rules) patterns[n++] = pattern;
@@ -324,12 +316,12 @@ static enum gate_status check_functions(const char *binary, const char *baseline
         uint64_t code_size;
         if (!json_is_object(rules) || json_object_size(rules) != 1 || !json_is_integer(limit) ||
             json_integer_value(limit) < 0) {
-            fail(error, size, "%s: the rules of function '%s' must be {\"max_code_size\": N}",
-                 baseline, pattern);
+            probe_fail(error, size, "%s: the rules of function '%s' must be {\"max_code_size\": N}",
+                       baseline, pattern);
             status = GATE_INPUT_ERROR;
         } else if (!functions_code_size(&set, pattern, &code_size)) {
-            fail(error, size, "%s names function '%s', which %s does not define", baseline, pattern,
-                 binary);
+            probe_fail(error, size, "%s names function '%s', which %s does not define", baseline,
+                       pattern, binary);
             status = GATE_INPUT_ERROR;
         } else {
             long long want = json_integer_value(limit);
@@ -354,18 +346,19 @@ static json_t *load_baseline(const char *baseline, char *error, size_t error_siz
     if (doc == NULL) {
         /* jansson says -1:-1 when the file could not be read at all: no position to give. */
         if (jerr.line < 0)
-            fail(error, error_size, "%s: %s", baseline, jerr.text);
+            probe_fail(error, error_size, "%s: %s", baseline, jerr.text);
         else
-            fail(error, error_size, "%s:%d:%d: %s", baseline, jerr.line, jerr.column, jerr.text);
+            probe_fail(error, error_size, "%s:%d:%d: %s", baseline, jerr.line, jerr.column,
+                       jerr.text);
         return NULL;
     }
     const char *format = json_string_value(json_object_get(doc, "format"));
     json_t *types = json_object_get(doc, "types"), *functions = json_object_get(doc, "functions");
     if (format == NULL || strcmp(format, "qaudit-baseline/1") != 0 ||
         (!json_is_object(types) && !json_is_object(functions))) {
-        fail(error, error_size,
-             "%s: not a qaudit-baseline/1 file (\"format\", and \"types\" or \"functions\")",
-             baseline);
+        probe_fail(error, error_size,
+                   "%s: not a qaudit-baseline/1 file (\"format\", and \"types\" or \"functions\")",
+                   baseline);
         json_decref(doc);
         return NULL;
     }
@@ -387,8 +380,8 @@ enum gate_status gate_check(const struct layout_set *set, const char *baseline, 
     {
         const struct layout_type *t = find_type(set, name);
         if (t == NULL) {
-            fail(error, error_size, "%s names '%s', which %s does not define", baseline, name,
-                 set->binary);
+            probe_fail(error, error_size, "%s names '%s', which %s does not define", baseline, name,
+                       set->binary);
             status = GATE_INPUT_ERROR;
             break;
         }
@@ -396,7 +389,8 @@ enum gate_status gate_check(const struct layout_set *set, const char *baseline, 
                           cacheline, report,
                           error,     error_size};
         if (!json_is_object(rules)) {
-            fail(error, error_size, "%s: the rules of '%s' must be an object", baseline, name);
+            probe_fail(error, error_size, "%s: the rules of '%s' must be an object", baseline,
+                       name);
             status = GATE_INPUT_ERROR;
             break;
         }

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,19 +13,9 @@
 #include "probe/classes.h"
 #include "probe/functions.h"
 #include "probe/type_match.h"
-#include "input.h"
+#include "fail.h"
 
 static const char *const pin_words[] = {NULL, "exact", "max", "class"};
-
-/* One line, whatever the path or the parser's text holds (input.h). */
-static void fail(char *error, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(error, size, fmt, ap);
-    va_end(ap);
-    probe_one_line(error);
-}
 
 static uint64_t class_for(int allocator, uint64_t size)
 {
@@ -54,7 +43,7 @@ static json_t *pinned_rules(const struct layout_type *t, enum gate_pin pin)
     if (pin == GATE_PIN_MAX)
         json_object_set_new(rules, "max_size", json_integer((json_int_t)t->size));
     json_object_set_new(rules, "max_class", classes_json(t));
-    json_object_set_new(rules, "members", gate_members_json(t));
+    json_object_set_new(rules, "members", probe_gate_members_json(t));
     if (pin == GATE_PIN_EXACT)
         json_object_set_new(rules, "max_holes", json_integer((json_int_t)t->byte_holes));
     return rules;
@@ -81,7 +70,7 @@ static void refresh_rules(json_t *rules, const struct layout_type *t, unsigned c
     for (int a = 0; a < ALLOC_COUNT && json_is_object(classes); a++)
         raise_to(classes, probe_class_models[a].name, class_for(a, t->size));
     if (json_is_object(json_object_get(rules, "members")))
-        json_object_set_new(rules, "members", gate_members_json(t));
+        json_object_set_new(rules, "members", probe_gate_members_json(t));
     const char *keys[] = {"offsets", "within"};
     for (int k = 0; k < 2; k++) {
         json_t *pins = json_object_get(rules, keys[k]);
@@ -92,7 +81,7 @@ static void refresh_rules(json_t *rules, const struct layout_type *t, unsigned c
             continue;
         json_object_foreach_safe(pins, tmp, name, value)
         {
-            const struct layout_member *m = gate_find_member(t, name);
+            const struct layout_member *m = probe_gate_find_member(t, name);
             uint64_t first = m ? m->offset / cacheline : 0;
             uint64_t last = m ? (m->offset + (m->size ? m->size : 1) - 1) / cacheline : 0;
             if (m == NULL)
@@ -116,7 +105,8 @@ static json_t *open_baseline(const char *path, const char *binary, char *error, 
     json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     const char *format = json_string_value(json_object_get(doc, "format"));
     if (doc == NULL || format == NULL || strcmp(format, "qaudit-baseline/1") != 0) {
-        fail(error, size, "%s exists and is not a qaudit-baseline/1 file: not overwritten", path);
+        probe_fail(error, size, "%s exists and is not a qaudit-baseline/1 file: not overwritten",
+                   path);
         json_decref(doc);
         return NULL;
     }
@@ -150,7 +140,7 @@ static bool write_types(json_t *types, const struct layout_set *set, char **patt
         json_object_set_new(types, t->name, pinned_rules(t, chosen));
     }
     if (written == 0 && n > 0) {
-        fail(error, error_size, "no type of %s matches the --type patterns", set->binary);
+        probe_fail(error, error_size, "no type of %s matches the --type patterns", set->binary);
         return false;
     }
     return true;
@@ -176,7 +166,7 @@ static bool write_functions(json_t *doc, const char *binary, char **patterns, si
         uint64_t code_size;
         ok = functions_code_size(&set, patterns[i], &code_size);
         if (!ok)
-            fail(error, size, "no function of %s matches '%s'", binary, patterns[i]);
+            probe_fail(error, size, "no function of %s matches '%s'", binary, patterns[i]);
         else
             json_object_set_new(rules, patterns[i],
                                 json_pack("{s:I}", "max_code_size", (json_int_t)code_size));
@@ -231,13 +221,13 @@ static bool save(json_t *doc, const char *path, char *error, size_t size)
     snprintf(temporary, sizeof temporary, "%s.tmp", path);
     FILE *out = fopen(temporary, "w");
     if (out == NULL) {
-        fail(error, size, "cannot write %s: %s", temporary, strerror(errno));
+        probe_fail(error, size, "cannot write %s: %s", temporary, strerror(errno));
         return false;
     }
     write_value(out, doc, 0);
     fputc('\n', out);
     if (fclose(out) != 0 || rename(temporary, path) != 0) {
-        fail(error, size, "cannot write %s: %s", path, strerror(errno));
+        probe_fail(error, size, "cannot write %s: %s", path, strerror(errno));
         remove(temporary);
         return false;
     }

@@ -6,22 +6,22 @@
 #include <stdio.h>
 #include <string.h>
 
-bool gate_names_member(const struct layout_member *m)
+bool probe_gate_names_member(const struct layout_member *m)
 {
     if (m->name[0] == '\0' || strstr(m->name, "{anonymous}") != NULL)
         return false;
     return m->depth == 0 || m->inline_only; /* not members of a named member's type */
 }
 
-const struct layout_member *gate_find_member(const struct layout_type *t, const char *name)
+const struct layout_member *probe_gate_find_member(const struct layout_type *t, const char *name)
 {
     for (size_t i = 0; i < t->member_count; i++)
-        if (gate_names_member(&t->members[i]) && strcmp(t->members[i].name, name) == 0)
+        if (probe_gate_names_member(&t->members[i]) && strcmp(t->members[i].name, name) == 0)
             return &t->members[i];
     return NULL;
 }
 
-json_t *gate_member_json(const struct layout_member *m)
+static json_t *member_json(const struct layout_member *m)
 {
     if (m->bit_offset >= 0)
         return json_pack("{s:I, s:I}", "bit_offset", (json_int_t)m->bit_offset, "bit_size",
@@ -29,12 +29,12 @@ json_t *gate_member_json(const struct layout_member *m)
     return json_pack("{s:I, s:I}", "offset", (json_int_t)m->offset, "size", (json_int_t)m->size);
 }
 
-json_t *gate_members_json(const struct layout_type *t)
+json_t *probe_gate_members_json(const struct layout_type *t)
 {
     json_t *members = json_object();
     for (size_t i = 0; i < t->member_count; i++)
-        if (gate_names_member(&t->members[i]))
-            json_object_set_new(members, t->members[i].name, gate_member_json(&t->members[i]));
+        if (probe_gate_names_member(&t->members[i]))
+            json_object_set_new(members, t->members[i].name, member_json(&t->members[i]));
     return members;
 }
 
@@ -46,7 +46,7 @@ static bool natural(json_t *value, long long *out)
     return true;
 }
 
-bool gate_member_parse(json_t *value, bool *bits, long long *offset, long long *size)
+bool probe_gate_member_parse(json_t *value, bool *bits, long long *offset, long long *size)
 {
     if (!json_is_object(value) || json_object_size(value) != 2)
         return false;
@@ -74,12 +74,12 @@ static void describe_size(char *out, size_t size, bool bits, long long from, lon
              bits ? " bits" : " B");
 }
 
-bool gate_member_change(const struct layout_member *m, json_t *want, char *out, size_t size)
+bool probe_gate_member_change(const struct layout_member *m, json_t *want, char *out, size_t size)
 {
     bool bits;
     long long offset, length, now, now_length;
     out[0] = '\0';
-    if (!gate_member_parse(want, &bits, &offset, &length))
+    if (!probe_gate_member_parse(want, &bits, &offset, &length))
         return false;
     if (bits != (m->bit_offset >= 0)) {
         snprintf(out, size, "%s", bits ? "is no longer a bit-field" : "became a bit-field");
@@ -115,7 +115,7 @@ static void cause_of(const struct layout_member *m, json_t *want, bool complete,
     long long offset, length, now, now_length;
     cause[0] = '\0';
     *moved = false;
-    if (complete && !gate_member_parse(want, &bits, &offset, &length))
+    if (complete && !probe_gate_member_parse(want, &bits, &offset, &length))
         return;
     if (!complete) { /* "offsets": {"name": offset} */
         offset = json_integer_value(want);
@@ -132,7 +132,7 @@ static void cause_of(const struct layout_member *m, json_t *want, bool complete,
         describe_move(move, move_size, bits, offset, now);
 }
 
-void gate_explain(const struct layout_type *t, json_t *rules, char *out, size_t size)
+void probe_gate_explain(const struct layout_type *t, json_t *rules, char *out, size_t size)
 {
     json_t *members = json_object_get(rules, "members");
     bool complete = json_is_object(members); /* "offsets" names some members only */
@@ -146,7 +146,7 @@ void gate_explain(const struct layout_type *t, json_t *rules, char *out, size_t 
     json_t *want;
     for (size_t i = 0; complete && i < t->member_count; i++) {
         const struct layout_member *m = &t->members[i];
-        if (!gate_names_member(m) || json_object_get(members, m->name) != NULL)
+        if (!probe_gate_names_member(m) || json_object_get(members, m->name) != NULL)
             continue;
         snprintf(what, sizeof what, "was added at offset %" PRIu64 " (%" PRIu64 " B)", m->offset,
                  m->size);
@@ -155,7 +155,7 @@ void gate_explain(const struct layout_type *t, json_t *rules, char *out, size_t 
     size_t moved = 0;
     json_object_foreach(known, name, want)
     {
-        const struct layout_member *m = gate_find_member(t, name);
+        const struct layout_member *m = probe_gate_find_member(t, name);
         bool did_move;
         char move[128];
         if (m == NULL) {

@@ -11,26 +11,24 @@
 
 #include "probe/layout.h"
 
-bool gate_names_member(const struct layout_member *m);
+bool probe_gate_names_member(const struct layout_member *m);
 
 /* The member a baseline names name, or NULL. */
-const struct layout_member *gate_find_member(const struct layout_type *t, const char *name);
-
-json_t *gate_member_json(const struct layout_member *m);
+const struct layout_member *probe_gate_find_member(const struct layout_type *t, const char *name);
 
 /* The members object of today's layout: {"fd": {"offset": 0, "size": 4}, ...}. */
-json_t *gate_members_json(const struct layout_type *t);
+json_t *probe_gate_members_json(const struct layout_type *t);
 
 /* Reads {"offset", "size"} or {"bit_offset", "bit_size"}: false when it is neither. */
-bool gate_member_parse(json_t *value, bool *bits, long long *offset, long long *size);
+bool probe_gate_member_parse(json_t *value, bool *bits, long long *offset, long long *size);
 
 /* How member m differs from want ("moved 16 -> 8 (-8 B)", "grew 32 -> 80 B", both joined by
  * " and "), into out; false when it does not. */
-bool gate_member_change(const struct layout_member *m, json_t *want, char *out, size_t size);
+bool probe_gate_member_change(const struct layout_member *m, json_t *want, char *out, size_t size);
 
 /* What changed since the baseline's "members" (or, lacking them, its "offsets"): the members
  * added, grown, shrunk or gone, else the first that moved ("queue grew 32 -> 80 B, 4 members
  * after it moved"), into out; "" when nothing can be said. */
-void gate_explain(const struct layout_type *t, json_t *rules, char *out, size_t size);
+void probe_gate_explain(const struct layout_type *t, json_t *rules, char *out, size_t size);
 
 #endif

@@ -103,16 +103,3 @@ void layout_find_holes(struct layout_type *t)
     uint64_t used = (end + 7) / 8;
     t->padding = t->size > used ? t->size - used : 0;
 }
-
-/* Shell-style glob with '*' and '?' only; "::" and '<' are ordinary characters. */
-bool layout_name_matches(const char *pattern, const char *name)
-{
-    if (*pattern == '\0')
-        return *name == '\0';
-    if (*pattern == '*')
-        return layout_name_matches(pattern + 1, name) ||
-               (*name != '\0' && layout_name_matches(pattern, name + 1));
-    if (*name == '\0' || (*pattern != '?' && *pattern != *name))
-        return false;
-    return layout_name_matches(pattern + 1, name + 1);
-}

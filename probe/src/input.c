@@ -47,7 +47,9 @@ static size_t section_outside(Elf *elf, uint64_t size, uint64_t *end)
     return 0;
 }
 
-bool probe_check_elf(Elf *elf, const char *path, char *error, size_t error_size)
+/* False, with "path: truncated or corrupt ELF: why" in error, when elf's headers or a section's
+ * bytes lie past the end of its image (a cut download or copy), or its headers are unreadable. */
+static bool check_elf(Elf *elf, const char *path, char *error, size_t error_size)
 {
     size_t size = 0, count, names;
     GElf_Ehdr eh;
@@ -131,7 +133,7 @@ static bool check_elf_file(const char *path, char *error, size_t error_size)
             snprintf(error, error_size, "%s: truncated or corrupt ELF: %s", path, elf_errmsg(-1));
             ok = false;
         } else {
-            ok = probe_check_elf(elf, path, error, error_size) &&
+            ok = check_elf(elf, path, error, error_size) &&
                  !split_type_sections(elf, path, error, error_size);
         }
         if (elf != NULL)
@@ -169,11 +171,4 @@ Dwfl_Module *probe_report_offline(const char *path, Dwfl **dwfl, char *error, si
     }
     dwfl_report_end(*dwfl, NULL, NULL);
     return module;
-}
-
-void probe_one_line(char *text)
-{
-    for (unsigned char *c = (unsigned char *)text; *c; c++)
-        if (*c < 0x20 || *c == 0x7f)
-            *c = '?';
 }

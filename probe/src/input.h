@@ -9,16 +9,9 @@
 #include <stddef.h>
 
 /* False, with "path: why" in error, unless path is a readable regular file and, when it is an
- * ELF file, a whole one (probe_check_elf). */
+ * ELF file, a whole one: its headers and every section's bytes inside the file (a cut download
+ * or copy), its headers readable. */
 bool probe_check_file(const char *path, char *error, size_t error_size);
-
-/* False, with "path: truncated or corrupt ELF: why" in error, when elf's headers or a section's
- * bytes lie past the end of its image (a cut download or copy), or its headers are unreadable. */
-bool probe_check_elf(Elf *elf, const char *path, char *error, size_t error_size);
-
-/* Makes text one printable line: control characters (a newline in a section or type name read
- * from a damaged file) become '?'. */
-void probe_one_line(char *text);
 
 /* path as the one module of a new offline Dwfl (*dwfl, to dwfl_end), or NULL with one line in
  * error when libdwfl cannot read it. */

@@ -60,7 +60,7 @@ bool probe_any_overlap(const struct layout_type *t, size_t first, uint8_t depth)
  * other members overlap (a [[no_unique_address]] one: DWARF does not mark them) takes the least
  * data size its class allows (probe_cxx_share_size: none for a class that could be empty, else its
  * data size), when the bytes past that hold a later member. Members pair with the DWARF entries
- * probe_read_members read, in order. */
+ * members.c's read_members read, in order. */
 bool probe_settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t first,
                         struct member_scope scope)
 {
@@ -76,7 +76,7 @@ bool probe_settle_sizes(struct layout_type *t, Dwarf_Die *aggregate, size_t firs
         if (!((tag == DW_TAG_member && !probe_is_static_member(&child)) ||
               (tag == DW_TAG_inheritance && !probe_cxx_is_virtual_inheritance(&child))) ||
             probe_type_of(&child, &type) == NULL)
-            continue; /* (as probe_read_members and read_member skip them) */
+            continue; /* (as members.c's read_members and read_member skip them) */
         while (next < t->member_count &&
                (t->members[next].depth != scope.depth || t->members[next].is_virtual ||
                 t->members[next].variant_part))

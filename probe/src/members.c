@@ -13,7 +13,11 @@
 #include "member_list.h"
 #include "aggregate_tag.h"
 #include "reader.h"
-#include "type_names.h"
+#include "scope_names.h"
+
+/* The members of aggregate, read into t at scope; a member of class type under --expand and a
+ * virtual base read in turn. */
+static bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope);
 
 /* A struct or union without a name, or an array of them, qualifiers aside (not through a
  * typedef, as pahole): into out, whose members text shows inline (those of the first element). */
@@ -174,12 +178,12 @@ static bool read_member(struct layout_type *t, Dwarf_Die *child, bool in_union,
                                   scope.aligns,
                                   scope.light,
                                   !m.is_base};
-    /* The name lives in t->members, which probe_read_members may move: pass a copy. */
+    /* The name lives in t->members, which read_members may move: pass a copy. */
     char *prefix = strdup(nested.prefix);
     if (prefix == NULL)
         return false;
     nested.prefix = prefix;
-    bool ok = probe_read_members(t, &inner, nested);
+    bool ok = read_members(t, &inner, nested);
     free(prefix);
     return ok;
 }
@@ -248,7 +252,7 @@ static bool read_variant_part(struct layout_type *t, Dwarf_Die *part, struct mem
     return true;
 }
 
-bool probe_read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope)
+static bool read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope)
 {
     Dwarf_Die child;
     bool in_union = dwarf_tag(aggregate) == DW_TAG_union_type;
@@ -269,7 +273,7 @@ bool probe_read_members(struct layout_type *t, Dwarf_Die *aggregate, struct memb
             return false;
     } while (probe_checked_siblingof(&child, &child) == 0);
     if (bases && scope.complete &&
-        !probe_add_virtual_bases(t, aggregate, first, scope, probe_read_members))
+        !probe_add_virtual_bases(t, aggregate, first, scope, read_members))
         return false;
     if (scope.light)
         return true;
@@ -305,7 +309,7 @@ bool probe_read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char 
     if (dwarf_aggregate_size(die, &size) != 0)
         probe_udata(die, DW_AT_byte_size, &size);
     t->size = size;
-    if (!probe_read_members(t, die, (struct member_scope){0, NULL, 0, expand, cache, light, true}))
+    if (!read_members(t, die, (struct member_scope){0, NULL, 0, expand, cache, light, true}))
         return false;
     if (light)
         return t->name != NULL;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attributes.h"
 #include "die_table.h"
 #include "probe/layout.h"
 
@@ -15,15 +16,11 @@ struct cxx_cache;
 struct library_defs;
 struct type_defs;
 
-/* type_measure.c: attributes, the types they refer to, sizes and alignments. */
-bool probe_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *out);
-bool probe_member_location(Dwarf_Die *die, Dwarf_Word *offset);
-Dwarf_Die *probe_resolve_signature(Dwarf_Die *die);
+/* type_measure.c: the definitions of declared classes, sizes and alignments. */
 void probe_measure_use_definitions(struct type_defs *defs, struct library_defs *libs);
 Dwarf_Die *probe_defined(Dwarf_Die *die);
 const char *probe_defined_in(Dwarf_Die *def);
 bool probe_undefined_class(Dwarf_Die *type, Dwarf_Die *cls);
-Dwarf_Die *probe_type_of(Dwarf_Die *die, Dwarf_Die *out);
 bool probe_is_static_member(Dwarf_Die *member);
 uint64_t probe_type_size(Dwarf_Die *die, int depth);
 
@@ -57,7 +54,6 @@ struct member_scope {
 
 bool probe_read_aggregate(struct align_cache *cache, Dwarf_Die *die, const char *name, bool expand,
                           bool light, struct layout_type *t);
-bool probe_read_members(struct layout_type *t, Dwarf_Die *aggregate, struct member_scope scope);
 /* virtual_bases.c: the virtual bases of a complete object among t's members from first on; a
  * base's own members, under --expand, are read by read_members (members.c's, passed down so
  * that the two files do not call each other). */

@@ -384,7 +384,7 @@ static const struct closure *closure_info(struct unit *u, Dwarf_Die *die)
     bool has_call;
     c.is_closure = probe_closure_of(die, &call, &has_call);
     if (c.is_closure) {
-        c.params = has_call ? probe_function_params(&call) : strdup("?");
+        c.params = has_call ? probe_function_params(&call, probe_scope_name_of) : strdup("?");
         if (c.params == NULL)
             return NULL;
         /* (clang's stand-in for a closure in a type unit has only its operator's place) */
@@ -601,7 +601,7 @@ static char *call_operator_name(Dwarf_Die *function, bool *failed)
         *failed = named.name != NULL;
         return NULL;
     }
-    char *params = probe_function_params(&declaration);
+    char *params = probe_function_params(&declaration, probe_scope_name_of);
     size_t size = params ? strlen(named.name) + strlen(params) + 32 : 0;
     char *s = params ? malloc(size) : NULL;
     if (s != NULL)
@@ -627,8 +627,9 @@ static char *function_name(Dwarf_Die *die, const char *prefix, bool *failed)
         return s;
     Dwarf_Attribute attr; /* (a definition's name is its declaration's) */
     const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-    char *own_name = name ? probe_template_args_canonical(die, name) : strdup("?");
-    char *params = private_scope(die) ? probe_function_params(die) : NULL;
+    char *own_name =
+        name ? probe_template_args_canonical(die, name, probe_scope_name_of) : strdup("?");
+    char *params = private_scope(die) ? probe_function_params(die, probe_scope_name_of) : NULL;
     size_t size = (own_name ? strlen(own_name) : 0) + (params ? strlen(params) : 0) + 9;
     char *own = own_name ? malloc(size) : NULL;
     if (own != NULL)
@@ -677,9 +678,10 @@ static char *own_name(struct unit *u, Dwarf_Die *die, const char *prefix, bool *
         return u->cplusplus && is_aggregate_tag(tag) ? closure_name(u, die, prefix, failed) : NULL;
     char *raw = strndup(name, is_aggregate_tag(tag) ? length : strlen(name));
     Dwarf_Die source;
-    char *own = raw && u->cplusplus && !probe_cxx_plain_name(raw)
-                    ? probe_template_args_canonical(template_source(die, &source), raw)
-                    : raw;
+    char *own =
+        raw && u->cplusplus && !probe_cxx_plain_name(raw)
+            ? probe_template_args_canonical(template_source(die, &source), raw, probe_scope_name_of)
+            : raw;
     if (own != raw)
         free(raw);
     char *s = own ? joined(prefix, own) : NULL;
@@ -847,4 +849,9 @@ static bool qualified(Dwarf_Die *die, struct scope_name *out, int depth)
 bool probe_scope_name_of(Dwarf_Die *die, struct scope_name *out)
 {
     return qualified(die, out, 0);
+}
+
+char *probe_type_decl(Dwarf_Die *die, size_t *name_at)
+{
+    return probe_spell_type(die, name_at, probe_scope_name_of);
 }

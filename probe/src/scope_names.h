@@ -9,11 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct scope_name {
-    const char *name; /* valid until probe_scope_names_reset; NULL for an unnamed type */
-    bool unit_local;  /* in an anonymous namespace or a function of internal linkage: the
-                         same name in another unit is another type */
-};
+#include "type_names.h" /* struct scope_name */
 
 /* The name of a struct, class, union, enum, typedef or namespace DIE: qualified with its
  * enclosing namespaces, classes and functions in C++ (the scopes of a definition given by
@@ -26,6 +22,10 @@ bool probe_scope_name_of(Dwarf_Die *die, struct scope_name *out);
  * also those local to functions. The array stays valid until the next call or the reset. False
  * when out of memory. */
 bool probe_scope_unit_types(Dwarf_Die *root, const Dwarf_Die **types, size_t *count);
+
+/* probe_spell_type (type_names.h) naming what it meets as probe_scope_name_of does: a member's
+ * type as a layout spells it. */
+char *probe_type_decl(Dwarf_Die *die, size_t *name_at);
 
 /* Frees every index and name: call when the Dwarf handles they point into are closed. */
 void probe_scope_names_reset(void);

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cxx_names.h"
-#include "scope_names.h"
 #include "type_names.h"
 
 #define MAX_ARGS 32
@@ -122,7 +121,7 @@ static bool const_value(Dwarf_Die *param, bool is_signed, Dwarf_Word byte_size, 
 /* "(unsigned long)500", "(char)'a'", "true", "(E)0": a value parameter's argument in a form
  * probe_cxx_canonical prints as the demangler does, its value in *value; NULL to keep the name's
  * own. */
-static char *value_argument(Dwarf_Die *param, int64_t *value)
+static char *value_argument(Dwarf_Die *param, int64_t *value, probe_name_of name_of)
 {
     Dwarf_Attribute attr;
     Dwarf_Die type;
@@ -138,7 +137,7 @@ static char *value_argument(Dwarf_Die *param, int64_t *value)
     const char *name = NULL;
     struct scope_name enum_name;
     if (dwarf_tag(&type) == DW_TAG_enumeration_type) {
-        if (!probe_scope_name_of(&type, &enum_name) || enum_name.name == NULL)
+        if (!name_of(&type, &enum_name) || enum_name.name == NULL)
             return NULL;
         name = enum_name.name;
         encoding = DW_ATE_signed;
@@ -169,14 +168,14 @@ static char *value_argument(Dwarf_Die *param, int64_t *value)
 /* A type parameter's argument spelled from its type (a closure by its demangled name); NULL,
  * the argument kept as written, when the type has no name to give ("class {...}": a closure of
  * a function DWARF does not name, scope_names.c). */
-static char *type_argument(Dwarf_Die *param)
+static char *type_argument(Dwarf_Die *param, probe_name_of name_of)
 {
     Dwarf_Attribute attr;
     Dwarf_Die type;
     if (dwarf_attr_integrate(param, DW_AT_type, &attr) == NULL ||
         dwarf_formref_die(&attr, &type) == NULL)
         return NULL;
-    char *s = probe_type_name_resolved(&type);
+    char *s = probe_spell_type_resolved(&type, name_of);
     if (s != NULL && (strchr(s, '?') != NULL || strcmp(s, "class {...}") == 0)) {
         free(s);
         return NULL;
@@ -193,17 +192,18 @@ static bool is_literal(const char *s, size_t n)
 /* The argument a parameter says more of, or NULL; *mismatch when they cannot be the same
  * argument (g++ leaves out template parameters without a name, so the parameters met are not
  * always the arguments written: those are matched by position only while they agree). */
-static char *better_argument(Dwarf_Die *param, const char *arg, size_t len, bool *mismatch)
+static char *better_argument(Dwarf_Die *param, const char *arg, size_t len, bool *mismatch,
+                             probe_name_of name_of)
 {
     int tag = dwarf_tag(param);
     if (tag == DW_TAG_template_type_parameter) {
         *mismatch = is_literal(arg, len);
-        return !*mismatch && names_unnamed(arg, len) ? type_argument(param) : NULL;
+        return !*mismatch && names_unnamed(arg, len) ? type_argument(param, name_of) : NULL;
     }
     if (tag != DW_TAG_template_value_parameter)
         return NULL;
     int64_t value;
-    char *better = value_argument(param, &value);
+    char *better = value_argument(param, &value, name_of);
     *mismatch = better != NULL && is_digits(arg, len) && strtoll(arg, NULL, 10) != value;
     return better;
 }
@@ -211,7 +211,7 @@ static char *better_argument(Dwarf_Die *param, const char *arg, size_t len, bool
 /* raw with each argument the first m of its n parameters say more of replaced, then canonical;
  * raw canonical as it is when they do not agree. */
 static char *completed(const char *raw, const struct cxx_span *args, size_t n, Dwarf_Die *params,
-                       size_t m)
+                       size_t m, probe_name_of name_of)
 {
     size_t cap = strlen(raw) + 64, len = 0, from = 0;
     char *s = malloc(cap);
@@ -220,7 +220,8 @@ static char *completed(const char *raw, const struct cxx_span *args, size_t n, D
     for (size_t i = 0; i <= n; i++) {
         size_t to = i < n ? args[i].at : strlen(raw); /* raw as it is up to the argument */
         bool mismatch = false;
-        char *better = i < m ? better_argument(&params[i], raw + to, args[i].len, &mismatch) : NULL;
+        char *better =
+            i < m ? better_argument(&params[i], raw + to, args[i].len, &mismatch, name_of) : NULL;
         size_t add = (to - from) + (better ? strlen(better) : 0);
         char *grown = len + add + 1 > cap ? realloc(s, cap = 2 * (len + add + 1)) : s;
         if (grown == NULL || mismatch) {
@@ -245,7 +246,7 @@ static char *completed(const char *raw, const struct cxx_span *args, size_t n, D
     return canonical;
 }
 
-char *probe_template_args_canonical(Dwarf_Die *die, const char *raw)
+char *probe_template_args_canonical(Dwarf_Die *die, const char *raw, probe_name_of name_of)
 {
     struct cxx_span args[MAX_ARGS];
     size_t open, n = probe_cxx_template_args(raw, args, MAX_ARGS, &open);
@@ -257,5 +258,5 @@ char *probe_template_args_canonical(Dwarf_Die *die, const char *raw)
     size_t m = wanted && n <= MAX_ARGS ? template_params(die, params, MAX_ARGS) : 0;
     if (m == 0 || m > n)
         return probe_cxx_canonical(raw);
-    return completed(raw, args, n, params, m);
+    return completed(raw, args, n, params, m, name_of);
 }

@@ -8,8 +8,10 @@
 
 #include <elfutils/libdw.h>
 
-/* raw is the DIE's own name (DW_AT_name); a malloc'd canonical spelling, NULL when out of
- * memory. */
-char *probe_template_args_canonical(Dwarf_Die *die, const char *raw);
+#include "type_names.h" /* probe_name_of */
+
+/* raw is the DIE's own name (DW_AT_name); a malloc'd canonical spelling, the classes and
+ * enumerations of its arguments named by name_of (type_names.h); NULL when out of memory. */
+char *probe_template_args_canonical(Dwarf_Die *die, const char *raw, probe_name_of name_of);
 
 #endif

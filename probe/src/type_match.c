@@ -1,13 +1,27 @@
 /* --type name matching. A name is put in its canonical spelling (cxx_names.h), the one names are
  * printed in, and compared whole and with each tail of the name that starts after a "::" outside
- * template arguments and parameter lists; then matched as a glob against the same, both sides
- * compacted (spaces kept only between two words). */
+ * template arguments and parameter lists; then matched as a glob (layout_name_matches, which
+ * --functions' patterns use too) against the same, both sides compacted (spaces kept only
+ * between two words). */
 #include "probe/type_match.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "cxx_names.h"
+
+/* Shell-style glob with '*' and '?' only; "::" and '<' are ordinary characters. */
+bool layout_name_matches(const char *pattern, const char *name)
+{
+    if (*pattern == '\0')
+        return *name == '\0';
+    if (*pattern == '*')
+        return layout_name_matches(pattern + 1, name) ||
+               (*name != '\0' && layout_name_matches(pattern, name + 1));
+    if (*name == '\0' || (*pattern != '?' && *pattern != *name))
+        return false;
+    return layout_name_matches(pattern + 1, name + 1);
+}
 
 static bool is_word_char(char c)
 {

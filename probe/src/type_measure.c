@@ -1,51 +1,17 @@
 /* Sizes and alignments of DWARF types as the x86-64 ABI gives them (with the Itanium C++ ABI for
- * pointers to members), and the DWARF attributes they are read from. */
+ * pointers to members); the attributes they are read from are attributes.c's. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "aggregate_tag.h"
+#include "attributes.h"
 #include "cxx_bases.h"
 #include "dwarf_errors.h"
 #include "library_defs.h"
 #include "reader.h"
 #include "type_defs.h"
-
-bool probe_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *out)
-{
-    Dwarf_Attribute attr;
-    return dwarf_attr_integrate(die, name, &attr) != NULL && dwarf_formudata(&attr, out) == 0;
-}
-
-/* DW_AT_data_member_location: a constant, or an expression that is one DW_OP_plus_uconst. */
-bool probe_member_location(Dwarf_Die *die, Dwarf_Word *offset)
-{
-    Dwarf_Attribute attr;
-    if (dwarf_attr(die, DW_AT_data_member_location, &attr) == NULL)
-        return false;
-    if (dwarf_formudata(&attr, offset) == 0)
-        return true;
-    Dwarf_Op *ops;
-    size_t n;
-    if (dwarf_getlocation(&attr, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_plus_uconst) {
-        *offset = ops[0].number;
-        return true;
-    }
-    return false;
-}
-
-/* With type units, a unit refers to a type defined elsewhere through a declaration carrying
- * DW_AT_signature: follow it to the definition. */
-Dwarf_Die *probe_resolve_signature(Dwarf_Die *die)
-{
-    Dwarf_Attribute attr;
-    Dwarf_Die target;
-    if (dwarf_attr(die, DW_AT_signature, &attr) != NULL &&
-        probe_checked_formref_die(&attr, &target))
-        *die = target;
-    return die;
-}
 
 /* Definitions of the classes a unit only declares, for the read under way (read_units): in the
  * binary's other units, else in the libraries it needs. */
@@ -91,15 +57,6 @@ bool probe_undefined_class(Dwarf_Die *type, Dwarf_Die *cls)
         type = cls;
     }
     return false;
-}
-
-Dwarf_Die *probe_type_of(Dwarf_Die *die, Dwarf_Die *out)
-{
-    Dwarf_Attribute attr;
-    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL ||
-        !probe_checked_formref_die(&attr, out))
-        return NULL;
-    return probe_resolve_signature(out);
 }
 
 struct align_slot {

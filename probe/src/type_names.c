@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attributes.h"
 #include "cxx_names.h"
 #include "dwarf_errors.h"
 #include "language.h"
-#include "scope_names.h"
 #include "type_names.h"
 
 /* A growing string: starts in local, moves to the heap past it. Never copied by value. */
@@ -19,16 +19,18 @@ struct text {
     size_t len, cap;
     bool failed;  /* out of memory: the spelling is abandoned */
     bool through; /* spell what a typedef names instead of its name (as mangled names do) */
+    probe_name_of name_of; /* names what it meets (type_names.h) */
     char local[192];
 };
 
-static void text_init(struct text *t)
+static void text_init(struct text *t, probe_name_of name_of)
 {
     t->buf = t->local;
     t->len = 0;
     t->cap = sizeof t->local;
     t->failed = false;
     t->through = false;
+    t->name_of = name_of;
     t->local[0] = '\0';
 }
 
@@ -80,26 +82,6 @@ static void put_front(struct text *t, const char *s)
     t->len += n;
 }
 
-/* A type-unit declaration stands for the definition its DW_AT_signature names. */
-static Dwarf_Die *probe_resolve_signature(Dwarf_Die *die)
-{
-    Dwarf_Attribute attr;
-    Dwarf_Die target;
-    if (dwarf_attr(die, DW_AT_signature, &attr) != NULL &&
-        probe_checked_formref_die(&attr, &target))
-        *die = target;
-    return die;
-}
-
-static Dwarf_Die *next_type(Dwarf_Die *die, Dwarf_Die *out)
-{
-    Dwarf_Attribute attr;
-    if (dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL ||
-        !probe_checked_formref_die(&attr, out))
-        return NULL;
-    return probe_resolve_signature(out);
-}
-
 static bool is_cplusplus(Dwarf_Die *die)
 {
     Dwarf_Die cu;
@@ -107,12 +89,12 @@ static bool is_cplusplus(Dwarf_Die *die)
 }
 
 /* A struct, class, union, enum or typedef by name: "ns::Outer::name", "(anonymous
- * namespace)::S", "f()::Local" in C++ (scope_names.h, as gdb names them), "struct name" in C
- * (c_keyword NULL for a typedef). An unnamed one is "struct {...}". */
+ * namespace)::S", "f()::Local" in C++ (as t->name_of, scope_names.c's, names them after gdb),
+ * "struct name" in C (c_keyword NULL for a typedef). An unnamed one is "struct {...}". */
 static void put_tagged(struct text *t, Dwarf_Die *die, const char *c_keyword)
 {
     struct scope_name named;
-    if (!probe_scope_name_of(die, &named)) {
+    if (!t->name_of(die, &named)) {
         t->failed = true;
         return;
     }
@@ -179,8 +161,8 @@ static bool is_pointer_like(Dwarf_Die *die)
 static void spell_abstract(struct text *t, Dwarf_Die *die, int depth)
 {
     struct text decl, inner;
-    text_init(&decl);
-    text_init(&inner);
+    text_init(&decl, t->name_of);
+    text_init(&inner, t->name_of);
     inner.through = t->through;
     put(&decl, "\001");
     spell(&inner, die, &decl, "", depth);
@@ -211,7 +193,7 @@ static void put_parameters(struct text *decl, Dwarf_Die *function, int depth)
             } else if (tag == DW_TAG_formal_parameter && !dwarf_hasattr(&child, DW_AT_artificial)) {
                 if (count++)
                     put(decl, ", ");
-                if (next_type(&child, &type))
+                if (probe_type_of(&child, &type))
                     spell_abstract(decl, &type, depth + 1);
                 else
                     put(decl, "?");
@@ -255,7 +237,7 @@ static void spell_qualified(struct text *t, Dwarf_Die *die, struct text *decl, c
                        : tag == DW_TAG_volatile_type ? "volatile"
                        : tag == DW_TAG_atomic_type   ? "_Atomic"
                                                      : "restrict";
-    Dwarf_Die inner, *target = next_type(die, &inner);
+    Dwarf_Die inner, *target = probe_type_of(die, &inner);
     if (target && is_pointer_like(target)) {
         if (decl->buf[0] != MARK)
             put_front(decl, " ");
@@ -307,7 +289,7 @@ static void spell(struct text *t, Dwarf_Die *die, struct text *decl, const char 
         break;
     case DW_TAG_ptr_to_member_type: {
         struct text owner;
-        text_init(&owner);
+        text_init(&owner, t->name_of);
         owner.through = t->through;
         Dwarf_Attribute attr;
         Dwarf_Die cls;
@@ -344,7 +326,7 @@ static void spell(struct text *t, Dwarf_Die *die, struct text *decl, const char 
         put_declarator(t, decl);
         return;
     case DW_TAG_typedef: /* with its scopes: std::string, not string */
-        if (t->through && (target = next_type(die, &inner)) != NULL) {
+        if (t->through && (target = probe_type_of(die, &inner)) != NULL) {
             spell(t, target, decl, quals, depth + 1);
             return;
         }
@@ -365,7 +347,7 @@ static void spell(struct text *t, Dwarf_Die *die, struct text *decl, const char 
     }
     }
     /* What the pointer points to, the array holds or the function returns: void when absent. */
-    target = next_type(die, &inner);
+    target = probe_type_of(die, &inner);
     if (target) {
         spell(t, target, decl, quals, depth + 1);
         return;
@@ -375,11 +357,11 @@ static void spell(struct text *t, Dwarf_Die *die, struct text *decl, const char 
     put_declarator(t, decl);
 }
 
-static char *type_decl(Dwarf_Die *die, size_t *name_at, bool through)
+static char *type_decl(Dwarf_Die *die, size_t *name_at, bool through, probe_name_of name_of)
 {
     struct text t, decl;
-    text_init(&t);
-    text_init(&decl);
+    text_init(&t, name_of);
+    text_init(&decl, name_of);
     t.through = through;
     put(&decl, "\001");
     Dwarf_Die resolved = *die;
@@ -401,17 +383,12 @@ static char *type_decl(Dwarf_Die *die, size_t *name_at, bool through)
     return out;
 }
 
-char *probe_type_decl(Dwarf_Die *die, size_t *name_at)
+char *probe_spell_type(Dwarf_Die *die, size_t *name_at, probe_name_of name_of)
 {
-    return type_decl(die, name_at, false);
+    return type_decl(die, name_at, false, name_of);
 }
 
-char *probe_type_name(Dwarf_Die *die)
+char *probe_spell_type_resolved(Dwarf_Die *die, probe_name_of name_of)
 {
-    return type_decl(die, NULL, false);
-}
-
-char *probe_type_name_resolved(Dwarf_Die *die)
-{
-    return type_decl(die, NULL, true);
+    return type_decl(die, NULL, true, name_of);
 }

@@ -13,6 +13,7 @@
 #include "elf_sections.h"
 #include "die_end.h"
 #include "dwarf_errors.h"
+#include "read_generation.h"
 
 /* Whether root's unit is C (DW_LANG_C89, C, C99, C11, C17). */
 static enum abbrev_language unit_language(Dwarf_Die *root)
@@ -36,7 +37,7 @@ static Elf_Data *abbrev_section(Dwarf *dwarf)
         unsigned generation;
         Elf_Data *data;
     } last;
-    if (last.dwarf == dwarf && dwarf != NULL && last.generation == probe_dwarf_errors_generation())
+    if (last.dwarf == dwarf && dwarf != NULL && last.generation == probe_read_generation())
         return last.data;
     Elf *elf = dwarf_getelf(dwarf);
     size_t names;
@@ -53,7 +54,7 @@ static Elf_Data *abbrev_section(Dwarf *dwarf)
         }
     }
     last.dwarf = dwarf;
-    last.generation = probe_dwarf_errors_generation();
+    last.generation = probe_read_generation();
     last.data = data;
     return data;
 }
@@ -81,7 +82,7 @@ static void check_abbrevs(Dwarf_Die *root, const struct header *h)
     Dwarf *dwarf = dwarf_cu_getdwarf(root->cu);
     enum abbrev_language language = unit_language(root);
     if (last.done && last.dwarf == dwarf && last.offset == h->abbrev && last.language == language &&
-        last.generation == probe_dwarf_errors_generation())
+        last.generation == probe_read_generation())
         return;
     Elf_Data *data = abbrev_section(dwarf);
     if (data == NULL || data->d_buf == NULL || h->abbrev >= data->d_size) {
@@ -102,7 +103,7 @@ static void check_abbrevs(Dwarf_Die *root, const struct header *h)
         return;
     }
     last.dwarf = dwarf;
-    last.generation = probe_dwarf_errors_generation();
+    last.generation = probe_read_generation();
     last.offset = h->abbrev;
     last.language = language;
     last.done = true;

@@ -161,7 +161,7 @@ static const char *badly_sized(const struct layout_type *t, char *why, size_t si
     return why;
 }
 
-const char *layout_type_problem(const struct layout_type *t, char *why, size_t size)
+const char *probe_layout_type_problem(const struct layout_type *t, char *why, size_t size)
 {
     const char *problem = not_utf8(t, why, size);
     if (problem == NULL)
@@ -173,7 +173,7 @@ const char *layout_type_problem(const struct layout_type *t, char *why, size_t s
     return problem ? problem : overlapping(t, why, size);
 }
 
-bool layout_checked(const struct layout_set *set, char *error, size_t size)
+bool probe_layout_checked(const struct layout_set *set, char *error, size_t size)
 {
     probe_dwarf_errors_release(); /* the walk is over */
     const char *dwarf = probe_dwarf_errors_first();
@@ -183,7 +183,7 @@ bool layout_checked(const struct layout_set *set, char *error, size_t size)
     }
     char why[512];
     for (size_t i = 0; i < set->count; i++) {
-        if (layout_type_problem(&set->types[i], why, sizeof why) != NULL) {
+        if (probe_layout_type_problem(&set->types[i], why, sizeof why) != NULL) {
             snprintf(error, size, "%s: corrupt DWARF: %s", set->binary, why);
             return false;
         }

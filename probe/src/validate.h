@@ -12,10 +12,10 @@
 /* False, with "binary: what is wrong" (one line) in error, when the read met corrupt DWARF or a
  * type has a member past its end, a bit-field past its end, or two data members overlapping
  * outside a union. */
-bool layout_checked(const struct layout_set *set, char *error, size_t size);
+bool probe_layout_checked(const struct layout_set *set, char *error, size_t size);
 
 /* The same test on one type: NULL when it is a possible layout, else what is wrong, written to
  * why. */
-const char *layout_type_problem(const struct layout_type *t, char *why, size_t size);
+const char *probe_layout_type_problem(const struct layout_type *t, char *why, size_t size);
 
 #endif

@@ -11,7 +11,7 @@
 #include "dwarf_errors.h"
 #include "member_list.h"
 #include "reader.h"
-#include "type_names.h"
+#include "scope_names.h"
 
 /* The DW_TAG_inheritance child of aggregate that names cls as a virtual base, if one does. */
 static bool direct_virtual_base(Dwarf_Die *aggregate, Dwarf_Die *cls, Dwarf_Die *entry)
