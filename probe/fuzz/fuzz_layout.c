@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "probe/layout.h"
-#include "validate.h"
+#include "reading/probe_reading.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

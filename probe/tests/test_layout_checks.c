@@ -13,8 +13,7 @@
 
 #include <cmocka.h>
 
-#include "abbrev_check.h"
-#include "validate.h"
+#include "reading/probe_reading.h"
 
 /* ---- abbreviation tables ---- */
 
