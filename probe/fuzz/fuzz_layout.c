@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "probe/layout.h"
-#include "validate.h"
+#include "reading/probe_reading.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -228,7 +228,7 @@ static const char *implausible(const struct layout_set *got, const struct layout
             return why;
         }
         for (size_t i = 0; i < got->count; i++)
-            if (layout_type_problem(&got->types[i], why, size) != NULL)
+            if (probe_layout_type_problem(&got->types[i], why, size) != NULL)
                 return why;
         return NULL;
     }
@@ -238,7 +238,7 @@ static const char *implausible(const struct layout_set *got, const struct layout
                      got->types[i].member_count, seed->types[i].name, seed->types[i].member_count);
             return why;
         }
-        if (layout_type_problem(&got->types[i], why, size) != NULL)
+        if (probe_layout_type_problem(&got->types[i], why, size) != NULL)
             return why;
     }
     return NULL;
@@ -264,7 +264,7 @@ static void whole_file(const uint8_t *data, size_t size)
         abort();
     } else {
         for (size_t i = 0; i < set.count; i++)
-            if (layout_type_problem(&set.types[i], why, sizeof why) != NULL) {
+            if (probe_layout_type_problem(&set.types[i], why, sizeof why) != NULL) {
                 fprintf(stderr, "fuzz_layout: an implausible layout passed: %s\n", why);
                 abort();
             }

@@ -13,7 +13,7 @@ out=${QAUDIT_FUZZ_OUT:-$top/build/fuzz-layout}
 mkdir -p "$out/new"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE \
   -DSEEDS="\"$top/probe/fuzz/corpus\"" -I "$top/probe/include" -I "$top/probe/src" \
-  "$top/probe/fuzz/fuzz_layout.c" "$top"/probe/src/*.c -ldw -lelf -ljansson -liberty \
+  "$top/probe/fuzz/fuzz_layout.c" "$top"/probe/src/*/*.c -ldw -lelf -ljansson -liberty \
   -o "$out/fuzz_layout"
 # New inputs go to $out/new (merge them into the corpus by hand with -merge=1), failing ones to
 # $out/crash-*; FUZZ_LAYOUT_DUMP=FILE $out/fuzz_layout CRASH writes the file a flip input made.

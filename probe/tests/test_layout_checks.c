@@ -13,8 +13,7 @@
 
 #include <cmocka.h>
 
-#include "abbrev_check.h"
-#include "validate.h"
+#include "reading/probe_reading.h"
 
 /* ---- abbreviation tables ---- */
 
@@ -239,7 +238,7 @@ static struct layout_type *two_ints(void)
 static void expect_layout_refused(const struct layout_type *t, const char *words)
 {
     char why[300] = "";
-    if (layout_type_problem(t, why, sizeof why) == NULL)
+    if (probe_layout_type_problem(t, why, sizeof why) == NULL)
         fail_msg("accepted, wanted \"%s\"", words);
     if (strstr(why, words) == NULL)
         fail_msg("\"%s\" does not say \"%s\"", why, words);
@@ -248,7 +247,7 @@ static void expect_layout_refused(const struct layout_type *t, const char *words
 static void expect_layout_accepted(const struct layout_type *t)
 {
     char why[300];
-    const char *problem = layout_type_problem(t, why, sizeof why);
+    const char *problem = probe_layout_type_problem(t, why, sizeof why);
     if (problem != NULL)
         fail_msg("refused: %s", problem);
 }

@@ -1,7 +1,7 @@
 /* Opening an ELF file and finding its sections by name, for the parts that read ELF files
  * without DWARF: qaudit run judges the program it is asked to start (its interpreter, machine,
  * .note.go.buildid), the reports read build ids and notes. The probe's readers look their
- * sections up the same way (src/elf_sections.h). */
+ * sections up the same way (src/reading/elf_sections.c). */
 #ifndef PROBE_PUBLIC_ELF_SECTIONS_H
 #define PROBE_PUBLIC_ELF_SECTIONS_H
 

@@ -37,7 +37,8 @@ struct layout_member {
     uint8_t depth;      /* 0 for the type's own members; n for members of members (--expand),
                            named "outer.inner", with offsets from the start of the type */
     size_t name_at;     /* where the name goes in type ("char[3]": 4, "void (*)(int)": 7, "int":
-                           3); 0 when unknown (a layout read back from JSON): see declarator.h */
+                           3); 0 when unknown (a layout read back from JSON): see
+                           src/output/declarator.c */
     uint8_t access;     /* a base class's DW_ACCESS_*: 1 public, 2 protected, 3 private */
     bool inline_only;   /* a member of an unnamed struct or union member, read without --expand
                            only so that text shows it inline (as pahole does): JSON, holes and
