@@ -126,5 +126,26 @@ taken=$(ls "$work/fallback")
 "$qaudit" report "$work/daemon-drop/"*.json 2>/dev/null | grep -q "more dump of run .* is in $work/fallback" &&
   pass "the dump named alone: the fallback's named, not counted" || fail "files given: no note of the fallback"
 
+echo "--- an attached process whose dump directory went away: its dump in QAUDIT_FALLBACK_DIR"
+# qaudit attach passes its own QAUDIT_FALLBACK_DIR on, as run does: a test that sets one leaves
+# nothing in /tmp (make test sets one for every test: tests/ctest_clean.sh).
+mkdir "$work/attached" "$work/gone"
+"$program" wait "$work/attached.stop" >"$work/attached.out" &
+waiter=$!
+daemons+=("$waiter")
+for _ in $(seq 600); do grep -q ready "$work/attached.out" && break; sleep 0.1; done
+if "$qaudit" attach "$waiter" --out "$work/gone/" 2>"$work/attach.err"; then
+  rmdir "$work/gone"
+  touch "$work/attached.stop"
+  wait "$waiter"
+  landed=$(ls "$work/fallback" | grep -c "^qaudit-fallback-qaudit-$waiter\.json$")
+  strayed=$(ls /tmp | grep -c "^qaudit-fallback-qaudit-$waiter\.json$")
+  rm -f "/tmp/qaudit-fallback-qaudit-$waiter.json"
+  [ "$landed" -eq 1 ] && [ "$strayed" -eq 0 ] && pass "its dump in the test's fallback directory, none in /tmp" ||
+    fail "attached: $landed in $work/fallback, $strayed in /tmp"
+else
+  fail "attach $waiter: $(cat "$work/attach.err")"
+fi
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
