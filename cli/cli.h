@@ -45,8 +45,16 @@ bool write_finished(const char *command, FILE *out, const char *path);
  * the sequence number; a negative pid or sequence is "*" (a glob for every pid or sequence). */
 void dump_path_expand(const char *pattern, pid_t pid, long sequence, char *out, size_t size);
 
-/* The newest dump matching pattern for pid (by modification time), or false. */
-bool dump_path_newest(const char *pattern, pid_t pid, char *out, size_t size);
+/* The directory of pattern's dumps: its part before the last '/' ("." when none, "/" for a
+ * top-level name); it may hold %p or %n. */
+void dump_path_directory(const char *pattern, char *out, size_t size);
+/* The globs of pattern's names for pid (negative: any): plain, the expanded pattern; variants,
+ * the names the preload gives when the plain one is another's (a suffix before the extension:
+ * ".<pid>", ".<k>", ".snapshot-<n>"). */
+void dump_path_globs(const char *pattern, pid_t pid, char *plain, char *variants, size_t size);
+/* The dump of the program qaudit run started (pid), of its run (run_id; NULL: any): the plain
+ * name when it holds one (the last image's), else the newest of its variants; false when none. */
+bool dump_path_program(const char *pattern, pid_t pid, const char *run_id, char *out, size_t size);
 
 /* load_run.c: dumps read and merged into r, symbolized unless !symbols (binary, debug_file: the
  * main program's files, may be NULL), wrappers folded (report_default_skip unless !skip_defaults,
@@ -59,35 +67,72 @@ struct load_settings {
 };
 bool load_run(const char *const *paths, size_t count, const struct load_settings *s,
               struct report *r, char *error, size_t size);
-/* What report takes and a diff's side is: a dump, a directory of dumps (its *.json), or a glob
- * (quoted, or one the shell left as it was); added to list (zeroed by the caller), false when
- * none. */
+/* dump_list.c: what report takes and a diff's side is: a dump, or a directory or a glob
+ * (quoted, or one the shell left as it was) standing for the dumps among its files (told by
+ * their content, reports/dump_head.h). Added to list (zeroed by the caller); false with one line
+ * in error when a directory or glob holds none. paths: the entries' paths, NULL-ended, for
+ * load_run. */
+struct dump_entry {
+    char *path;
+    bool known;    /* a dump: what follows is its head's */
+    bool from_set; /* found in a directory or a glob: it stands for its run */
+    uint64_t pid;
+    char run_id[64];
+    char *exe, *argv0, *fallback_dir;
+};
 struct dump_list {
+    struct dump_entry *entries;
     char **paths;
     size_t count;
 };
 bool expand_dumps(const char *arg, struct dump_list *list, char *error, size_t size);
+/* The dumps of the runs of the dumps found in directories and globs that their runs' fallback
+ * directories hold (qaudit-fallback-<run id>-*, of the same run id), added, each run's said in
+ * one line on stderr ("qaudit COMMAND: ..."); how many. */
+size_t dump_list_take_fallbacks(struct dump_list *list, const char *command);
+/* --run, --pid and --program: the dumps kept are those of the run (NULL: any), of one of the
+ * pids and of one of the programs (none given: any; reports/dump_head.h says how a program
+ * matches). A file that is no dump is kept: reading it says why. False with one line in error
+ * when no dump matches. */
+struct dump_filter {
+    const char *run;
+    const long *pids;
+    size_t pid_count;
+    const char *const *programs;
+    size_t program_count;
+};
+bool dump_list_narrow(struct dump_list *list, const struct dump_filter *f, char *error,
+                      size_t size);
+/* What report and diff do with the dumps given: narrowed to f's run, its fallback dumps taken
+ * in, then narrowed to f's pids and programs. */
+bool dump_list_pick(struct dump_list *list, const struct dump_filter *f, const char *command,
+                    char *error, size_t size);
 void dump_list_free(struct dump_list *list);
 
-/* run_summary.c: after qaudit run: the program's newest dump (pattern expanded for pid), what it
- * holds and the command that reports it; false when there is none (said why). status: the
- * program's, as qaudit run returns it; program: as run was given it. */
-bool run_summary(const char *pattern, pid_t pid, int status, const char *program);
+/* run_summary.c: after qaudit run: the program's dump (dump_path_program), what it holds, how
+ * many more the run left, its processes still running, and the command that reports the whole
+ * run; false when there is none (said why). status: the program's, as qaudit run returns it;
+ * program: as run was given it; fallback_left: the run's dumps run_fallback_collect could not
+ * move. */
+bool run_summary(const char *pattern, pid_t pid, int status, const char *program,
+                 size_t fallback_left);
 
-/* run_dumps.c: the dumps under pattern (every pid and sequence) that carry run_id, but for own
- * (the program's newest): the program's other dumps (snapshots, an image before an exec) and
- * those of the processes it started, how many of which (started: pid not program); whether any
- * is of a process it started. glob: the pattern as a glob; mixed: it also names dumps of other
- * runs; needle: the text that tells the run's dumps. */
+/* run_dumps.c: the dumps under pattern's names (every pid and sequence, and the preload's
+ * suffixed names) that carry run_id, but for own (the program's): the program's images before
+ * its last exec, its snapshots, and those of the processes it started, how many of which
+ * (started: pid not program; own_image: of the image own is of, its snapshots, which own
+ * supersedes); whether any is of a process it started. */
 struct run_dumps {
     char **paths;
-    size_t count, started;
-    bool mixed;
-    char glob[4096], needle[128];
+    size_t count, started, own_image;
 };
 bool run_dumps_find(const char *pattern, const char *own, pid_t program, const char *run_id,
                     struct run_dumps *out);
 void run_dumps_free(struct run_dumps *d);
+/* run_out.c: --out as given (out) made the pattern qaudit run exports (into inside): a
+ * directory's default_name inside it (a missing one ending in '/' made, said on stderr); NULL,
+ * or the one line that says why --out is refused. */
+const char *run_out_resolve(const char *out, char *inside, size_t size, const char *default_name);
 /* The processes of the run still running (QAUDIT_RUN_ID=run_id in their environment, this one
  * left out): how many, the first max of them in out. */
 size_t run_survivors(const char *run_id, pid_t *out, size_t max);
@@ -106,8 +151,9 @@ bool program_is_go(const char *program);
 size_t allocator_shims(const char *program, const char *preload, char *out, size_t size);
 
 /* run_fallback.c: dumps a process could not write where the run's go (docs/dump-format.md) */
-void run_fallback_prepare(void);                /* QAUDIT_RUN_ID for the run's processes */
-void run_fallback_collect(const char *pattern); /* moved beside the others, said on stderr */
+void run_fallback_prepare(void);                  /* QAUDIT_RUN_ID for the run's processes */
+size_t run_fallback_collect(const char *pattern); /* moved beside the others, said on stderr;
+                                                    how many could not be */
 
 /* preload_control.c: the libqaudit-preload.so images mapped in another process and their control
  * records (qaudit/control.h), read from its memory, never from its environment. */

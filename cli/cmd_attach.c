@@ -200,9 +200,17 @@ static size_t settings_block(const struct attach_settings *s, char *out, size_t 
         snprintf(joined, sizeof joined, "%s/%s", cwd, pattern);
     else
         snprintf(joined, sizeof joined, "%s", pattern);
-    int n = snprintf(out, size, "QAUDIT_OUT=%s%cQAUDIT_STACKS=%s%c%c", joined, '\0',
-                     s->stacks ? s->stacks : "always", '\0', '\0');
-    return n > 0 && (size_t)n < size ? (size_t)n : 0;
+    /* Where a dump the directory refuses goes (a process of another user): qaudit's own
+     * QAUDIT_FALLBACK_DIR when set, as qaudit run passes it on, else the preload's /tmp. */
+    const char *fallback = getenv("QAUDIT_FALLBACK_DIR");
+    int n = snprintf(out, size, "QAUDIT_OUT=%s%cQAUDIT_STACKS=%s%c", joined, '\0',
+                     s->stacks ? s->stacks : "always", '\0');
+    if (n > 0 && (size_t)n < size && fallback != NULL && fallback[0] == '/')
+        n += snprintf(out + n, size - (size_t)n, "QAUDIT_FALLBACK_DIR=%s%c", fallback, '\0');
+    if (n <= 0 || (size_t)n >= size)
+        return 0;
+    out[n++] = '\0'; /* the block's end */
+    return (size_t)n;
 }
 
 /* Loads the preload (unless a detached one is there) and starts it; the entries redirected, or

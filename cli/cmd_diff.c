@@ -17,8 +17,9 @@ static const char diff_usage[] =
     "usage: qaudit diff BASE NEW [--binary BINARY] [--base-binary BINARY] [--sort WHAT]\n"
     "                   [--format text|md|json|html|pprof] [-o FILE] [--top N] [--skip GLOB]...\n"
     "                   [--no-symbols]\n"
-    "  BASE, NEW          each a qaudit-alloc/1 dump, a directory of dumps (its *.json), or a\n"
-    "                     quoted glob ('old/qaudit-*.json'); the dumps of a side are merged\n"
+    "  BASE, NEW          each a qaudit-alloc/1 dump, or a directory or a quoted glob\n"
+    "                     ('old/qaudit-*.json') standing for the dumps among its files and\n"
+    "                     those of their runs in the fallback directory; a side is merged\n"
     "  --binary BINARY    the main program's file for symbols (both sides)\n"
     "  --base-binary BIN  BASE's own (another build), when NEW's is --binary\n"
     "  --sort WHAT        rank sites by the change in allocs, bytes (default), live or temporary\n"
@@ -120,7 +121,9 @@ static bool load_side(const char *arg, const struct diff_request *q, const char 
     char error[1024];
     struct load_settings load = q->load;
     load.binary = binary;
+    struct dump_filter all = {0};
     bool ok = expand_dumps(arg, &list, error, sizeof error) &&
+              dump_list_pick(&list, &all, "diff", error, sizeof error) &&
               load_run((const char *const *)list.paths, list.count, &load, r, error, sizeof error);
     if (!ok)
         fprintf(stderr, "qaudit diff: %s\n", error);

@@ -2,6 +2,7 @@
  * text, Markdown, JSON or HTML, or exported as a pprof profile or folded stacks. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +17,20 @@
 
 static const char report_usage[] =
     "usage: qaudit report DUMP... [--binary BINARY [--debug-file FILE]] [--layout FILE]\n"
-    "                     [--type NAME]... [--skip GLOB]...\n"
+    "                     [--type NAME]... [--skip GLOB]... [--run ID] [--pid N]...\n"
+    "                     [--program NAME]...\n"
     "                     [--format text|md|json|html|pprof|folded] [--weight allocs|bytes|live]\n"
     "                     [-o FILE] [--top N] [--cacheline N] [--no-symbols]\n"
-    "  DUMP...            qaudit-alloc/1 dumps, directories of dumps (their *.json) or quoted\n"
-    "                     globs; several are merged (processes, hosts); of the dumps of one\n"
-    "                     process image (pid, start time) the latest sequence is counted, and\n"
-    "                     a dump given twice (or a copy) counts once\n"
+    "  DUMP...            qaudit-alloc/1 dumps, directories or quoted globs (the dumps among\n"
+    "                     their files; with them, the dumps of the same runs that processes\n"
+    "                     which could not write there left in the fallback directory); several\n"
+    "                     are merged (processes, hosts); of the dumps of one process image\n"
+    "                     (pid, start time) the latest sequence is counted, and a dump given\n"
+    "                     twice (or a copy) counts once\n"
+    "  --run ID           only the dumps of the qaudit run with this id (process.run_id)\n"
+    "  --pid N            only the dumps of pid N (again for more pids)\n"
+    "  --program NAME     only the dumps of the program NAME: a glob on the executable's file\n"
+    "                     name or the first word of its process title (again for more)\n"
     "  --binary BINARY    symbolize the main program from BINARY, and show its struct layouts\n"
     "                     (DWARF from BINARY, or its debug file found by build id, debuglink\n"
     "                     or under /usr/lib/debug; without DWARF the report says so)\n"
@@ -56,7 +64,31 @@ struct report_request {
     bool skip_defaults;
     long top, cacheline;
     bool symbols;
+    const char *run;
+    long *pids;
+    const char **programs;
+    size_t pid_count, program_count;
 };
+
+/* --pid's value: a whole decimal from 1 to INT_MAX (pid_max reaches 2^22). */
+static bool pid_parse(const char *text, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v < 1 || v > INT_MAX)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* --run's id: as QAUDIT_RUN_ID is spelled (letters, digits, '-', '_'; 1 to 32). */
+static bool run_id_valid(const char *id)
+{
+    size_t n = strlen(id);
+    return n >= 1 && n <= 32 &&
+           strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") == n;
+}
 
 /* --weight is for folded stacks; pprof is binary: not for a terminal. */
 static bool export_options_valid(const struct report_request *q)
@@ -85,6 +117,9 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
                                             {"skip", required_argument, NULL, 'k'},
                                             {"debug-file", required_argument, NULL, 'd'},
                                             {"weight", required_argument, NULL, 'w'},
+                                            {"run", required_argument, NULL, 'r'},
+                                            {"pid", required_argument, NULL, 'p'},
+                                            {"program", required_argument, NULL, 'P'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     int opt;
@@ -139,6 +174,31 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
                 return false;
             }
             q->has_weight = true;
+            break;
+        case 'r':
+            if (!run_id_valid(optarg)) {
+                fprintf(stderr,
+                        "qaudit report: --run wants a run id (letters, digits, - and _; 1 to 32), "
+                        "got '%s'\n",
+                        optarg);
+                return false;
+            }
+            q->run = optarg;
+            break;
+        case 'p':
+            if (!pid_parse(optarg, &q->pids[q->pid_count])) {
+                fprintf(stderr, "qaudit report: --pid wants a process id (1 or more), got '%s'\n",
+                        optarg);
+                return false;
+            }
+            q->pid_count++;
+            break;
+        case 'P':
+            if (optarg[0] == '\0') {
+                fprintf(stderr, "qaudit report: --program wants a name\n");
+                return false;
+            }
+            q->programs[q->program_count++] = optarg;
             break;
         case 'h':
             fputs(report_usage, stdout);
@@ -275,6 +335,8 @@ int command_report(int argc, char **argv)
         .format = REPORT_TEXT, .top = 10, .cacheline = 64, .symbols = true, .skip_defaults = true};
     q.types = calloc((size_t)argc, sizeof *q.types);
     q.skip = calloc((size_t)argc, sizeof *q.skip);
+    q.pids = calloc((size_t)argc, sizeof *q.pids);
+    q.programs = calloc((size_t)argc, sizeof *q.programs);
     struct report r = {0};
     struct dump_list dumps = {0};
     struct layout_set set = {0};
@@ -283,15 +345,17 @@ int command_report(int argc, char **argv)
     char error[1024], *note = NULL;
     int status = 2;
     FILE *out = stdout;
-    if (q.types == NULL || q.skip == NULL || !parse_report_options(argc, argv, &q))
+    if (q.types == NULL || q.skip == NULL || q.pids == NULL || q.programs == NULL ||
+        !parse_report_options(argc, argv, &q))
         goto done;
     struct load_settings load = {
         q.binary,    q.debug_file, q.symbols, q.skip_defaults, (const char *const *)q.skip,
         q.skip_count};
+    struct dump_filter filter = {q.run, q.pids, q.pid_count, q.programs, q.program_count};
     bool expanded = true;
     for (int i = optind; i < argc && expanded; i++)
         expanded = expand_dumps(argv[i], &dumps, error, sizeof error);
-    if (!expanded ||
+    if (!expanded || !dump_list_pick(&dumps, &filter, "report", error, sizeof error) ||
         !load_run((const char *const *)dumps.paths, dumps.count, &load, &r, error, sizeof error) ||
         !load_layouts(&q, &r, &set, &layouts, &layout_count, &note, error, sizeof error)) {
         fprintf(stderr, "qaudit report: %s\n", error);
@@ -328,5 +392,7 @@ done:
     dump_list_free(&dumps);
     free(q.types);
     free(q.skip);
+    free(q.pids);
+    free(q.programs);
     return status;
 }

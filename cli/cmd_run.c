@@ -28,8 +28,9 @@
 
 static const char run_usage[] =
     "usage: qaudit run [OPTIONS] -- COMMAND [ARGS...]\n"
-    "  --out PATTERN          dump path; %p pid, %n sequence (default " DEFAULT_OUT ");\n"
-    "                         a directory: " DEFAULT_OUT " inside it\n"
+    "  --out PATTERN          the program's dump; %p pid, %n sequence (default " DEFAULT_OUT ");\n"
+    "                         the dumps of the processes it starts go beside it; a directory\n"
+    "                         (DIR/ makes it): " DEFAULT_OUT " inside it\n"
     "  --stacks MODE          off, sampled:N, sampled:Nb, always, fp or queue (default\n"
     "                         " DEFAULT_STACKS ": a stack for every allocation; sampled:65536b\n"
     "                         costs less: a stack per 64 KiB allocated, at random; queue when\n"
@@ -123,20 +124,6 @@ struct run_settings {
     char out_inside[PATH_MAX]; /* --out DIR: the default name inside DIR */
 };
 
-/* --out naming an existing directory (or ending in '/') means the default name inside it. */
-static void resolve_out(struct run_settings *s)
-{
-    struct stat st;
-    if (s->out == NULL || s->out[0] == '\0')
-        return;
-    size_t length = strlen(s->out);
-    bool slash = s->out[length - 1] == '/';
-    if (!slash && (stat(s->out, &st) != 0 || !S_ISDIR(st.st_mode)))
-        return;
-    snprintf(s->out_inside, sizeof s->out_inside, "%s%s%s", s->out, slash ? "" : "/", DEFAULT_OUT);
-    s->out = s->out_inside;
-}
-
 /* A whole number in text (decimal or 0x hex, no sign), as the preload reads its settings. */
 static bool whole_number(const char *text, unsigned long long max)
 {
@@ -200,13 +187,7 @@ static bool valid_poison(const char *value)
 static const char *check_out_directory(const char *pattern)
 {
     char dir[PATH_MAX];
-    const char *slash = strrchr(pattern, '/');
-    if (slash == NULL)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == pattern)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - pattern), pattern);
+    dump_path_directory(pattern, dir, sizeof dir);
     if (strchr(dir, '%') != NULL)
         return NULL; /* a directory named by pid or sequence is made by nobody: let the run say */
     static char problem[PATH_MAX + 64];
@@ -403,6 +384,10 @@ static pid_t start_program(char **argv, int *status)
     pid_t pid = fork();
     if (pid == 0) {
         close(report[0]);
+        /* This process, in its last image, is the one whose dump takes --out's own name. */
+        char self[24];
+        snprintf(self, sizeof self, "%d", (int)getpid());
+        setenv("QAUDIT_PROGRAM_PID", self, 1);
         execvp(argv[0], argv);
         int failure = errno;
         (void)!write(report[1], &failure, sizeof failure);
@@ -439,8 +424,13 @@ int command_run(int argc, char **argv)
     if (optind >= argc)
         return usage_error("run", "no COMMAND after the options (qaudit run -- COMMAND ...)");
     default_stacks(&s);
-    resolve_out(&s);
-    const char *problem = check_settings(&s);
+    const char *problem =
+        s.out && s.out[0] ? run_out_resolve(s.out, s.out_inside, sizeof s.out_inside, DEFAULT_OUT)
+                          : NULL;
+    if (problem == NULL && s.out && s.out[0])
+        s.out = s.out_inside;
+    if (problem == NULL)
+        problem = check_settings(&s);
     if (problem != NULL) {
         fprintf(stderr, "qaudit run: %s\n", problem);
         return 2;
@@ -469,9 +459,9 @@ int command_run(int argc, char **argv)
     if (start_program(argv + optind, &status) < 0)
         return status;
     status = wait_for_child();
-    run_fallback_collect(s.out ? s.out : DEFAULT_OUT);
+    size_t left = run_fallback_collect(s.out ? s.out : DEFAULT_OUT);
     /* A run that left no evidence is not a success, whatever the program's own status. */
-    if (!run_summary(s.out ? s.out : DEFAULT_OUT, child, status, argv[optind]) && status == 0)
+    if (!run_summary(s.out ? s.out : DEFAULT_OUT, child, status, argv[optind], left) && status == 0)
         return 2;
     return status;
 }

@@ -1,8 +1,6 @@
 /* A run's dumps made ready for a report: read and merged, symbolized (unless --no-symbols), the
  * allocation wrappers folded (the defaults unless --skip none, and --skip's own): what qaudit
- * report and qaudit diff both do. Each dump named may also be a directory of dumps or a glob. */
-#include <dirent.h>
-#include <glob.h>
+ * report and qaudit diff both do (dump_list.c picks the dumps). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,85 +44,4 @@ bool load_run(const char *const *paths, size_t count, const struct load_settings
     report_fold(r, globs, glob_count);
     free(globs);
     return true;
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* path added to list (a copy); false when memory ran out. */
-static bool push_path(struct dump_list *list, const char *path)
-{
-    char **grown = realloc(list->paths, (list->count + 1) * sizeof *grown);
-    if (grown == NULL)
-        return false;
-    list->paths = grown;
-    if ((grown[list->count] = strdup(path)) == NULL)
-        return false;
-    list->count++;
-    return true;
-}
-
-/* The dumps a directory holds: its *.json files, not the preload's unfinished .tmp. ones,
- * added in name order. */
-static bool directory_dumps(const char *dir, struct dump_list *list, size_t *added)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return false;
-    size_t first = list->count, len = strlen(dir);
-    bool ok = true;
-    char path[8200];
-    const char *slash = len > 0 && dir[len - 1] == '/' ? "" : "/";
-    for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
-        size_t n = strlen(e->d_name);
-        if (n < 5 || strcmp(e->d_name + n - 5, ".json") != 0 || strstr(e->d_name, ".tmp."))
-            continue;
-        snprintf(path, sizeof path, "%s%s%s", dir, slash, e->d_name);
-        ok = push_path(list, path);
-    }
-    closedir(d);
-    *added = list->count - first;
-    qsort(list->paths + first, *added, sizeof *list->paths, by_name);
-    return ok;
-}
-
-bool expand_dumps(const char *arg, struct dump_list *list, char *error, size_t size)
-{
-    struct stat st;
-    size_t added = 0;
-    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
-        if (directory_dumps(arg, list, &added) && added > 0)
-            return true;
-        snprintf(error, size, "%s: a directory without dumps (*.json)", arg);
-        return false;
-    }
-    glob_t g;
-    if (stat(arg, &st) != 0 && strpbrk(arg, "*?[") != NULL) {
-        if (glob(arg, 0, NULL, &g) != 0) {
-            snprintf(error, size, "%s: no dump matches", arg);
-            return false;
-        }
-        bool ok = true;
-        for (size_t i = 0; ok && i < g.gl_pathc; i++)
-            ok = push_path(list, g.gl_pathv[i]);
-        globfree(&g);
-        if (!ok)
-            snprintf(error, size, "%s: out of memory listing its dumps", arg);
-        return ok;
-    }
-    if (!push_path(list, arg)) {
-        snprintf(error, size, "%s: out of memory", arg);
-        return false;
-    }
-    return true;
-}
-
-void dump_list_free(struct dump_list *list)
-{
-    for (size_t i = 0; i < list->count; i++)
-        free(list->paths[i]);
-    free(list->paths);
-    *list = (struct dump_list){0};
 }

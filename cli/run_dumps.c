@@ -1,65 +1,58 @@
-/* The other dumps of a qaudit run: those the processes its program started (forked children,
- * programs they exec'd) wrote under the same pattern. Each carries the run's id
- * (process.run_id, QAUDIT_RUN_ID) in its first lines, which tells them from other runs' dumps
- * left under the same names (the default pattern puts every run in the current directory). */
-#include <fcntl.h>
+/* The other dumps of a qaudit run: those the program's earlier images (before its last exec) and
+ * the processes it started (forked children, programs they exec'd) wrote under the pattern's
+ * names, for any pid and sequence, with the suffixes the preload gives a name another holds.
+ * Files that are no dumps there (a log named like them) are passed over, told by their content
+ * (reports/dump_head.h); dumps of other runs left under the same names (the default pattern puts
+ * every run in the current directory) are told by their run id (process.run_id). */
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "reports/dump_head.h"
 
-#define HEAD_BYTES 4096 /* process.run_id comes within the first few hundred bytes */
-
-/* Whether the dump at path belongs to the run (its head names the run's id), and its pid
- * (process.pid, the first member of "process"; 0 when not found). */
-static bool of_run(const char *path, const char *needle, pid_t *pid)
+static int by_name(const void *a, const void *b)
 {
-    char head[HEAD_BYTES + 1];
-    *pid = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The pattern's names for any pid: the plain glob's and the variants' files, each once. */
+static bool pattern_files(const char *pattern, glob_t *g)
+{
+    char plain[4096], variants[4200];
+    dump_path_globs(pattern, -1, plain, variants, sizeof plain);
+    int first = glob(plain, 0, NULL, g);
+    int second = glob(variants, first == 0 ? GLOB_APPEND : 0, NULL, g);
+    if (first != 0 && second != 0)
         return false;
-    ssize_t n = read(fd, head, HEAD_BYTES);
-    close(fd);
-    if (n <= 0)
-        return false;
-    head[n] = '\0';
-    const char *process = strstr(head, "\"process\":{\"pid\":");
-    if (process != NULL)
-        *pid = (pid_t)strtol(process + strlen("\"process\":{\"pid\":"), NULL, 10);
-    return strstr(head, needle) != NULL;
+    qsort(g->gl_pathv, g->gl_pathc, sizeof *g->gl_pathv, by_name);
+    return true;
 }
 
 bool run_dumps_find(const char *pattern, const char *own, pid_t program, const char *run_id,
                     struct run_dumps *out)
 {
     memset(out, 0, sizeof *out);
-    dump_path_expand(pattern, -1, -1, out->glob, sizeof out->glob); /* every pid, sequence */
-    char needle[128];
-    snprintf(needle, sizeof needle, "\"run_id\":\"%s\"", run_id);
-    snprintf(out->needle, sizeof out->needle, "%s", needle);
     glob_t g;
-    if (glob(out->glob, 0, NULL, &g) != 0)
+    if (!pattern_files(pattern, &g))
         return false;
     out->paths = calloc(g.gl_pathc + 1, sizeof *out->paths);
-    for (size_t i = 0; out->paths != NULL && i < g.gl_pathc; i++) {
+    struct report_dump_head *h = malloc(sizeof *h);
+    uint64_t own_start = h != NULL && report_dump_head(own, h) ? h->start_time_ns : 0;
+    for (size_t i = 0; out->paths != NULL && h != NULL && i < g.gl_pathc; i++) {
         const char *path = g.gl_pathv[i];
-        if (strstr(path, ".tmp.") != NULL || strcmp(path, own) == 0)
-            continue; /* a dump being written, or the program's own */
-        pid_t pid;
-        if (!of_run(path, needle, &pid)) {
-            out->mixed = true;
-            continue;
-        }
-        out->paths[out->count] = strdup(path);
-        if (out->paths[out->count] == NULL)
+        if ((i > 0 && strcmp(path, g.gl_pathv[i - 1]) == 0) || strcmp(path, own) == 0 ||
+            !report_dump_head(path, h) || strcmp(h->run_id, run_id) != 0)
+            continue; /* seen, the program's own, no dump, or another run's */
+        if ((out->paths[out->count] = strdup(path)) == NULL)
             continue;
         out->count++;
-        out->started += pid != program; /* else the program's own snapshot or earlier image */
+        out->started += h->pid != (uint64_t)program; /* else an image before its last exec, or
+                                                        a snapshot */
+        out->own_image += h->pid == (uint64_t)program && h->start_time_ns == own_start;
     }
+    free(h);
     globfree(&g);
     return out->started > 0;
 }

@@ -69,32 +69,29 @@ static bool move_into(const char *from, const char *dir, size_t prefix)
     return true;
 }
 
-/* After the program: the run's dumps in the fallback directory, moved beside pattern's. */
-void run_fallback_collect(const char *pattern)
+/* After the program: the run's dumps in the fallback directory, moved beside pattern's; how
+ * many stay there. */
+size_t run_fallback_collect(const char *pattern)
 {
     const char *id = getenv("QAUDIT_RUN_ID"), *dir = getenv("QAUDIT_FALLBACK_DIR");
     if (id == NULL)
-        return;
+        return 0;
     char where[4096], glob_pattern[4400];
     snprintf(where, sizeof where, "%s", dir && dir[0] == '/' ? dir : "/tmp");
     snprintf(glob_pattern, sizeof glob_pattern, "%s/" QAUDIT_FALLBACK_PREFIX "%s-*.json", where,
              id);
     glob_t g;
     if (glob(glob_pattern, 0, NULL, &g) != 0)
-        return;
+        return 0;
     char target[4096];
-    const char *slash = strrchr(pattern, '/');
-    if (slash == NULL)
-        snprintf(target, sizeof target, ".");
-    else
-        snprintf(target, sizeof target, "%.*s", (int)(slash - pattern), pattern);
-    size_t moved = 0, prefix = strlen(QAUDIT_FALLBACK_PREFIX) + strlen(id) + 1;
+    dump_path_directory(pattern, target, sizeof target);
+    size_t moved = 0, left = 0, prefix = strlen(QAUDIT_FALLBACK_PREFIX) + strlen(id) + 1;
     for (size_t i = 0; i < g.gl_pathc; i++) {
         if (strstr(g.gl_pathv[i], ".tmp.") != NULL)
             continue;
         if (strchr(target, '%') == NULL && move_into(g.gl_pathv[i], target, prefix))
             moved++;
-        else
+        else if (++left > 0)
             fprintf(stderr, "qaudit run: a dump stays in the fallback directory: %s\n",
                     g.gl_pathv[i]);
     }
@@ -104,4 +101,5 @@ void run_fallback_collect(const char *pattern)
                 "dropped user, a chroot) moved there from %s\n",
                 moved, moved == 1 ? "" : "s", target, where);
     globfree(&g);
+    return left;
 }

@@ -60,6 +60,7 @@ struct qa_config {
     bool follow_exec;
     char fallback_dir[256]; /* QAUDIT_FALLBACK_DIR (default /tmp): dumps the run's refuses */
     char run_id[33];        /* QAUDIT_RUN_ID: set by qaudit run, in every dump */
+    int program_pid;        /* QAUDIT_PROGRAM_PID: the process qaudit run started, 0 unknown */
     uint64_t seed;          /* QAUDIT_SEED: the sampling seed, when seed_set */
     bool seed_set;
     char pythonmalloc[32]; /* PYTHONMALLOC as the process started, "" when unset: whether a
@@ -257,7 +258,14 @@ enum qa_dump_reason {
     QA_DUMP_DETACH    /* `qaudit detach`: the last dump before the interposer goes inert */
 };
 enum qa_dump_file_result { QA_DUMP_FILE_PLACED, QA_DUMP_FILE_NOT_WRITTEN, QA_DUMP_FILE_NOT_PLACED };
-enum qa_dump_kind { QA_DUMP_KIND_FINAL, QA_DUMP_KIND_SNAPSHOT, QA_DUMP_KIND_INTERVAL };
+/* EXEC: an image's last dump before execve, named apart so that the image after it (the program
+ * a shim or a script exec'd) takes the plain name (output/dump_file.c). */
+enum qa_dump_kind {
+    QA_DUMP_KIND_FINAL,
+    QA_DUMP_KIND_EXEC,
+    QA_DUMP_KIND_SNAPSHOT,
+    QA_DUMP_KIND_INTERVAL
+};
 
 /* ---- base/private_fd.c, base/log.c, base/json.c ---- */
 struct qa_file {

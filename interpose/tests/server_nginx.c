@@ -22,6 +22,8 @@
 
 #define NGINX "/usr/sbin/nginx"
 #define WORKER "nginx: worker process"
+#define FIRST_LOAD 400 /* requests, 8 at a time, before the reload */
+#define SECOND_LOAD 200
 
 /* What a run left to check: its processes and the snapshot of a worker. */
 struct nginx_run {
@@ -137,14 +139,14 @@ static void nginx_run(struct nginx_run *n, bool qaudit)
     wait_listening(port);
     wait_children(n->master, WORKER, 2, n->workers, 2);
     http_bodies(r, "bodies", port, paths);
-    http_load(r, "first", port, paths, 400);
+    http_load(r, "first", port, paths, FIRST_LOAD);
     if (qaudit)
         take_snapshot(r, n->workers[0], &n->snapshot);
 
     assert_int_equal(nginx(r, "reload", "reload"), 0);
     wait_reloaded(n);
     http_bodies(r, "bodies-reloaded", port, paths);
-    http_load(r, "second", port, paths, 200);
+    http_load(r, "second", port, paths, SECOND_LOAD);
 
     assert_int_equal(nginx(r, "quit", "quit"), 0);
     assert_int_equal(wait_exit_of(n->master), 0); /* ours: the test is a subreaper */
@@ -262,6 +264,27 @@ static void test_nginx_run_names_the_daemon_still_running(void **state)
     assert_survivor_named(&preloaded.run, "start.err", preloaded.master);
 }
 
+/* The run ended with the launcher; its last line's command, run once nginx -s quit ended the
+ * daemon, reports the workers (before and after the reload, as www-data their dumps went to the
+ * fallback directory), and the requests they served: one request pool each, under
+ * ngx_http_create_request. */
+static void test_nginx_next_command_reports_the_requests(void **state)
+{
+    (void)state;
+    const struct nginx_run *n = &preloaded;
+    json_t *report = next_report(&n->run, "start.err");
+    pid_t workers[] = {n->workers[0], n->workers[1], n->reloaded[0], n->reloaded[1]};
+    for (size_t i = 0; i < 4; i++)
+        if (!report_holds_pid(report, workers[i]))
+            fail_msg("the next command's report holds no dump of the worker %d", (int)workers[i]);
+    uint64_t requests = 2 * (sizeof paths / sizeof paths[0] - 1) + FIRST_LOAD + SECOND_LOAD;
+    uint64_t served = allocs_through(report, "ngx_http_create_request");
+    json_decref(report);
+    if (served < requests)
+        fail_msg("the next command's report counts %llu request pools for %llu requests",
+                 (unsigned long long)served, (unsigned long long)requests);
+}
+
 static void test_nginx_worker_snapshot_without_settings(void **state)
 {
     (void)state;
@@ -282,6 +305,7 @@ int servers_nginx(void)
         cmocka_unit_test(test_nginx_no_dump_outside_the_run),
         cmocka_unit_test(test_nginx_run_names_the_daemon_still_running),
         cmocka_unit_test(test_nginx_worker_snapshot_without_settings),
+        cmocka_unit_test(test_nginx_next_command_reports_the_requests),
     };
     return cmocka_run_group_tests_name("nginx", tests, nginx_setup, server_teardown);
 }

@@ -313,6 +313,45 @@ static void test_postgres_run_names_the_postmaster_still_running(void **state)
     assert_survivor_named(&preloaded.run, "start2.err", preloaded.postmaster[1]);
 }
 
+/* The dumps of backends (a process title "postgres: USER DB ...") forked by postmaster that a
+ * report holds. */
+static size_t backends_in(json_t *report, pid_t postmaster)
+{
+    size_t i, count = 0;
+    json_t *dump;
+    json_array_foreach(json_object_get(report, "dumps"), i, dump)
+    {
+        const char *argv = json_string_value(json_object_get(dump, "argv"));
+        json_t *from = json_object_get(json_object_get(dump, "forked_from"), "pid");
+        count += argv != NULL && strncmp(argv, "postgres: postgres postgres ", 28) == 0 &&
+                 json_integer_value(from) == postmaster;
+    }
+    return count;
+}
+
+/* Each pg_ctl start's run ends once the postmaster is ready; its last line's command, run once
+ * the server stopped, reports the postmaster and the backends that served the clients: pgbench
+ * -i's, psql's and one per transaction of pgbench -C (2 clients, 10 then 5 transactions). */
+static void test_postgres_next_command_reports_the_backends(void **state)
+{
+    (void)state;
+    static const char *const starts[] = {"start1.err", "start2.err"};
+    static const size_t served[] = {2 + 2 * 10, 2 * 5};
+    for (size_t n = 0; n < 2; n++) {
+        json_t *report = next_report(&preloaded.run, starts[n]);
+        bool postmaster = report_holds_pid(report, preloaded.postmaster[n]);
+        size_t backends = backends_in(report, preloaded.postmaster[n]);
+        bool psql = n > 0 || report_holds_pid(report, preloaded.backend);
+        json_decref(report);
+        if (!postmaster || !psql || backends < served[n])
+            fail_msg(
+                "%s: the next command's report holds %s postmaster %d, %zu backends of the %zu "
+                "that served, %s psql's",
+                starts[n], postmaster ? "the" : "no", (int)preloaded.postmaster[n], backends,
+                served[n], psql ? "and" : "not");
+    }
+}
+
 static void test_postgres_backend_snapshot_without_settings(void **state)
 {
     (void)state;
@@ -333,6 +372,7 @@ int servers_postgres(void)
         cmocka_unit_test(test_postgres_no_dump_outside_the_run),
         cmocka_unit_test(test_postgres_run_names_the_postmaster_still_running),
         cmocka_unit_test(test_postgres_backend_snapshot_without_settings),
+        cmocka_unit_test(test_postgres_next_command_reports_the_backends),
     };
     return cmocka_run_group_tests_name("postgres", tests, pg_setup, server_teardown);
 }

@@ -780,6 +780,62 @@ void assert_survivor_named(const struct server_run *r, const char *name, pid_t p
     assert_true(named);
 }
 
+json_t *next_report(const struct server_run *r, const char *name)
+{
+    char *err = run_file(r, name), command[2000], out[600];
+    const char *prefix = "qaudit run: next: qaudit report ", *line = NULL;
+    for (const char *at = err; (at = strstr(at, prefix)) != NULL; at++)
+        line = at + strlen(prefix);
+    if (line == NULL)
+        fail_msg("%s of qaudit run has no next: line:\n%s", name, err);
+    snprintf(out, sizeof out, "%s/next-report.json", r->dir);
+    snprintf(command, sizeof command, "exec %s report %.*s --format json -o %s", QAUDIT,
+             (int)strcspn(line, "\n"), line, out);
+    free(err);
+    const char *argv[] = {"/bin/sh", "-c", command, NULL};
+    int status = run_as_root(r, "next-report", argv);
+    json_t *report = json_load_file(out, 0, NULL);
+    if (status != 0 || report == NULL) {
+        char *why = run_file(r, "next-report.err");
+        fail_msg("%s: exit %d: %s", command, status, why);
+    }
+    return report;
+}
+
+uint64_t allocs_through(json_t *report, const char *function)
+{
+    uint64_t allocs = 0;
+    size_t i, k, l;
+    json_t *site, *frame, *location;
+    json_array_foreach(json_object_get(report, "sites"), i, site)
+    {
+        bool through = false;
+        json_array_foreach(json_object_get(site, "frames"), k, frame)
+        {
+            json_array_foreach(json_object_get(frame, "locations"), l, location)
+            {
+                const char *f = json_string_value(json_object_get(location, "function"));
+                through |= f != NULL && strcmp(f, function) == 0;
+            }
+        }
+        if (through)
+            allocs += (uint64_t)json_integer_value(json_object_get(site, "allocs"));
+    }
+    return allocs;
+}
+
+bool report_holds_pid(json_t *report, pid_t pid)
+{
+    size_t i;
+    json_t *dump;
+    json_array_foreach(json_object_get(report, "dumps"), i, dump)
+    {
+        if (json_integer_value(json_object_get(dump, "pid")) == pid)
+            return true;
+    }
+    return false;
+}
+
 /* A file that holds a dump, by its name or its first bytes. */
 static bool looks_like_dump(const char *path, const char *name)
 {

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -95,6 +96,14 @@ void assert_inherited(const struct server_run *r, pid_t pid);
 /* qaudit run's stderr (r->dir/NAME) names pid among the run's processes still running (a daemon
  * that outlived its launcher, even one that wrote its process title over its environment). */
 void assert_survivor_named(const struct server_run *r, const char *name, pid_t pid);
+
+/* The report the last line of qaudit run's stderr (r->dir/NAME) gives ("qaudit run: next:
+ * qaudit report ARGS"), run as the user would, once the run's processes have ended, as JSON
+ * (fails the test when there is no such line or it does not exit 0); the allocations of its
+ * sites whose stack passes through function; whether it holds a dump of pid. */
+json_t *next_report(const struct server_run *r, const char *name);
+uint64_t allocs_through(json_t *report, const char *function);
+bool report_holds_pid(json_t *report, pid_t pid);
 
 /* `qaudit snapshot PID` with no QAUDIT_* setting in its environment, taken while the server
  * runs (take_snapshot records, never fails, so that the run goes on); then: exit 0 and a new

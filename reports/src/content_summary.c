@@ -14,12 +14,14 @@ void site_name(const struct report *r, const struct report_site *s, char *out, s
     snprintf(out, size, "site #%zu, %s", (size_t)(s - r->sites) + 1, where);
 }
 
-/* The site with the highest figure, or NULL when every site's is 0. */
+/* The site of the leading program (programs.c) with the highest figure, or NULL when every such
+ * site's is 0. */
 static const struct report_site *top_site(const struct report *r, enum site_rank key)
 {
     const struct report_site *top = NULL;
+    uint64_t lead = report_lead_program(r, NULL);
     for (size_t i = 0; i < r->site_count; i++)
-        if (site_figure(&r->sites[i], key) > 0 &&
+        if (site_figure(&r->sites[i], key) > 0 && report_site_of_lead(&r->sites[i], lead) &&
             (top == NULL || site_figure(&r->sites[i], key) > site_figure(top, key)))
             top = &r->sites[i];
     return top;
@@ -28,8 +30,10 @@ static const struct report_site *top_site(const struct report *r, enum site_rank
 static const struct report_site *most_live_blocks(const struct report *r)
 {
     const struct report_site *top = NULL;
+    uint64_t lead = report_lead_program(r, NULL);
     for (size_t i = 0; i < r->site_count; i++)
-        if (r->sites[i].est.live_blocks > (top ? top->est.live_blocks : 0))
+        if (r->sites[i].est.live_blocks > (top ? top->est.live_blocks : 0) &&
+            report_site_of_lead(&r->sites[i], lead))
             top = &r->sites[i];
     return top;
 }
@@ -98,14 +102,21 @@ static void leak_items(struct document *d, const struct report *r)
     char name[640], bytes[CELL], blocks[CELL];
     const struct report_site *top = top_site(r, RANK_LIVE);
     bool now = live_scope(r) == LIVE_NOW;
+    const char *program; /* of several: the leading one's share (programs.c) */
+    uint64_t lead = report_lead_program(r, &program);
+    char whose[300] = "the";
+    if (lead != 0)
+        snprintf(whose, sizeof whose, "%s's", path_base_name(program));
     if (top != NULL) {
         site_name(r, top, name, sizeof name);
-        doc_item(d, "%s: %s: %s in %s block%s still allocated %s (%.1f %% of the live bytes).",
+        doc_item(d, "%s: %s: %s in %s block%s still allocated %s (%.1f %% of %s live bytes).",
                  now ? "Most memory held at the snapshot" : "Largest leak", name,
                  fig_bytes(bytes, top->est.live_bytes, top->estimated),
                  fig_count(blocks, top->est.live_blocks, top->estimated),
                  top->est.live_blocks >= 1.5 ? "s" : "", now ? "at the snapshot" : "at exit",
-                 percent(top->est.live_bytes, live_share_whole(r)));
+                 percent(top->est.live_bytes,
+                         lead ? report_lead_live_bytes(r, lead) : live_share_whole(r)),
+                 whose);
     }
     const struct report_site *many = most_live_blocks(r);
     if (many != NULL && many != top && many->est.live_blocks >= 99.5) {
@@ -186,6 +197,31 @@ static void interpreter_items(struct document *d, const struct report *r)
     }
 }
 
+/* Dumps of several programs (a shim's helpers, a launcher): whose items follow, and the others. */
+static void programs_item(struct document *d, const struct report *r)
+{
+    struct report_program programs[6];
+    size_t count = report_programs(r, programs, 6);
+    if (count < 2)
+        return;
+    double calls = (double)(r->totals.allocs + r->totals.reallocs);
+    char others[1024] = "", processes[CELL];
+    size_t used = 0;
+    for (size_t i = 1; i < count && i < 6 && used < sizeof others; i++)
+        used += (size_t)snprintf(others + used, sizeof others - used, "%s%s (%s, %.1f %%)",
+                                 i > 1 ? ", " : "", path_base_name(programs[i].exe),
+                                 count_cell(processes, programs[i].processes),
+                                 percent((double)programs[i].alloc_calls, calls));
+    doc_item(d,
+             "These dumps are of %zu programs; the items below are %s's, which made %.1f %% of "
+             "the allocation calls (%s process%s). The others (processes, calls): %s%s; "
+             "qaudit report --program NAME reports one alone.",
+             count, path_base_name(programs[0].exe),
+             percent((double)programs[0].alloc_calls, calls),
+             count_cell(processes, programs[0].processes), programs[0].processes == 1 ? "" : "es",
+             others, count > 6 ? ", ..." : "");
+}
+
 void section_summary(struct document *d, const struct report *r)
 {
     /* Green only when every check of a queue audit passed; n/a is never called passed. */
@@ -202,6 +238,7 @@ void section_summary(struct document *d, const struct report *r)
     if (r->totals.allocs + r->totals.reallocs == 0) {
         doc_item(d, "No allocation was counted.");
     } else {
+        programs_item(d, r);
         leak_items(d, r);
         cost_items(d, r);
         interpreter_items(d, r);

@@ -153,6 +153,7 @@ static size_t merge_same(struct report *r)
         }
         struct report_site *into = &r->sites[index[slot]];
         site_add(into, s);
+        into->program = report_programs_joined(into->program, s->program);
         into->folded = into->folded > s->folded ? into->folded : s->folded;
         if (into->wrapper == NULL) {
             into->wrapper = s->wrapper;

@@ -29,6 +29,24 @@ void inherited_resolve(struct report *dumps, size_t count);
  * process that dropped its privileges wrote there), named in the report's input notes. */
 void run_files_note(struct report *report, const char *const *paths, size_t count);
 
+/* programs.c: the programs (executables) of a report's processes. An id per executable's path
+ * (never 0 nor REPORT_PROGRAMS_SEVERAL), and a site's once another dump's of id b joined it. */
+uint64_t report_program_id(const char *exe);
+uint64_t report_programs_joined(uint64_t a, uint64_t b);
+struct report_program {
+    const char *exe;                     /* a process's, in the report */
+    uint64_t id, processes, alloc_calls; /* processes: pids, whatever each exec'd */
+};
+/* The programs of r, most allocation calls first (then by name), up to max into out; how many
+ * there are. */
+size_t report_programs(const struct report *r, struct report_program *out, size_t max);
+/* The program that leads a report of several (the first of report_programs; its executable in
+ * *exe when exe is not NULL), 0 when the report's dumps are all of one program; whether a site is
+ * the leading program's (any site when lead is 0); the live bytes of its sites. */
+uint64_t report_lead_program(const struct report *r, const char **exe);
+bool report_site_of_lead(const struct report_site *s, uint64_t lead);
+double report_lead_live_bytes(const struct report *r, uint64_t lead);
+
 /* Makes an error one printable line: control characters (a newline jansson quotes from the
  * input, or one in a path) become '?' (one_line.c). */
 void report_one_line(char *text);

@@ -75,6 +75,7 @@ static void merge_sites(struct report *into, const struct report *dump, const ui
         return;
     }
     into->sites = grown;
+    uint64_t program = dump->process_count > 0 ? report_program_id(dump->processes[0].exe) : 0;
     memset(index, 0xff, slots * sizeof *index);
     for (size_t i = 0; i < into->site_count; i++) {
         size_t s = stack_hash(&into->sites[i].stack) & (slots - 1);
@@ -92,9 +93,10 @@ static void merge_sites(struct report *into, const struct report *dump, const ui
         if (index[s] == SIZE_MAX) {
             index[s] = into->site_count;
             to = &into->sites[into->site_count++];
-            *to = (struct report_site){.stack = stack};
+            *to = (struct report_site){.stack = stack, .program = program};
         } else {
             to = &into->sites[index[s]];
+            to->program = report_programs_joined(to->program, program);
             stack_free(&stack);
         }
         site_add(to, from);

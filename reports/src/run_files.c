@@ -1,8 +1,9 @@
 /* Dumps of the given dumps' runs that were not given: a process of a `qaudit run` that could not
  * write where the run's dumps go (it dropped its privileges, or chrooted) wrote into the fallback
  * directory as qaudit-fallback-<run id>-<name>; qaudit run moves those it finds when its program
- * ends, and a daemon's later ones stay there. The report names them, so that nothing of a run is
- * silently left out. */
+ * ends, and a daemon's later ones stay there. qaudit report takes them in when given a directory
+ * or a glob (cli/dump_list.c); given dump files one by one, it names those it was not given, so
+ * that nothing of a run is silently left out. */
 #include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -51,7 +52,8 @@ static void note_run(struct report *r, const struct report_process *p, const cha
     if (left > 0)
         push_string(&r->input_notes, &r->input_note_count,
                     "%zu more dump%s of run %s %s in %s (a process that could not write beside "
-                    "the others: a dropped user, a chroot), not given, not counted: %s%s.",
+                    "the others: a dropped user, a chroot), not given, not counted: %s%s "
+                    "(qaudit report of the run's directory takes them in).",
                     left, left == 1 ? "" : "s", p->run_id, left == 1 ? "is" : "are",
                     p->fallback_dir, names, left > NAMED_MAX ? ", ..." : "");
 }

@@ -31,9 +31,18 @@ inside=$(ls "$work/dumps")
 beside=$(ls -d "$work"/dumps.* 2>/dev/null)
 [ -n "$inside" ] && [ -z "$beside" ] && grep -q "dump $work/dumps/qaudit-[0-9]*.json (exit)" "$work/err" &&
   pass "run --out DIR: the dump is inside ($inside), none beside it" || fail "--out DIR: inside '$inside', beside '$beside'"
-"$qaudit" run --out "$work/made/" -- true 2>"$work/err"
-grep -q "cannot write in $work/made: No such file or directory" "$work/err" && [ "$(wc -l <"$work/err")" -eq 1 ] &&
-  pass "run --out DIR/ that does not exist: one line, the reason" || fail "--out missing dir: $(cat "$work/err")"
+"$qaudit" run --out "$work/made/deeper/" -- true 2>"$work/err"
+grep -qx "qaudit run: made the directory $work/made/deeper/" "$work/err" &&
+  grep -q "^qaudit run: dump $work/made/deeper/qaudit-[0-9]*.json (exit)" "$work/err" &&
+  pass "run --out DIR/ that does not exist: made, with its parent, and the dump inside" ||
+  fail "--out missing dir/: $(cat "$work/err")"
+expect 2 "run --out a missing name without an extension" \
+  "^qaudit run: --out $work/d: no such directory; $work/d/ makes it, a dump's file name has an extension \($work/d.json\)$" \
+  "$qaudit" run --out "$work/d" -- true
+[ ! -e "$work/d" ] && pass "nothing made for it" || fail "--out d made $(ls -d "$work"/d*)"
+touch "$work/plain"
+expect 2 "run --out FILE/ on a file" "^qaudit run: --out: cannot make the directory $work/plain/: Not a directory$" \
+  "$qaudit" run --out "$work/plain/" -- true
 
 echo "--- every write failure gives the system's reason"
 dump=$(ls "$work"/dumps/*.json)
@@ -129,7 +138,7 @@ echo "--- report takes a directory of dumps or a quoted glob, as diff does"
 "$qaudit" report "$work/dumps/*.json" >"$work/by-glob.txt" 2>&1 && cmp -s "$work/by-file.txt" "$work/by-glob.txt" &&
   pass "report 'DIR/*.json': the report of the dumps it matches" || fail "report GLOB: $(head -3 "$work/by-glob.txt")"
 mkdir "$work/no-dumps"
-expect 2 "report an empty directory" "^qaudit report: $work/no-dumps: a directory without dumps \(\*\.json\)$" \
+expect 2 "report an empty directory" "^qaudit report: $work/no-dumps: a directory without dumps \(files of format qaudit-alloc/1\)$" \
   "$qaudit" report "$work/no-dumps"
 expect 2 "report a glob that matches nothing" "^qaudit report: $work/dumps/none-\*\.json: no dump matches$" \
   "$qaudit" report "$work/dumps/none-*.json"

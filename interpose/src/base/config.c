@@ -226,6 +226,20 @@ static void load_run_id(const char *v)
         bad("QAUDIT_RUN_ID", v, "1 to 32 letters, digits, '-' or '_'");
 }
 
+/* QAUDIT_PROGRAM_PID: the pid of the process qaudit run started, whose last image takes the
+ * dump's own name (output/dump_file.c); 0 when unset. */
+static void load_program_pid(const char *v)
+{
+    uint64_t n;
+    qa_cfg.program_pid = 0;
+    if (v == NULL)
+        return;
+    if (parse_u64(v, &n) && n >= 1 && n <= INT32_MAX)
+        qa_cfg.program_pid = (int)n;
+    else
+        bad("QAUDIT_PROGRAM_PID", v, "a process id");
+}
+
 /* qaudit attach passes the settings in a block of NAME=VALUE strings, each ended by a NUL, the
  * block by an empty one (an environment block), copied here: the attached program's own
  * environment is neither read nor changed. NULL: the environment (started under the preload). */
@@ -262,6 +276,7 @@ void qa_config_load(void)
     load_out(setting("QAUDIT_OUT"));
     load_fallback(setting("QAUDIT_FALLBACK_DIR"));
     load_run_id(setting("QAUDIT_RUN_ID"));
+    load_program_pid(setting("QAUDIT_PROGRAM_PID"));
     load_stacks(setting("QAUDIT_STACKS"));
     qa_cfg.depth = 32;
     uint64_t n;

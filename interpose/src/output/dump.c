@@ -79,7 +79,8 @@ static void write_locked(enum qa_dump_reason reason, int signo,
     }
     /* A detach's dump is its image's account from the attach on: named as a final one. */
     bool last = qa_dump_is_final(reason) || reason == QA_DUMP_EXEC || reason == QA_DUMP_DETACH;
-    enum qa_dump_kind kind = last                         ? QA_DUMP_KIND_FINAL
+    enum qa_dump_kind kind = reason == QA_DUMP_EXEC       ? QA_DUMP_KIND_EXEC
+                             : last                       ? QA_DUMP_KIND_FINAL
                              : reason == QA_DUMP_INTERVAL ? QA_DUMP_KIND_INTERVAL
                                                           : QA_DUMP_KIND_SNAPSHOT;
     const char *tmp, *path;

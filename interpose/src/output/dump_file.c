@@ -6,6 +6,11 @@
  * file is older than this process, a left-over of an earlier run, which is replaced. Another
  * process's name gets a suffix before the extension: ".<pid>" when the pattern has no %p, then
  * ".<pid>.<k>" (or ".<k>" with %p).
+ * The plain name is the last image's of its process: an image's dump just before an exec starts
+ * one suffix further, so that the program a shim or a script exec'd at the end holds it. Without
+ * %p in the pattern, the plain name is the process's that `qaudit run` started
+ * (QAUDIT_PROGRAM_PID); every other process starts at ".<pid>", its own exec'd programs
+ * included (a shim's readlink or basename never takes the run's name).
  * Without %n in the pattern, the image's last dump (exit, _exit, a fatal signal, exec) takes the
  * name; a snapshot (`qaudit snapshot`, the dump signal) takes ".snapshot-<sequence>" before the
  * extension, so no later dump replaces it; interval dumps take ".interval" and replace their own,
@@ -232,10 +237,23 @@ static bool left_over(const char *path)
     return modified + 1000000000u < process_start_ns;
 }
 
-/* Puts tmp in place under a name this image may use; the name in out. */
-static bool claim(const char *tmp, const char *expanded, char *out, size_t size)
+/* The first name an image tries for a dump of kind: the plain name (k = 0) is, with %p in the
+ * pattern, each process's, and without it the process's that qaudit run started (or, when no
+ * run says which, any but a forked child's); in either process the image's last before an exec
+ * starts one further, leaving it to the image after it. */
+static unsigned first_candidate(enum qa_dump_kind kind)
 {
-    for (unsigned k = forked && !pattern_has_pid; k < MAX_SUFFIXES; k++) {
+    unsigned k = pattern_has_pid          ? 0
+                 : qa_cfg.program_pid > 0 ? image_pid != (pid_t)qa_cfg.program_pid
+                                          : forked;
+    return k + (kind == QA_DUMP_KIND_EXEC);
+}
+
+/* Puts tmp in place under a name this image may use; the name in out. */
+static bool claim(const char *tmp, const char *expanded, enum qa_dump_kind kind, char *out,
+                  size_t size)
+{
+    for (unsigned k = first_candidate(kind); k < MAX_SUFFIXES; k++) {
         if (!candidate(out, size, expanded, k))
             return false;
         if (path_link(tmp, out) == 0) {
@@ -312,7 +330,8 @@ static bool write_temporary(const char *expanded, uint64_t sequence, const char 
 }
 
 /* Moves the finished temporary file into place under this image's name for expanded. */
-static bool put_in_place(const char *tmp, const char *expanded, char *out, size_t size)
+static bool put_in_place(const char *tmp, const char *expanded, enum qa_dump_kind kind, char *out,
+                         size_t size)
 {
     if (claimed && strcmp(expanded, names.claimed_for) == 0) {
         if (strlen(names.claimed_as) >= size || path_rename(tmp, names.claimed_as) != 0)
@@ -320,7 +339,7 @@ static bool put_in_place(const char *tmp, const char *expanded, char *out, size_
         memcpy(out, names.claimed_as, strlen(names.claimed_as) + 1);
         return true;
     }
-    if (!claim(tmp, expanded, out, size))
+    if (!claim(tmp, expanded, kind, out, size))
         return false;
     memcpy(names.claimed_for, expanded, strlen(expanded) + 1);
     if (strlen(out) < sizeof names.claimed_as)
@@ -333,7 +352,7 @@ static bool put_in_place(const char *tmp, const char *expanded, char *out, size_
 static bool name_for(char *out, size_t size, const char *expanded, enum qa_dump_kind kind,
                      uint64_t sequence)
 {
-    if (kind == QA_DUMP_KIND_FINAL || pattern_has_sequence) {
+    if (kind == QA_DUMP_KIND_FINAL || kind == QA_DUMP_KIND_EXEC || pattern_has_sequence) {
         if (strlen(expanded) >= size)
             return false;
         memcpy(out, expanded, strlen(expanded) + 1);
@@ -373,13 +392,13 @@ static bool refused(int error)
            error == ENOTDIR;
 }
 
-static enum qa_dump_file_result put_at(const char *target, uint64_t sequence, const char *data,
-                                       size_t size, char *tmp, size_t tmp_size, char *path,
-                                       size_t path_size)
+static enum qa_dump_file_result put_at(const char *target, enum qa_dump_kind kind,
+                                       uint64_t sequence, const char *data, size_t size, char *tmp,
+                                       size_t tmp_size, char *path, size_t path_size)
 {
     if (!write_temporary(target, sequence, data, size, tmp, tmp_size))
         return QA_DUMP_FILE_NOT_WRITTEN;
-    if (!put_in_place(tmp, target, path, path_size)) {
+    if (!put_in_place(tmp, target, kind, path, path_size)) {
         int error = errno;
         path_unlink(tmp);
         errno = error;
@@ -406,7 +425,7 @@ enum qa_dump_file_result qa_dump_file_put(uint64_t sequence, enum qa_dump_kind k
         return QA_DUMP_FILE_NOT_WRITTEN;
     }
     enum qa_dump_file_result result =
-        put_at(target, sequence, data, size, tmp, tmp_size, path, path_size);
+        put_at(target, kind, sequence, data, size, tmp, tmp_size, path, path_size);
     if (result == QA_DUMP_FILE_PLACED || !refused(errno) ||
         !fallback_for(expanded, sizeof expanded, target))
         return result;
@@ -415,7 +434,7 @@ enum qa_dump_file_result qa_dump_file_put(uint64_t sequence, enum qa_dump_kind k
     size_t n = strlen(tmp) < sizeof first_tmp ? strlen(tmp) : sizeof first_tmp - 1;
     memcpy(first_tmp, tmp, n);
     first_tmp[n] = '\0';
-    result = put_at(expanded, sequence, data, size, tmp, tmp_size, path, path_size);
+    result = put_at(expanded, kind, sequence, data, size, tmp, tmp_size, path, path_size);
     if (result != QA_DUMP_FILE_PLACED) { /* the first refusal is the one to report */
         memcpy(tmp, first_tmp, n + 1);
         errno = error;

@@ -65,7 +65,11 @@ struct report_site {
     /* Forked children's part (sites[].inherited, and inherited_sites resolved through their
      * parents' dumps): blocks and bytes the site held at their forks, and what they freed. */
     uint64_t inherited_blocks, inherited_bytes, inherited_freed, inherited_freed_bytes;
+    /* The executable of the dumps that hold it (report_program_id of process.exe), or
+     * REPORT_PROGRAMS_SEVERAL when dumps of several hold the same stack. */
+    uint64_t program;
 };
+#define REPORT_PROGRAMS_SEVERAL UINT64_MAX
 
 /* A forked child's inheritance at a site where it allocated nothing (inherited_sites), and what
  * of it it freed there: its stack is the one its parent's dumps give the same id (resolved by
