@@ -165,7 +165,7 @@ static void section_totals(struct document *d, const struct report *r)
              count_cell(b, t->live_blocks));
     doc_row(d, (const char *const[]){"live at the dump", v});
     if (!r->temporary_missing) {
-        snprintf(v, sizeof v, "%s (freed before the thread's next allocation)",
+        snprintf(v, sizeof v, "%s (freed before the thread's next allocation or free)",
                  count_cell(a, t->temporary));
         doc_row(d, (const char *const[]){"temporary allocations", v});
     }

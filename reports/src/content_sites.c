@@ -448,14 +448,19 @@ void section_temporary(struct document *d, const struct report *r, unsigned top)
     doc_heading(d, 2, "Temporary allocations");
     if (r->temporary_missing) {
         doc_paragraph(d, "Not counted: these dumps carry no totals.temporary (allocations freed "
-                         "before the same thread's next allocation, as heaptrack counts them).");
+                         "before the same thread's next allocation or free, as heaptrack counts "
+                         "them).");
         return;
     }
     char a[CELL], phrase[256];
     uint64_t calls = r->totals.allocs + r->totals.reallocs;
     doc_paragraph(d,
                   "%s of the %s (%.1f %%) were temporary: freed before the same thread's next "
-                  "allocation.",
+                  "allocation or free (a realloc frees its old block). This is heaptrack's "
+                  "definition, the count its run prints at its end; heaptrack_print and "
+                  "heaptrack_gui count more, as they take a free for its block's allocation "
+                  "when the two have the same size and stack, and heaptrack orders the events "
+                  "of all threads as one.",
                   count_cell(a, r->totals.temporary), calls_phrase(phrase, sizeof phrase, r, false),
                   share((double)r->totals.temporary, (double)calls));
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);

@@ -139,7 +139,8 @@ static void cost_items(struct document *d, const struct report *r)
     if (temporary != NULL) {
         site_name(r, temporary, name, sizeof name);
         doc_item(d,
-                 "Most temporary allocations (freed before the thread's next allocation): %s: "
+                 "Most temporary allocations (freed before the thread's next allocation or "
+                 "free): %s: "
                  "%s, %.1f %% of its allocations.",
                  name, fig_count(a, temporary->est.temporary, temporary->estimated),
                  percent(temporary->est.temporary, temporary->est.allocs));

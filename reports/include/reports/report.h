@@ -55,7 +55,8 @@ struct report_site {
     struct report_stack stack;
     uint64_t id; /* the dump's site id (sites[].id) while one dump is read; 0 once merged */
     uint64_t allocs, frees, bytes, live_bytes, peak_live_bytes, never_written_bytes, queue_allocs;
-    uint64_t temporary;     /* allocations freed before the thread's next allocation (if counted) */
+    uint64_t temporary; /* allocations freed before the thread's next allocation or free (if
+                         * counted) */
     double allocs_estimate; /* sampled: the dump's sum of each sample's weight, 0 when absent */
     double bytes_estimate;  /* the same for bytes: each sample's size times its weight */
     bool estimated;         /* from sampled stacks: est scales the counters */
@@ -180,7 +181,7 @@ struct report_totals {
     uint64_t failed_allocs, bytes_requested, bytes_usable, live_bytes, live_blocks;
     uint64_t peak_live_bytes; /* with several processes: the sum of their peaks */
     uint64_t threads;
-    uint64_t temporary; /* allocations freed before the thread's next allocation */
+    uint64_t temporary; /* allocations freed before the thread's next allocation or free */
     bool has_temporary; /* every dump counted them (totals.temporary) */
     uint64_t calls[CALL_COUNT];
     /* Forked children: allocs and frees above are their own calls; live_bytes and live_blocks
