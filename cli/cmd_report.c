@@ -18,7 +18,7 @@ static const char report_usage[] =
     "usage: qaudit report DUMP... [--binary BINARY [--debug-file FILE]] [--layout FILE]\n"
     "                     [--type NAME]... [--skip GLOB]...\n"
     "                     [--format text|md|json|html|pprof|folded] [--weight allocs|bytes|live]\n"
-    "                     [-o FILE] [--top N] [--cacheline N] [--no-symbols]\n"
+    "                     [-o FILE] [--top N] [--cacheline N] [--no-symbols] [--long-names]\n"
     "  DUMP...            qaudit-alloc/1 dumps, directories of dumps (their *.json) or quoted\n"
     "                     globs; several are merged (processes, hosts); of the dumps of one\n"
     "                     process image (pid, start time) the latest sequence is counted, and\n"
@@ -29,10 +29,11 @@ static const char report_usage[] =
     "  --debug-file FILE  BINARY's separate debug file, when it is elsewhere\n"
     "  --layout FILE      struct layouts from a qaudit-layout/1 file instead\n"
     "  --type NAME        structs to show (default: connection and rxq, when present)\n"
-    "  --skip GLOB        fold frames of functions matching GLOB into their callers, so a\n"
-    "                     site is where the program called its allocation wrapper; adds to\n"
-    "                     the defaults (zmalloc*, xmalloc, g_malloc*, operator new*, ...);\n"
-    "                     --skip none drops the defaults\n"
+    "  --skip GLOB        fold the frame of a function matching GLOB, and every frame inside\n"
+    "                     it, into its caller, so a site is where the program called its\n"
+    "                     allocation wrapper; adds to the defaults (zmalloc*, xmalloc, g_malloc*,\n"
+    "                     operator new*, ...) and to the wrappers the stacks show (a function\n"
+    "                     that allocates only for 4 or more callers); --skip none drops both\n"
     "  --format FORMAT    text (default), md, json (qaudit-report/1) or html (self-contained);\n"
     "                     pprof: a gzipped profile.proto heap profile (go tool pprof, Pyroscope,\n"
     "                     Parca); folded: one line per stack and its count (flamegraph.pl,\n"
@@ -41,6 +42,8 @@ static const char report_usage[] =
     "  -o FILE            write there instead of standard output\n"
     "  --top N            sites per ranking (default 10)\n"
     "  --no-symbols       leave frames as module+offset\n"
+    "  --long-names       C++ names in full (text, md, html); shortened by default: std::string,\n"
+    "                     default template arguments left out, long argument lists <...>\n"
     "Exit 0: no check in the dumps failed (n/a checks do not fail); 1: some check failed;\n"
     "2: bad usage or input.\n";
 
@@ -55,7 +58,7 @@ struct report_request {
     size_t skip_count;
     bool skip_defaults;
     long top, cacheline;
-    bool symbols;
+    bool symbols, long_names;
 };
 
 /* --weight is for folded stacks; pprof is binary: not for a terminal. */
@@ -85,6 +88,7 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
                                             {"skip", required_argument, NULL, 'k'},
                                             {"debug-file", required_argument, NULL, 'd'},
                                             {"weight", required_argument, NULL, 'w'},
+                                            {"long-names", no_argument, NULL, 'L'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     int opt;
@@ -139,6 +143,9 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
                 return false;
             }
             q->has_weight = true;
+            break;
+        case 'L':
+            q->long_names = true;
             break;
         case 'h':
             fputs(report_usage, stdout);
@@ -312,6 +319,7 @@ int command_report(int argc, char **argv)
                                      .layout_source = q.binary ? q.binary : q.layout_file,
                                      .layout_note = note,
                                      .weight = q.weight,
+                                     .long_names = q.long_names,
                                      .warn = stderr};
     report_render(out, &r, q.format, &options);
     status = report_passed(&r) ? REPORT_OK : REPORT_CHECK_FAILED;
