@@ -234,6 +234,17 @@ static void order_sites(struct report *r)
     free(sorted);
 }
 
+void report_fold_alike(struct report *r, const struct report *other)
+{
+    if (!r->symbolized || wrappers_adopt(r, other) == 0)
+        return;
+    for (size_t i = 0; i < r->site_count; i++)
+        fold_site(r, &r->sites[i]);
+    r->folded_sites += merge_same(r);
+    by_design_mark(r);
+    order_sites(r);
+}
+
 void report_fold(struct report *r, const struct report_fold_settings *settings)
 {
     size_t before = r->skip_count;

@@ -62,6 +62,9 @@ bool runtime_frame(const struct report *r, const struct report_frame *f);
  * already folded; whether frame f is one of them. */
 void wrappers_recognise(struct report *r);
 bool wrapper_recognised(const struct report *r, const struct report_frame *f);
+/* Adds to r->wrappers those of other's it lacks (other's modules matched by path and build id);
+ * how many. */
+size_t wrappers_adopt(struct report *r, const struct report *other);
 
 /* by_design.c: each site's by_design, the reason its blocks are held by design (start-up blocks
  * of the C and C++ runtime and the loader) or NULL. */

@@ -25,8 +25,9 @@
 
 #define MAX_ROUNDS 8
 #define CHAIN_DEPTH 3
-#define INNER_KEPT 4 /* distinct functions inside one that are remembered; more: it is no wrapper  \
-                      */
+#define INNER_KEPT                                                                                 \
+    4 /* distinct functions inside one that are remembered; more: it is no wrapper                 \
+       */
 
 /* A function as the rule sees it: by name, or a frame without one by module and offset. */
 struct key {
@@ -336,6 +337,44 @@ void wrappers_recognise(struct report *r)
     free(t.entries);
     free(t.slots);
     free(ids);
+}
+
+/* The index in r->modules of other's module m (same path and build id), or REPORT_NO_MODULE. */
+static uint32_t same_module_in(const struct report *r, const struct report *other, uint32_t m)
+{
+    if (m >= other->module_count)
+        return REPORT_NO_MODULE;
+    for (size_t i = 0; i < r->module_count; i++)
+        if (strcmp(r->modules[i].path, other->modules[m].path) == 0 &&
+            strcmp(r->modules[i].build_id, other->modules[m].build_id) == 0)
+            return (uint32_t)i;
+    return REPORT_NO_MODULE;
+}
+
+size_t wrappers_adopt(struct report *r, const struct report *other)
+{
+    size_t added = 0;
+    for (size_t i = 0; i < other->wrapper_count; i++) {
+        const struct report_wrapper *w = &other->wrappers[i];
+        struct key k = {w->named ? w->name : NULL,
+                        w->named ? 0 : same_module_in(r, other, w->module), w->offset};
+        if (!w->named && k.module == REPORT_NO_MODULE)
+            continue; /* a module this run did not load */
+        bool known = false;
+        for (size_t j = 0; j < r->wrapper_count && !known; j++) {
+            const struct report_wrapper *mine = &r->wrappers[j];
+            struct key have = {mine->named ? mine->name : NULL, mine->module, mine->offset};
+            known = same_key(&have, &k);
+        }
+        struct report_wrapper *copy =
+            known ? NULL : push_item(&r->wrappers, &r->wrapper_count, sizeof *copy);
+        if (copy == NULL)
+            continue;
+        *copy =
+            (struct report_wrapper){copy_string(w->name), w->named, k.module, k.offset, w->callers};
+        added++;
+    }
+    return added;
 }
 
 bool wrapper_recognised(const struct report *r, const struct report_frame *f)

@@ -133,6 +133,27 @@ static void three_callers_stay(void **state)
     hand_report_free(r);
 }
 
+/* Two runs compared fold alike: xx_alloc, recognised in the run where 4 call it, folds in the
+ * run where 3 do, so that their sites match by name. */
+static void two_runs_fold_alike(void **state)
+{
+    (void)state;
+    struct report *four = wrapper_with("xx_alloc", REPORT_WRAPPER_CALLERS, false);
+    struct report *three = wrapper_with("xx_alloc", REPORT_WRAPPER_CALLERS - 1, false);
+    fold(four, true, NULL, 0);
+    fold(three, true, NULL, 0);
+    assert_int_equal(three->wrapper_count, 0);
+    report_fold_alike(three, four);
+    report_fold_alike(four, three);
+    assert_int_equal(three->wrapper_count, 1);
+    assert_int_equal(four->wrapper_count, 1);
+    for (size_t i = 0; i < REPORT_WRAPPER_CALLERS - 1; i++)
+        assert_non_null(site_at(three, callers[i]));
+    assert_null(site_at(three, "xx_alloc"));
+    hand_report_free(four);
+    hand_report_free(three);
+}
+
 /* --skip none: not even a wrapper of six callers folds. */
 static void skip_none_keeps_them(void **state)
 {
@@ -395,6 +416,7 @@ int main(void)
         cmocka_unit_test(four_callers_fold),
         cmocka_unit_test(three_callers_stay),
         cmocka_unit_test(skip_none_keeps_them),
+        cmocka_unit_test(two_runs_fold_alike),
         cmocka_unit_test(same_size_for_every_caller_stays),
         cmocka_unit_test(allocating_for_itself_stays),
         cmocka_unit_test(a_chain_two_deep_folds),

@@ -323,6 +323,9 @@ struct report_fold_settings {
  * report->skip, the recognised wrappers in report->wrappers. Then numbers the sites in the
  * order reports rank them first: most allocations (then bytes) first. */
 void report_fold(struct report *report, const struct report_fold_settings *settings);
+/* Two runs compared fold alike: r also folds the wrappers recognised in other (already folded
+ * by report_fold) and not in r, as a wrapper with 4 callers in one run may have 3 in the other. */
+void report_fold_alike(struct report *r, const struct report *other);
 /* The default wrapper globs (zmalloc*, xmalloc, g_malloc*, operator new*, ...), NULL-ended. */
 extern const char *const report_default_skip[];
 /* Whether function matches one of report->skip or is a wrapper recognised by name. */
