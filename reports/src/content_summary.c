@@ -1,7 +1,8 @@
 /* What to look at first, on top of every report (the HTML page's banner): for a queue audit the
- * checks first; then for any program the largest leak, the most blocks left allocated, live
- * memory no site accounts for (and the command that attributes it), the site with the most
- * allocations and the one with the most temporary allocations. */
+ * checks first; then for any program the largest leak, the most blocks left allocated (never
+ * blocks held by design: said apart), live memory no site accounts for (and the command that
+ * attributes it), the site with the most allocations and the one with the most temporary
+ * allocations. */
 #include <stdlib.h>
 #include <string.h>
 
