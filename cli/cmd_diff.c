@@ -204,6 +204,8 @@ int command_diff(int argc, char **argv)
     if (q.skip != NULL && parse_diff_options(argc, argv, &q) &&
         load_side(argv[optind], &q, q.base_binary ? q.base_binary : q.binary, &base) &&
         load_side(argv[optind + 1], &q, q.binary, &new_run)) {
+        report_fold_alike(&base, &new_run); /* sites match by their frames' names */
+        report_fold_alike(&new_run, &base);
         const struct report *runs[2] = {&base, &new_run};
         status = render(&q, runs);
     }

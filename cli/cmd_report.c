@@ -20,7 +20,7 @@ static const char report_usage[] =
     "                     [--type NAME]... [--skip GLOB]... [--run ID] [--pid N]...\n"
     "                     [--program NAME]...\n"
     "                     [--format text|md|json|html|pprof|folded] [--weight allocs|bytes|live]\n"
-    "                     [-o FILE] [--top N] [--cacheline N] [--no-symbols]\n"
+    "                     [-o FILE] [--top N] [--cacheline N] [--no-symbols] [--long-names]\n"
     "  DUMP...            qaudit-alloc/1 dumps, directories or quoted globs (the dumps among\n"
     "                     their files; with them, the dumps of the same runs that processes\n"
     "                     which could not write there left in the fallback directory); several\n"
@@ -37,10 +37,11 @@ static const char report_usage[] =
     "  --debug-file FILE  BINARY's separate debug file, when it is elsewhere\n"
     "  --layout FILE      struct layouts from a qaudit-layout/1 file instead\n"
     "  --type NAME        structs to show (default: connection and rxq, when present)\n"
-    "  --skip GLOB        fold frames of functions matching GLOB into their callers, so a\n"
-    "                     site is where the program called its allocation wrapper; adds to\n"
-    "                     the defaults (zmalloc*, xmalloc, g_malloc*, operator new*, ...);\n"
-    "                     --skip none drops the defaults\n"
+    "  --skip GLOB        fold the frame of a function matching GLOB, and every frame inside\n"
+    "                     it, into its caller, so a site is where the program called its\n"
+    "                     allocation wrapper; adds to the defaults (zmalloc*, xmalloc, g_malloc*,\n"
+    "                     operator new*, ...) and to the wrappers the stacks show (a function\n"
+    "                     that allocates only for 4 or more callers); --skip none drops both\n"
     "  --format FORMAT    text (default), md, json (qaudit-report/1) or html (self-contained);\n"
     "                     pprof: a gzipped profile.proto heap profile (go tool pprof, Pyroscope,\n"
     "                     Parca); folded: one line per stack and its count (flamegraph.pl,\n"
@@ -49,6 +50,8 @@ static const char report_usage[] =
     "  -o FILE            write there instead of standard output\n"
     "  --top N            sites per ranking (default 10)\n"
     "  --no-symbols       leave frames as module+offset\n"
+    "  --long-names       C++ names in full (text, md, html); shortened by default: std::string,\n"
+    "                     default template arguments left out, long argument lists <...>\n"
     "Exit 0: no check in the dumps failed (n/a checks do not fail); 1: some check failed;\n"
     "2: bad usage or input.\n";
 
@@ -63,7 +66,7 @@ struct report_request {
     size_t skip_count;
     bool skip_defaults;
     long top, cacheline;
-    bool symbols;
+    bool symbols, long_names;
     const char *run;
     long *pids;
     const char **programs;
@@ -120,6 +123,7 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
                                             {"run", required_argument, NULL, 'r'},
                                             {"pid", required_argument, NULL, 'p'},
                                             {"program", required_argument, NULL, 'P'},
+                                            {"long-names", no_argument, NULL, 'L'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     int opt;
@@ -199,6 +203,9 @@ static bool parse_report_options(int argc, char **argv, struct report_request *q
                 return false;
             }
             q->programs[q->program_count++] = optarg;
+            break;
+        case 'L':
+            q->long_names = true;
             break;
         case 'h':
             fputs(report_usage, stdout);
@@ -376,6 +383,7 @@ int command_report(int argc, char **argv)
                                      .layout_source = q.binary ? q.binary : q.layout_file,
                                      .layout_note = note,
                                      .weight = q.weight,
+                                     .long_names = q.long_names,
                                      .warn = stderr};
     report_render(out, &r, q.format, &options);
     status = report_passed(&r) ? REPORT_OK : REPORT_CHECK_FAILED;

@@ -1,6 +1,6 @@
 /* A run's dumps made ready for a report: read and merged, symbolized (unless --no-symbols), the
- * allocation wrappers folded (the defaults unless --skip none, and --skip's own): what qaudit
- * report and qaudit diff both do (dump_list.c picks the dumps). */
+ * allocation wrappers folded (the defaults and those the stacks show, unless --skip none, and
+ * --skip's own): what qaudit report and qaudit diff both do (dump_list.c picks the dumps). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +10,14 @@
 #include "cli.h"
 #include "reports/report.h"
 
-/* The globs to fold: the defaults (unless --skip none) followed by --skip's own. */
-static const char **skip_globs(const struct load_settings *s, size_t *count)
+/* The globs to fold: the defaults (unless --skip none; *defaults of them) followed by --skip's
+ * own. */
+static const char **skip_globs(const struct load_settings *s, size_t *count, size_t *defaults_out)
 {
     size_t defaults = 0;
     while (s->skip_defaults && report_default_skip[defaults] != NULL)
         defaults++;
+    *defaults_out = defaults;
     const char **globs = calloc(defaults + s->skip_count + 1, sizeof *globs);
     *count = 0;
     for (size_t i = 0; globs && i < defaults; i++)
@@ -39,9 +41,10 @@ bool load_run(const char *const *paths, size_t count, const struct load_settings
     if (s->symbols &&
         report_symbolize(r, s->binary, s->debug_file, stderr, error, size) != REPORT_OK)
         return false;
-    size_t glob_count;
-    const char **globs = skip_globs(s, &glob_count);
-    report_fold(r, globs, glob_count);
+    struct report_fold_settings fold = {.recognise = s->skip_defaults};
+    const char **globs = skip_globs(s, &fold.glob_count, &fold.user_from);
+    fold.globs = globs;
+    report_fold(r, &fold);
     free(globs);
     return true;
 }

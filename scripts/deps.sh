@@ -29,6 +29,7 @@ packages=(
   nginx postgresql-15 memcached nodejs curl # test_servers: Debian's servers as they really run
   php-cli                          # e2e_php: PHP's values under qaudit run (USE_ZEND_ALLOC=0)
   rustc                            # test_layout_rust, e2e_rust: Rust's layouts and allocations
+  heaptrack                        # test_temporaries: its count of temporary allocations
 )
 if [ "${1:-}" = bench ]; then
   packages+=(time python3.11-dbg valgrind-dbg) # bench/layout_bench.sh: large DWARF

@@ -18,6 +18,7 @@
 
 /* ---- base/config.c: the settings, read once at start-up ---- */
 #define QA_MAX_DEPTH 64
+#define QA_LAST_ALLOC_SPENT ((uintptr_t)1) /* qa_thread.last_alloc: a free came after it */
 #define QA_PATH_MAX 1024
 #define QA_MAX_PATTERNS 32
 #define QA_MAX_RANGES 512
@@ -121,8 +122,9 @@ struct qa_thread {
     const void *queue_op;
     /* records/sampling.c: allocations (or bytes) left before the next sampled stack. */
     int64_t sample_left;
-    /* records/counting.h: the thread's last new block: freed before the thread allocates
-     * again, it was temporary (heaptrack's definition). */
+    /* records/counting.h: the thread's last new block: freed before the thread allocates or
+     * frees again, it was temporary (heaptrack's definition); after a free, the freed address
+     * plus QA_LAST_ALLOC_SPENT. */
     uintptr_t last_alloc;
     /* records/stats.c: live bytes when last published, and the thread's own highest. */
     int64_t live_at_publish;

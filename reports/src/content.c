@@ -165,7 +165,7 @@ static void section_totals(struct document *d, const struct report *r)
              count_cell(b, t->live_blocks));
     doc_row(d, (const char *const[]){"live at the dump", v});
     if (!r->temporary_missing) {
-        snprintf(v, sizeof v, "%s (freed before the thread's next allocation)",
+        snprintf(v, sizeof v, "%s (freed before the thread's next allocation or free)",
                  count_cell(a, t->temporary));
         doc_row(d, (const char *const[]){"temporary allocations", v});
     }
@@ -396,7 +396,7 @@ static void section_never_written(struct document *d, const struct report *r, un
                      ranked[i]->bytes
                          ? 100.0 * (double)ranked[i]->never_written_bytes / (double)ranked[i]->bytes
                          : 0.0);
-            site_where(r, ranked[i], where, sizeof where);
+            site_where(r, ranked[i], d->long_names, where, sizeof where);
             doc_row(d, (const char *const[]){
                            site, fmt_bytes(never, sizeof never, ranked[i]->never_written_bytes),
                            fmt_bytes(bytes, sizeof bytes, ranked[i]->bytes), share, where});
@@ -489,6 +489,7 @@ void report_build_document(struct document *d, const struct report *r,
     d->top = top;
     report_check_tally(r, d->checks);
     d->queue_audit = report_queue_audit(r);
+    d->long_names = o->long_names;
     bool *shown = calloc(r->site_count + 1, sizeof *shown);
     section_dumps(d, r);
     section_summary(d, r);

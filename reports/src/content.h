@@ -18,8 +18,11 @@ const char *fig_count(char *buf, double v, bool estimated);
 const char *fig_bytes(char *buf, double v, bool estimated);
 /* A site's stack as lines of the current BLOCK_LINES, innermost first. */
 void stack_lines(struct document *d, const struct report *r, const struct report_stack *s);
-/* The frame worth naming for a site: the first outside the runtime and the wrappers. */
-void site_where(const struct report *r, const struct report_site *s, char *out, size_t size);
+/* where.c: the frame worth naming for a site: the first outside the runtime and the wrappers,
+ * in C++ the program's own with the standard container it called; names shortened unless
+ * long_names. */
+void site_where(const struct report *r, const struct report_site *s, bool long_names, char *out,
+                size_t size);
 
 /* content_summary.c: what to look at first (the HTML page's banner): the checks of a queue
  * audit, the largest leak, the costliest site, the most temporary allocations. */
@@ -28,9 +31,13 @@ void section_summary(struct document *d, const struct report *r);
  * where the stacks mode is why); false when every live block has its site. */
 bool unsited_sentence(const struct report *r, char *out, size_t size);
 /* "#3, big_leak (prog.c:4)": a site as the summary and the live section name it. */
-void site_name(const struct report *r, const struct report_site *s, char *out, size_t size);
+void site_name(const struct report *r, const struct report_site *s, bool long_names, char *out,
+               size_t size);
 
-/* content_sites.c */
+/* content_sites.c; by_design_sentence: the blocks held by design and their sites (live blocks
+ * of start-up that are no leak), each with its reason when detailed; false when there are
+ * none. */
+bool by_design_sentence(const struct report *r, bool detailed, char *out, size_t size);
 void section_coverage(struct document *d, const struct report *r);
 void section_sites(struct document *d, const struct report *r, unsigned top, bool *shown);
 void section_live(struct document *d, const struct report *r, unsigned top, bool *shown);

@@ -60,11 +60,12 @@ static const char *status_of(const struct diff_site *s)
     return "same";
 }
 
-static void diff_where(const struct report_diff *d, const struct diff_site *s, char *out,
-                       size_t size)
+/* The site's where, names shortened unless long_names (the JSON's). */
+static void diff_where(const struct report_diff *d, const struct diff_site *s, bool long_names,
+                       char *out, size_t size)
 {
     enum diff_side side = s->site[DIFF_NEW] != NULL ? DIFF_NEW : DIFF_BASE;
-    site_where(d->run[side], s->site[side], out, size);
+    site_where(d->run[side], s->site[side], long_names, out, size);
 }
 
 static bool either_estimated(const struct diff_site *s)
@@ -119,7 +120,7 @@ static void summary(struct document *d, const struct report_diff *diff)
             continue;
         any = true;
         char where[512], change[CELL], before[CELL], after[CELL], live[64];
-        diff_where(diff, s, where, sizeof where);
+        diff_where(diff, s, false, where, sizeof where);
         const char *const titles[DIFF_FIGURES] = {"Allocations", "Bytes allocated", live,
                                                   "Temporary allocations"};
         snprintf(live, sizeof live, "Live bytes %s", live_when(diff));
@@ -209,7 +210,7 @@ static void sites_section(struct document *d, const struct report_diff *diff, un
         for (int f = 0; f < DIFF_FIGURES; f++)
             change_text(cells[f], s->value[DIFF_NEW][f] - s->value[DIFF_BASE][f],
                         is_bytes((enum diff_figure)f), either_estimated(s));
-        diff_where(diff, s, where, sizeof where);
+        diff_where(diff, s, false, where, sizeof where);
         doc_row(d, (const char *const[]){site, status_of(s), cells[0], cells[1], cells[2], cells[3],
                                          where});
     }
@@ -219,7 +220,7 @@ static void sites_section(struct document *d, const struct report_diff *diff, un
         const struct diff_site *s = &diff->sites[i];
         char where[512], line[1024] = "";
         size_t used = 0;
-        diff_where(diff, s, where, sizeof where);
+        diff_where(diff, s, false, where, sizeof where);
         for (int f = 0; f < DIFF_FIGURES; f++) {
             char a[CELL], b[CELL];
             used += (size_t)snprintf(
@@ -278,8 +279,8 @@ static json_t *figures_json(const struct diff_site *s, enum diff_side side)
 
 static json_t *site_json(const struct report_diff *d, const struct diff_site *s, size_t rank)
 {
-    char where[512];
-    diff_where(d, s, where, sizeof where);
+    char where[4096];
+    diff_where(d, s, true, where, sizeof where);
     json_t *change = json_object();
     for (int f = 0; f < DIFF_FIGURES; f++)
         json_object_set_new(

@@ -103,36 +103,63 @@ static void coverage_line(struct document *d, const struct report *r)
                   fmt_bytes(b, sizeof b, (unsigned long long)requested));
 }
 
-/* The wrappers folded, named by the functions they were (at most 8), only where one was. */
+/* Whether name is one of the wrappers recognised from the stacks. */
+static bool recognised_name(const struct report *r, const char *name)
+{
+    for (size_t i = 0; name != NULL && i < r->wrapper_count; i++)
+        if (strcmp(r->wrappers[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* names (at most 8, then "...") joined by ", " into list. */
+static void name_list(const char *const *names, size_t count, char *list, size_t size)
+{
+    size_t used = 0;
+    list[0] = '\0';
+    for (size_t k = 0; k < count && k < 8 && used < size; k++) {
+        int n = snprintf(list + used, size - used, "%s%s", k ? ", " : "", names[k]);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (count > 8 && used < size)
+        snprintf(list + used, size - used, ", ...");
+}
+
+/* The wrappers folded, only where one was: those the globs name, by the functions they were, and
+ * those recognised from the stacks. */
 static void skip_line(struct document *d, const struct report *r)
 {
-    const char *names[8];
+    const char *named[9];
     size_t distinct = 0, folded = 0;
     for (size_t i = 0; i < r->site_count; i++) {
         const char *w = r->sites[i].wrapper;
         if (r->sites[i].folded == 0)
             continue;
         folded++;
-        bool seen = w == NULL;
+        bool seen = w == NULL || recognised_name(r, w);
         for (size_t k = 0; k < distinct && !seen; k++)
-            seen = strcmp(names[k], w) == 0;
-        if (!seen && distinct < 8)
-            names[distinct++] = w;
+            seen = strcmp(named[k], w) == 0;
+        if (!seen && distinct < 9)
+            named[distinct++] = w;
     }
     if (folded == 0)
         return; /* the globs matter only where they changed a site */
-    char list[1024] = "";
-    size_t used = 0;
-    for (size_t k = 0; k < distinct && used < sizeof list; k++) {
-        int n = snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "", names[k]);
-        used += n > 0 ? (size_t)n : 0;
-    }
-    char sites[32];
+    const char **recognised = calloc(r->wrapper_count + 1, sizeof *recognised);
+    for (size_t i = 0; recognised && i < r->wrapper_count; i++)
+        recognised[i] = r->wrappers[i].name;
+    char by_name[1024], by_stacks[1024], sites[32], also[1200] = "";
+    name_list(named, distinct, by_name, sizeof by_name);
+    name_list(recognised, recognised ? r->wrapper_count : 0, by_stacks, sizeof by_stacks);
+    free(recognised);
+    if (r->wrapper_count > 0)
+        snprintf(also, sizeof also,
+                 "%srecognised from the stacks (every allocation under them goes straight to "
+                 "the allocator, for %d or more callers): %s",
+                 distinct ? "; " : "", REPORT_WRAPPER_CALLERS, by_stacks);
     doc_paragraph(d,
-                  "Wrappers folded into their callers at %s site%s: %s%s (--skip GLOB adds "
-                  "one, --skip none keeps them).",
-                  fmt_count(sites, sizeof sites, folded), folded == 1 ? "" : "s", list,
-                  distinct == 8 ? ", ..." : "");
+                  "Wrappers folded into their callers at %s site%s: %s%s (--skip GLOB adds one, "
+                  "--skip none keeps them).",
+                  fmt_count(sites, sizeof sites, folded), folded == 1 ? "" : "s", by_name, also);
 }
 
 void section_coverage(struct document *d, const struct report *r)
@@ -202,7 +229,7 @@ static void ranking_table(struct document *d, const struct report *r,
         char site[CELL], allocs[CELL], bytes[CELL], peak[CELL], queue[CELL], samples[CELL];
         char range[2 * CELL], where[512];
         snprintf(site, sizeof site, "#%zu", id + 1);
-        site_where(r, s, where, sizeof where);
+        site_where(r, s, d->long_names, where, sizeof where);
         fig_count(allocs, s->est.allocs, s->estimated);
         fig_bytes(bytes, s->est.bytes, s->estimated);
         fig_bytes(peak, s->est.peak_live_bytes, s->estimated);
@@ -324,7 +351,7 @@ static void live_table(struct document *d, const struct report *r,
         char range[2 * CELL], where[512];
         snprintf(site, sizeof site, "#%zu", (size_t)(s - r->sites) + 1);
         snprintf(part, sizeof part, "%.1f %%", share(s->est.live_bytes, whole));
-        site_where(r, s, where, sizeof where);
+        site_where(r, s, d->long_names, where, sizeof where);
         fig_bytes(bytes, s->est.live_bytes, s->estimated);
         fig_count(blocks, s->est.live_blocks, s->estimated);
         range_cells(s, RANK_LIVE, samples, range);
@@ -378,15 +405,96 @@ static void units_paragraph(struct document *d, const struct report *r)
 }
 
 /* The live sites listed: the top N, and any holding >= 1 % of the live bytes or >= 100 blocks,
- * so that no leak of size is left out; their number. */
+ * so that no leak of size is left out; their number. Blocks held by design are said apart. */
 static size_t listed_live(const struct report *r, unsigned top, const struct report_site **ranked,
                           size_t n)
 {
     size_t kept = 0;
     for (size_t i = 0; i < n; i++)
-        if (i < top || live_worth_listing(r, ranked[i]))
+        if (ranked[i]->by_design == NULL && (kept < top || live_worth_listing(r, ranked[i])))
             ranked[kept++] = ranked[i];
     return kept;
+}
+
+bool by_design_sentence(const struct report *r, bool detailed, char *out, size_t size)
+{
+    double bytes = 0, blocks = 0;
+    size_t sites = 0, used = 0;
+    bool estimated = false;
+    char list[1024] = "", a[CELL], b[CELL];
+    for (size_t i = 0; i < r->site_count; i++) {
+        const struct report_site *s = &r->sites[i];
+        if (s->by_design == NULL || s->est.live_blocks < 0.5)
+            continue;
+        bytes += s->est.live_bytes;
+        blocks += s->est.live_blocks;
+        estimated = estimated || s->estimated;
+        if (sites++ >= 4 || used >= sizeof list)
+            continue;
+        int n =
+            detailed
+                ? snprintf(list + used, sizeof list - used, "%s#%zu, %s: %s", sites > 1 ? "; " : "",
+                           i + 1, s->by_design, fig_bytes(a, s->est.live_bytes, s->estimated))
+                : snprintf(list + used, sizeof list - used, "%s#%zu", sites > 1 ? ", " : "", i + 1);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (sites == 0)
+        return false;
+    const char *more = sites <= 4 ? ""
+                       : detailed ? "; and more (live.held_by_design in JSON)"
+                                  : ", ...";
+    if (!detailed)
+        snprintf(out, size,
+                 "Held by design, not leaks: %s in %s block%s (site%s %s%s: the C and C++ "
+                 "runtime's start-up blocks; see %s).",
+                 fig_bytes(a, bytes, estimated), fig_count(b, blocks, estimated),
+                 blocks >= 1.5 ? "s" : "", sites > 1 ? "s" : "", list, more,
+                 live_scope(r) == LIVE_NOW ? "Live now" : "Live at exit");
+    else
+        snprintf(out, size,
+                 "Held by design, not leaks: %s in %s block%s still allocated %s are the C and C++ "
+                 "runtime's start-up blocks, kept for the whole run (valgrind and heaptrack do "
+                 "not report them either): %s%s.",
+                 fig_bytes(a, bytes, estimated), fig_count(b, blocks, estimated),
+                 blocks >= 1.5 ? "s" : "", live_scope_phrase(live_scope(r)), list, more);
+    return true;
+}
+
+/* The live sites ranked (n of them, by live bytes) but those held by design, listed with the
+ * stacks not shown yet; the blocks held by design said before them. */
+static void live_sites(struct document *d, const struct report *r, unsigned top, bool *shown,
+                       const struct report_site **ranked, size_t n, bool *wanted)
+{
+    size_t leaking = 0;
+    for (size_t i = 0; i < n; i++)
+        leaking += ranked[i]->by_design == NULL;
+    size_t listed = listed_live(r, top, ranked, n);
+    units_paragraph(d, r);
+    char sentence[2048];
+    if (by_design_sentence(r, true, sentence, sizeof sentence))
+        doc_paragraph(d, "%s", sentence);
+    if (listed == 0) {
+        doc_paragraph(d, "No other site holds live bytes.");
+        return;
+    }
+    doc_paragraph(d,
+                  "Sites by bytes still allocated: %zu of the %zu holding any%s (the top %u, and "
+                  "every site with >= 1 %% of the live bytes or >= 100 blocks):",
+                  listed, leaking, leaking < n ? " besides those held by design" : "", top);
+    live_table(d, r, ranked, listed);
+    bool more = false;
+    for (size_t i = 0; i < listed; i++) {
+        size_t id = (size_t)(ranked[i] - r->sites);
+        wanted[id] = !shown[id];
+        more = more || wanted[id];
+        shown[id] = true;
+    }
+    if (more) {
+        doc_paragraph(d, "Stacks of these sites not shown above, innermost frame first:");
+        stacks_of(d, r, wanted);
+    } else {
+        doc_paragraph(d, "Their stacks are shown above.");
+    }
 }
 
 void section_live(struct document *d, const struct report *r, unsigned top, bool *shown)
@@ -412,32 +520,12 @@ void section_live(struct document *d, const struct report *r, unsigned top, bool
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
     bool *wanted = calloc(r->site_count + 1, sizeof *wanted);
     size_t n = ranked && wanted ? rank_sites(r, RANK_LIVE, ranked) : 0;
-    if (r->site_count == 0) {
+    if (r->site_count == 0)
         no_sites(d, r);
-    } else if (n == 0) {
+    else if (n == 0)
         doc_paragraph(d, "No site holds live bytes: every block with a stack was freed.");
-    } else {
-        size_t listed = listed_live(r, top, ranked, n);
-        units_paragraph(d, r);
-        doc_paragraph(d,
-                      "Sites by bytes still allocated: %zu of the %zu holding any (the top %u, "
-                      "and every site with >= 1 %% of the live bytes or >= 100 blocks):",
-                      listed, n, top);
-        live_table(d, r, ranked, listed);
-        bool more = false;
-        for (size_t i = 0; i < listed; i++) {
-            size_t id = (size_t)(ranked[i] - r->sites);
-            wanted[id] = !shown[id];
-            more = more || wanted[id];
-            shown[id] = true;
-        }
-        if (more) {
-            doc_paragraph(d, "Stacks of these sites not shown above, innermost frame first:");
-            stacks_of(d, r, wanted);
-        } else {
-            doc_paragraph(d, "Their stacks are shown above.");
-        }
-    }
+    else
+        live_sites(d, r, top, shown, ranked, n, wanted);
     unsited_paragraph(d, r);
     free(ranked);
     free(wanted);
@@ -448,14 +536,19 @@ void section_temporary(struct document *d, const struct report *r, unsigned top)
     doc_heading(d, 2, "Temporary allocations");
     if (r->temporary_missing) {
         doc_paragraph(d, "Not counted: these dumps carry no totals.temporary (allocations freed "
-                         "before the same thread's next allocation, as heaptrack counts them).");
+                         "before the same thread's next allocation or free, as heaptrack counts "
+                         "them).");
         return;
     }
     char a[CELL], phrase[256];
     uint64_t calls = r->totals.allocs + r->totals.reallocs;
     doc_paragraph(d,
                   "%s of the %s (%.1f %%) were temporary: freed before the same thread's next "
-                  "allocation.",
+                  "allocation or free (a realloc frees its old block). This is heaptrack's "
+                  "definition, the count its run prints at its end; heaptrack_print and "
+                  "heaptrack_gui count more, as they take a free for its block's allocation "
+                  "when the two have the same size and stack, and heaptrack orders the events "
+                  "of all threads as one.",
                   count_cell(a, r->totals.temporary), calls_phrase(phrase, sizeof phrase, r, false),
                   share((double)r->totals.temporary, (double)calls));
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
@@ -468,7 +561,7 @@ void section_temporary(struct document *d, const struct report *r, unsigned top)
             char site[CELL], count[CELL], part[CELL], where[512];
             snprintf(site, sizeof site, "#%zu", (size_t)(s - r->sites) + 1);
             snprintf(part, sizeof part, "%.1f %%", share(s->est.temporary, s->est.allocs));
-            site_where(r, s, where, sizeof where);
+            site_where(r, s, d->long_names, where, sizeof where);
             doc_row(d, (const char *const[]){site, fig_count(count, s->est.temporary, s->estimated),
                                              part, where});
         }

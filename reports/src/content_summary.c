@@ -1,27 +1,30 @@
 /* What to look at first, on top of every report (the HTML page's banner): for a queue audit the
- * checks first; then for any program the largest leak, the most blocks left allocated, live
- * memory no site accounts for (and the command that attributes it), the site with the most
- * allocations and the one with the most temporary allocations. */
+ * checks first; then for any program the largest leak, the most blocks left allocated (never
+ * blocks held by design: said apart), live memory no site accounts for (and the command that
+ * attributes it), the site with the most allocations and the one with the most temporary
+ * allocations. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "content.h"
 
-void site_name(const struct report *r, const struct report_site *s, char *out, size_t size)
+void site_name(const struct report *r, const struct report_site *s, bool long_names, char *out,
+               size_t size)
 {
-    char where[512];
-    site_where(r, s, where, sizeof where);
+    char where[1024];
+    site_where(r, s, long_names, where, sizeof where);
     snprintf(out, size, "site #%zu, %s", (size_t)(s - r->sites) + 1, where);
 }
 
 /* The site of the leading program (programs.c) with the highest figure, or NULL when every such
- * site's is 0. */
+ * site's is 0; blocks held by design are no leak. */
 static const struct report_site *top_site(const struct report *r, enum site_rank key)
 {
     const struct report_site *top = NULL;
     uint64_t lead = report_lead_program(r, NULL);
     for (size_t i = 0; i < r->site_count; i++)
         if (site_figure(&r->sites[i], key) > 0 && report_site_of_lead(&r->sites[i], lead) &&
+            !(key == RANK_LIVE && r->sites[i].by_design != NULL) &&
             (top == NULL || site_figure(&r->sites[i], key) > site_figure(top, key)))
             top = &r->sites[i];
     return top;
@@ -32,7 +35,8 @@ static const struct report_site *most_live_blocks(const struct report *r)
     const struct report_site *top = NULL;
     uint64_t lead = report_lead_program(r, NULL);
     for (size_t i = 0; i < r->site_count; i++)
-        if (r->sites[i].est.live_blocks > (top ? top->est.live_blocks : 0) &&
+        if (r->sites[i].by_design == NULL &&
+            r->sites[i].est.live_blocks > (top ? top->est.live_blocks : 0) &&
             report_site_of_lead(&r->sites[i], lead))
             top = &r->sites[i];
     return top;
@@ -99,7 +103,7 @@ bool unsited_sentence(const struct report *r, char *out, size_t size)
 
 static void leak_items(struct document *d, const struct report *r)
 {
-    char name[640], bytes[CELL], blocks[CELL];
+    char name[1100], bytes[CELL], blocks[CELL];
     const struct report_site *top = top_site(r, RANK_LIVE);
     bool now = live_scope(r) == LIVE_NOW;
     const char *program; /* of several: the leading one's share (programs.c) */
@@ -108,7 +112,7 @@ static void leak_items(struct document *d, const struct report *r)
     if (lead != 0)
         snprintf(whose, sizeof whose, "%s's", path_base_name(program));
     if (top != NULL) {
-        site_name(r, top, name, sizeof name);
+        site_name(r, top, d->long_names, name, sizeof name);
         doc_item(d, "%s: %s: %s in %s block%s still allocated %s (%.1f %% of %s live bytes).",
                  now ? "Most memory held at the snapshot" : "Largest leak", name,
                  fig_bytes(bytes, top->est.live_bytes, top->estimated),
@@ -120,23 +124,25 @@ static void leak_items(struct document *d, const struct report *r)
     }
     const struct report_site *many = most_live_blocks(r);
     if (many != NULL && many != top && many->est.live_blocks >= 99.5) {
-        site_name(r, many, name, sizeof name);
+        site_name(r, many, d->long_names, name, sizeof name);
         doc_item(d, "Most blocks still allocated: %s: %s blocks, %s.", name,
                  fig_count(blocks, many->est.live_blocks, many->estimated),
                  fig_bytes(bytes, many->est.live_bytes, many->estimated));
     }
     char sentence[5000];
+    if (by_design_sentence(r, false, sentence, sizeof sentence))
+        doc_item(d, "%s", sentence);
     if (unsited_sentence(r, sentence, sizeof sentence))
         doc_item(d, "%s", sentence);
 }
 
 static void cost_items(struct document *d, const struct report *r)
 {
-    char name[640], a[CELL], b[CELL], c[CELL];
+    char name[1100], a[CELL], b[CELL], c[CELL];
     const struct report_site *top = top_site(r, RANK_ALLOCS);
     uint64_t calls = r->totals.allocs + r->totals.reallocs;
     if (top != NULL) {
-        site_name(r, top, name, sizeof name);
+        site_name(r, top, d->long_names, name, sizeof name);
         doc_item(d, "Most allocations: %s: %s of the %s allocation calls (%.1f %%), %s.", name,
                  fig_count(a, top->est.allocs, top->estimated), count_cell(b, calls),
                  percent(top->est.allocs, (double)calls),
@@ -148,9 +154,10 @@ static void cost_items(struct document *d, const struct report *r)
         temporary->est.temporary < 0.01 * (double)calls)
         temporary = NULL;
     if (temporary != NULL) {
-        site_name(r, temporary, name, sizeof name);
+        site_name(r, temporary, d->long_names, name, sizeof name);
         doc_item(d,
-                 "Most temporary allocations (freed before the thread's next allocation): %s: "
+                 "Most temporary allocations (freed before the thread's next allocation or "
+                 "free): %s: "
                  "%s, %.1f %% of its allocations.",
                  name, fig_count(a, temporary->est.temporary, temporary->estimated),
                  percent(temporary->est.temporary, temporary->est.allocs));

@@ -1,8 +1,9 @@
 /* Wrappers folded away: a program's own allocation wrappers (zmalloc, xmalloc, g_malloc, operator
  * new...) and its runtime's (OpenSSL's, the JVM's, V8's, Ruby's, Lua's, Rust's alloc::alloc)
  * would otherwise be every site's first frame. Leading frames whose functions match the skip
- * globs are dropped, and sites left with the same stack become one, as pprof's drop_frames does.
- * Runs after symbolization: it matches function names. */
+ * globs are dropped, then those of the wrappers the stacks show (wrappers.c), and sites left with
+ * the same stack become one; --skip's own globs drop a frame wherever it is and everything inside
+ * it, as pprof's drop_frames does. Runs after symbolization: it matches function names. */
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,12 +83,18 @@ bool report_is_wrapper(const struct report *r, const char *function)
     for (size_t i = 0; i < r->skip_count; i++)
         if (fnmatch(r->skip[i], function, 0) == 0)
             return true;
+    for (size_t i = 0; i < r->wrapper_count; i++)
+        if (r->wrappers[i].named && strcmp(r->wrappers[i].name, function) == 0)
+            return true;
     return false;
 }
 
-/* A frame is a wrapper when every function in it (the inlined ones too) is. */
+/* A frame is a wrapper when every function in it (the inlined ones too) is, or when it is one
+ * recognised from the stacks. */
 static bool wrapper_frame(const struct report *r, const struct report_frame *f)
 {
+    if (wrapper_recognised(r, f))
+        return true;
     if (f->location_count == 0)
         return false;
     for (size_t i = 0; i < f->location_count; i++)
@@ -105,12 +112,21 @@ bool runtime_frame(const struct report *r, const struct report_frame *f)
            strstr(path, "/libqaudit-");
 }
 
-/* Drops a site's leading frames up to its last wrapper frame among those leading frames that are
- * wrappers or the C and C++ runtime's (strdup called by a wrapper goes with it), unless every
- * frame would go (shallow stacks keep what they have). */
-static void fold_site(const struct report *r, struct report_site *s)
+/* Whether a location of f matches one of --skip's own globs. */
+static bool user_skipped(const struct report *r, const struct report_frame *f)
 {
-    struct report_stack *stack = &s->stack;
+    for (size_t l = 0; l < f->location_count; l++)
+        for (size_t i = r->user_skip; f->locations[l].function && i < r->skip_count; i++)
+            if (fnmatch(r->skip[i], f->locations[l].function, 0) == 0)
+                return true;
+    return false;
+}
+
+/* How many leading frames of stack fold: up to its last wrapper frame among those leading frames
+ * that are wrappers or the C and C++ runtime's (strdup called by a wrapper goes with it), and up
+ * to the outermost frame --skip names, whatever lies inside it. */
+static size_t frames_folded(const struct report *r, const struct report_stack *stack)
+{
     size_t k = 0;
     for (size_t i = 0; i < stack->frame_count; i++) {
         const struct report_frame *f = &stack->frames[i];
@@ -119,15 +135,37 @@ static void fold_site(const struct report *r, struct report_site *s)
         else if (!runtime_frame(r, f))
             break;
     }
+    for (size_t i = stack->frame_count; r->user_skip < r->skip_count && i-- > k;)
+        if (user_skipped(r, &stack->frames[i]))
+            return i + 1;
+    return k;
+}
+
+/* The name of a folded frame, as the report names the wrapper it went through. */
+static char *frame_name(const struct report *r, const struct report_frame *f)
+{
+    if (f->location_count > 0 && f->locations[f->location_count - 1].function != NULL)
+        return copy_string(f->locations[f->location_count - 1].function);
+    char name[512];
+    report_frame_describe(r, f, name, sizeof name);
+    return copy_string(name);
+}
+
+/* Drops a site's folded frames, unless every frame would go (shallow stacks keep what they
+ * have); the outermost of them names the wrapper. */
+static void fold_site(const struct report *r, struct report_site *s)
+{
+    struct report_stack *stack = &s->stack;
+    size_t k = frames_folded(r, stack);
     if (k == 0 || k == stack->frame_count)
         return;
-    const struct report_frame *last = &stack->frames[k - 1];
-    s->wrapper = copy_string(last->locations[last->location_count - 1].function);
+    free(s->wrapper);
+    s->wrapper = frame_name(r, &stack->frames[k - 1]);
     for (size_t i = 0; i < k; i++)
         locations_free(stack->frames[i].locations, stack->frames[i].location_count);
     memmove(stack->frames, stack->frames + k, (stack->frame_count - k) * sizeof *stack->frames);
     stack->frame_count -= k;
-    s->folded = k;
+    s->folded += k;
 }
 
 /* Merges sites whose stacks are now the same into the first of them; returns how many went. */
@@ -197,14 +235,34 @@ static void order_sites(struct report *r)
     free(sorted);
 }
 
-void report_fold(struct report *r, const char *const *globs, size_t count)
+void report_fold_alike(struct report *r, const struct report *other)
 {
-    for (size_t i = 0; i < count; i++)
-        push_string(&r->skip, &r->skip_count, "%s", globs[i]);
-    if (count > 0 && r->symbolized) {
+    if (!r->symbolized || wrappers_adopt(r, other) == 0)
+        return;
+    for (size_t i = 0; i < r->site_count; i++)
+        fold_site(r, &r->sites[i]);
+    r->folded_sites += merge_same(r);
+    by_design_mark(r);
+    order_sites(r);
+}
+
+void report_fold(struct report *r, const struct report_fold_settings *settings)
+{
+    size_t before = r->skip_count;
+    for (size_t i = 0; i < settings->glob_count; i++)
+        push_string(&r->skip, &r->skip_count, "%s", settings->globs[i]);
+    r->user_skip = before + settings->user_from;
+    r->user_skip = r->user_skip < r->skip_count ? r->user_skip : r->skip_count;
+    if (r->symbolized && r->site_count > 0) {
         for (size_t i = 0; i < r->site_count; i++)
             fold_site(r, &r->sites[i]);
+        if (settings->recognise) {
+            wrappers_recognise(r);
+            for (size_t i = 0; r->wrapper_count > 0 && i < r->site_count; i++)
+                fold_site(r, &r->sites[i]);
+        }
         r->folded_sites = merge_same(r);
     }
+    by_design_mark(r);
     order_sites(r);
 }

@@ -21,7 +21,7 @@ void html_flame(FILE *out, const struct report *r);
 
 /* html_sites.c: one sortable table of the sites in the top `top` by allocations, bytes, peak live
  * or live bytes; sorted by any column, that column's top come first. */
-void html_site_table(FILE *out, const struct report *r, unsigned top);
+void html_site_table(FILE *out, const struct report *r, unsigned top, bool long_names);
 
 /* html_timeline.c: memory over time of one process, an SVG with axes, units, legend, its dumps
  * and its peak marked. */

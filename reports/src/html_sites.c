@@ -51,7 +51,7 @@ struct shown_columns {
 };
 
 static void site_row(FILE *out, const struct report *r, const struct report_site *s,
-                     struct shown_columns shown)
+                     struct shown_columns shown, bool long_names)
 {
     char where[1024], title[3 * CELL];
     const struct report_estimate *e = &s->est;
@@ -68,8 +68,16 @@ static void site_row(FILE *out, const struct report *r, const struct report_site
         cell(out, COL_TEMPORARY, e->temporary, s->estimated, NULL);
     if (shown.queue)
         cell(out, COL_QUEUE, (double)s->queue_allocs, false, NULL);
-    site_where(r, s, where, sizeof where);
-    fputs("<td class=\"where\">", out);
+    char full[4096];
+    site_where(r, s, long_names, where, sizeof where);
+    site_where(r, s, true, full, sizeof full);
+    fputs("<td class=\"where\"", out);
+    if (strcmp(where, full) != 0) { /* the full C++ names on hover */
+        fputs(" title=\"", out);
+        probe_xml_escape(out, full);
+        fputc('"', out);
+    }
+    fputc('>', out);
     probe_xml_escape(out, where);
     fputs("</td></tr>\n", out);
 }
@@ -98,7 +106,7 @@ static size_t mark_top(const struct report *r, enum site_rank key, unsigned top,
     return n;
 }
 
-void html_site_table(FILE *out, const struct report *r, unsigned top)
+void html_site_table(FILE *out, const struct report *r, unsigned top, bool long_names)
 {
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
     bool *wanted = calloc(r->site_count + 1, sizeof *wanted);
@@ -125,12 +133,12 @@ void html_site_table(FILE *out, const struct report *r, unsigned top)
     fputs("<tbody>\n", out);
     for (size_t i = 0; i < n; i++) /* by allocations first, then the rest in site order */
         if (wanted[ranked[i] - r->sites]) {
-            site_row(out, r, ranked[i], columns);
+            site_row(out, r, ranked[i], columns, long_names);
             wanted[ranked[i] - r->sites] = false;
         }
     for (size_t i = 0; i < r->site_count; i++)
         if (wanted[i])
-            site_row(out, r, &r->sites[i], columns);
+            site_row(out, r, &r->sites[i], columns, long_names);
     fputs("</tbody></table></div>\n", out);
     free(ranked);
     free(wanted);

@@ -76,6 +76,18 @@ void site_add(struct report_site *to, const struct report_site *from);
 /* fold.c: a frame in the C or C++ runtime (libc, libstdc++, the loader). */
 bool runtime_frame(const struct report *r, const struct report_frame *f);
 
+/* wrappers.c: the wrappers the sites' stacks show (report->wrappers), with the glob-named ones
+ * already folded; whether frame f is one of them. */
+void wrappers_recognise(struct report *r);
+bool wrapper_recognised(const struct report *r, const struct report_frame *f);
+/* Adds to r->wrappers those of other's it lacks (other's modules matched by path and build id);
+ * how many. */
+size_t wrappers_adopt(struct report *r, const struct report *other);
+
+/* by_design.c: each site's by_design, the reason its blocks are held by design (start-up blocks
+ * of the C and C++ runtime and the loader) or NULL. */
+void by_design_mark(struct report *r);
+
 /* figures.c: what every rendering derives alike. */
 enum site_rank {
     RANK_ALLOCS,
@@ -128,6 +140,15 @@ bool live_worth_listing(const struct report *r, const struct report_site *s);
 /* The command that gives every live block its site: qaudit run (always, its default) on the
  * first process's command line. */
 void attribute_command(const struct report *r, char *out, size_t size);
+
+/* names.c: a C++ name shortened as the tables show it (std::string, default template arguments
+ * dropped, a long argument list <...>); name unchanged when nothing shortens. Returns out. */
+const char *short_name(const char *name, char *out, size_t size);
+
+/* symbolize.c: a frame from its location first on, as report_frame_describe_from, with its
+ * functions' names shortened when short_names. */
+void frame_describe(const struct report *r, const struct report_frame *frame, size_t first,
+                    bool short_names, char *out, size_t size);
 
 /* path_name.c: a path's last component ("/usr/bin/python3.11" -> "python3.11"). */
 const char *path_base_name(const char *path);

@@ -95,6 +95,8 @@ static uint64_t *unnamed_frames(const struct report *r)
     uint64_t *count = calloc(r->module_count + 1, sizeof *count);
     for (size_t i = 0; count && i < r->site_count; i++) {
         const struct report_stack *s = &r->sites[i].stack;
+        if (r->sites[i].by_design != NULL) /* no leak: its names would change nothing */
+            continue;
         for (size_t f = 0; f < s->frame_count; f++) {
             const struct report_frame *frame = &s->frames[f];
             bool named = false;

@@ -166,6 +166,7 @@ void report_free(struct report *r)
     for (size_t i = 0; i < r->site_count; i++) {
         stack_free(&r->sites[i].stack);
         free(r->sites[i].wrapper);
+        free(r->sites[i].by_design);
     }
     free(r->inherited_sites);
     for (size_t i = 0; i < r->check_count; i++) {
@@ -189,6 +190,9 @@ void report_free(struct report *r)
     for (size_t i = 0; i < r->skip_count; i++)
         free(r->skip[i]);
     free(r->skip);
+    for (size_t i = 0; i < r->wrapper_count; i++)
+        free(r->wrappers[i].name);
+    free(r->wrappers);
     for (size_t i = 0; i < r->input_note_count; i++)
         free(r->input_notes[i]);
     free(r->input_notes);

@@ -226,8 +226,8 @@ static json_t *range_json(double low, double high)
 static json_t *site_json(const struct report *r, const struct report_site *s, size_t i)
 {
     const struct report_estimate *e = &s->est;
-    char where[512];
-    site_where(r, s, where, sizeof where);
+    char where[4096];
+    site_where(r, s, true, where, sizeof where);
     json_t *o = json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)i + 1,
                           "precision", s->estimated ? "estimated" : "exact", "allocs",
                           rounded(e->allocs), "frees", rounded(e->frees), "bytes",
@@ -251,8 +251,19 @@ static json_t *site_json(const struct report *r, const struct report_site *s, si
     json_object_set_new(o, "where", json_string(where));
     json_object_set_new(o, "folded_frames", u64(s->folded));
     json_object_set_new(o, "wrapper", string_or_null(s->wrapper));
+    json_object_set_new(o, "held_by_design", string_or_null(s->by_design));
     json_object_set_new(o, "frames", stack_json(r, &s->stack));
     return o;
+}
+
+/* The wrappers recognised from the stacks: their names and how many callers they serve. */
+static json_t *wrappers_json(const struct report *r)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < r->wrapper_count; i++)
+        json_array_append_new(list, json_pack("{s:s?, s:I}", "function", r->wrappers[i].name,
+                                              "callers", (json_int_t)r->wrappers[i].callers));
+    return list;
 }
 
 static json_t *sites_json(const struct report *r)
@@ -282,15 +293,22 @@ static json_t *live_json(const struct report *r)
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
     size_t n = ranked ? rank_sites(r, RANK_LIVE, ranked) : 0;
     double whole = live_share_whole(r), rounding = live_rounding_bytes(r);
-    json_t *sites = json_array();
+    json_t *sites = json_array(), *by_design = json_array();
+    double design_bytes = 0, design_blocks = 0;
     for (size_t i = 0; i < n; i++) {
         const struct report_site *s = ranked[i];
-        json_array_append_new(sites, json_pack("{s:I, s:o, s:o, s:f, s:s}", "id",
+        json_array_append_new(sites, json_pack("{s:I, s:o, s:o, s:f, s:s, s:o}", "id",
                                                (json_int_t)(s - r->sites) + 1, "live_bytes",
                                                rounded(s->est.live_bytes), "live_blocks",
                                                rounded(s->est.live_blocks), "share",
                                                whole > 0 ? s->est.live_bytes / whole : 0.0,
-                                               "precision", s->estimated ? "estimated" : "exact"));
+                                               "precision", s->estimated ? "estimated" : "exact",
+                                               "held_by_design", string_or_null(s->by_design)));
+        if (s->by_design == NULL)
+            continue;
+        design_bytes += s->est.live_bytes;
+        design_blocks += s->est.live_blocks;
+        json_array_append_new(by_design, json_integer((json_int_t)(s - r->sites) + 1));
     }
     free(ranked);
     struct unsited u;
@@ -300,11 +318,13 @@ static json_t *live_json(const struct report *r)
     json_t *without = json_pack("{s:o, s:o, s:b, s:o}", "blocks", rounded(u.blocks),
                                 "bytes_at_most", rounded(u.bytes), "estimated", u.estimated,
                                 "command", u.every_site ? json_null() : json_string(command));
-    return json_pack("{s:s, s:I, s:I, s:o, s:o, s:o, s:o}", "at", live_scope_names[live_scope(r)],
-                     "bytes", (json_int_t)r->totals.live_bytes, "blocks",
-                     (json_int_t)r->totals.live_blocks, "sites", sites, "share_of", rounded(whole),
-                     "rounding_bytes", rounding >= 0 ? rounded(rounding) : json_null(),
-                     "without_site", without);
+    return json_pack("{s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}}", "at",
+                     live_scope_names[live_scope(r)], "bytes", (json_int_t)r->totals.live_bytes,
+                     "blocks", (json_int_t)r->totals.live_blocks, "sites", sites, "share_of",
+                     rounded(whole), "rounding_bytes",
+                     rounding >= 0 ? rounded(rounding) : json_null(), "without_site", without,
+                     "held_by_design", "bytes", rounded(design_bytes), "blocks",
+                     rounded(design_blocks), "sites", by_design);
 }
 
 static json_t *temporary_json(const struct report *r)
@@ -478,6 +498,7 @@ json_t *report_json(const struct report *r, const struct report_options *o)
     json_object_set_new(doc, "modules", modules_json(r));
     json_object_set_new(doc, "skip", strings_json(r->skip, r->skip_count));
     json_object_set_new(doc, "folded_sites", u64(r->folded_sites));
+    json_object_set_new(doc, "wrappers_recognised", wrappers_json(r));
     double shallow = shallow_share(r);
     json_object_set_new(doc, "shallow_stacks", shallow > 0 ? json_real(shallow) : json_null());
     json_object_set_new(doc, "coverage", coverage_json(r));

@@ -372,14 +372,23 @@ void report_frame_describe(const struct report *r, const struct report_frame *fr
 void report_frame_describe_from(const struct report *r, const struct report_frame *frame,
                                 size_t first, char *out, size_t size)
 {
+    frame_describe(r, frame, first, false, out, size);
+}
+
+void frame_describe(const struct report *r, const struct report_frame *frame, size_t first,
+                    bool short_names, char *out, size_t size)
+{
     size_t used = 0;
     out[0] = '\0';
     const struct report_module *m =
         frame->module != REPORT_NO_MODULE ? &r->modules[frame->module] : NULL;
+    char name[1024];
     for (size_t i = first; i < frame->location_count && used < size; i++) {
         const struct report_location *l = &frame->locations[i];
-        int n = snprintf(out + used, size - used, "%s%s", i > first ? " <- " : "",
-                         l->function ? l->function : "??");
+        const char *function = l->function ? l->function : "??";
+        if (short_names)
+            function = short_name(function, name, sizeof name);
+        int n = snprintf(out + used, size - used, "%s%s", i > first ? " <- " : "", function);
         used += n > 0 ? (size_t)n : 0;
         if (l->file != NULL && used < size) {
             n = snprintf(out + used, size - used, " (%s:%u)", path_base_name(l->file), l->line);

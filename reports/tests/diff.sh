@@ -2,7 +2,8 @@
 # qaudit diff (issue 21): two runs of fixtures/first_hour.c, the second with its loop fixed and half
 # the small leaks, compared in text, Markdown, JSON and HTML against the counts the program wrote
 # itself; a side given as a directory of dumps; the base run's binary gone and given with
-# --base-binary; and the pprof pair read by go tool pprof -diff_base.
+# --base-binary; the pprof pair read by go tool pprof -diff_base; and two runs of
+# fixtures/wrapped.c whose wrapper only one run recognises.
 # usage: diff.sh QAUDIT BIN_DIR SOURCE_DIR
 set -uo pipefail
 qaudit=$(realpath "$1") bin=$(realpath "$2") src=$(realpath "$3")
@@ -137,6 +138,18 @@ if command -v go >/dev/null; then
 else
   fail "go tool pprof missing (scripts/deps.sh installs golang-go)"
 fi
+
+echo "--- a wrapper recognised in one run only: its callers' sites still match"
+"$qaudit" run --out "$work/wrapped4.json" -- "$bin/fixture_wrapped" 4 >/dev/null 2>&1
+"$qaudit" run --out "$work/wrapped3.json" -- "$bin/fixture_wrapped" 3 >/dev/null 2>&1
+"$qaudit" diff "$work/wrapped3.json" "$work/wrapped4.json" --format json -o "$work/wrapped.json" 2>/dev/null
+python3 - "$work/wrapped.json" <<'EOF' && pass "xx_alloc folded in both runs: parse, accept_one and respond match" || fail "wrapped: $(python3 -c "import json,sys; print([(s['status'], s['where']) for s in json.load(open(sys.argv[1]))['sites']][:8])" "$work/wrapped.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+status = {s["where"].split(" ")[0]: s["status"] for s in d["sites"]}
+assert all(status.get(f) in ("same", "changed") for f in ("parse", "accept_one", "respond")), status
+assert status.get("log_line") == "new" and "xx_alloc" not in status, status
+EOF
 
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

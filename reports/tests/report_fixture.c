@@ -97,7 +97,7 @@ struct report *hand_report(size_t sites)
     r->process_count = 1;
     r->symbolized = true;
     const char *globs[] = {"xmalloc"};
-    report_fold(r, globs, 1);
+    report_fold(r, &(struct report_fold_settings){globs, 1, 1, false});
     return r;
 }
 

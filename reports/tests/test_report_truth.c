@@ -556,7 +556,7 @@ static void wrappers_fold_into_their_callers(void **state)
     size_t n = 0;
     while (report_default_skip[n] != NULL)
         n++;
-    report_fold(&r, report_default_skip, n);
+    report_fold(&r, &(struct report_fold_settings){report_default_skip, n, n, false});
     assert_int_equal(r.site_count, 2);
     assert_int_equal(r.folded_sites, 1);
     assert_int_equal(r.sites[0].allocs, 8);
@@ -584,7 +584,7 @@ static void runtime_wrappers_fold_by_default(void **state)
     size_t n = 0;
     while (report_default_skip[n] != NULL)
         n++;
-    report_fold(&r, report_default_skip, n);
+    report_fold(&r, &(struct report_fold_settings){report_default_skip, n, n, false});
     assert_int_equal(r.site_count, 4);
     assert_int_equal(r.folded_sites, 1);
     const char *first[] = {"BN_new", "Threads::create_vm", "Thread::Thread", "OPENSSL_sk_dup"};

@@ -103,15 +103,25 @@ static inline void qa_count_new_block(struct qa_thread *t, void *p, size_t size,
     qa_live_grew(t);
 }
 
-/* The totals of a block about to be freed (the same guarantee as above); whether it was
- * temporary: the thread's last new block. */
-static inline bool qa_count_freed_block(struct qa_thread *t, void *p, size_t usable)
+/* Whether a block about to be freed is temporary, heaptrack's way: it is the thread's last new
+ * block and no free came between. Any free leaves last_alloc spent: the freed address plus
+ * QA_LAST_ALLOC_SPENT, which no block has (blocks are at least 8-byte aligned) and which still
+ * names a region the thread used for owned.c's fork. p + 1 rather than last | 1: one lea, not a
+ * move and an or (churn: 283.9 instructions a pair with the or, against 280.8 before). */
+static inline bool qa_temporary_spent(struct qa_thread *t, const void *p)
 {
     bool temporary = t->last_alloc == (uintptr_t)p;
-    if (__builtin_expect(temporary, 0)) {
+    t->last_alloc = (uintptr_t)p + QA_LAST_ALLOC_SPENT;
+    return temporary;
+}
+
+/* The totals of a block about to be freed (the same guarantee as above); whether it was
+ * temporary. */
+static inline bool qa_count_freed_block(struct qa_thread *t, void *p, size_t usable)
+{
+    bool temporary = qa_temporary_spent(t, p);
+    if (__builtin_expect(temporary, 0))
         t->c.temporary++;
-        t->last_alloc = 0;
-    }
     t->c.by_call[QA_FREE]++;
     t->c.bytes_freed_usable += usable;
     qa_live_shrank(t);

@@ -93,8 +93,9 @@ void qa_owned_before_fork(void)
     if (regions == NULL)
         regions = qa_mmap(REGIONS * sizeof *regions);
     struct qa_thread *t = qa_tls_self;
-    if (!qa_owned_tracking && t != NULL && t->last_alloc != 0)
-        region_of(t->last_alloc, true);
+    uintptr_t last = t != NULL ? t->last_alloc & ~QA_LAST_ALLOC_SPENT : 0;
+    if (!qa_owned_tracking && last != 0)
+        region_of(last, true);
 }
 
 /* In a forked child, before it counts anything: every block live now is inherited, so every bit

@@ -64,6 +64,10 @@ void *qa_counted_resize(struct qa_thread *t, void *old, size_t size, enum qa_cal
         return NULL;
     }
     struct qa_counters *c = &t->c;
+    /* A resize frees the old block and allocates the new one, as heaptrack records it: the old
+     * block right after its own allocation was temporary. */
+    bool temporary = qa_temporary_spent(t, old);
+    c->temporary += temporary;
     c->reallocs++;
     c->by_call[call]++;
     c->bytes_requested += size;
@@ -88,7 +92,7 @@ void *qa_counted_resize(struct qa_thread *t, void *old, size_t size, enum qa_cal
         if (before.generation != qa_fork_generation)
             qa_site_free_inherited(t, before.site, before.size);
         else
-            qa_site_free(t, before.site, before.size, 0, false);
+            qa_site_free(t, before.site, before.size, 0, temporary);
         before.generation = qa_fork_generation;
         before.ptr = (uintptr_t)p;
         if ((before.flags & QA_BLOCK_POISONED) && size > before.size && !zeroed)

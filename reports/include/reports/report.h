@@ -55,13 +55,17 @@ struct report_site {
     struct report_stack stack;
     uint64_t id; /* the dump's site id (sites[].id) while one dump is read; 0 once merged */
     uint64_t allocs, frees, bytes, live_bytes, peak_live_bytes, never_written_bytes, queue_allocs;
-    uint64_t temporary;     /* allocations freed before the thread's next allocation (if counted) */
+    uint64_t temporary;     /* allocations freed before the thread's next allocation or free (if
+                             * counted) */
     double allocs_estimate; /* sampled: the dump's sum of each sample's weight, 0 when absent */
     double bytes_estimate;  /* the same for bytes: each sample's size times its weight */
     bool estimated;         /* from sampled stacks: est scales the counters */
     struct report_estimate est;
     size_t folded; /* leading wrapper frames folded away by report_fold */
-    char *wrapper; /* the innermost function folded away, or NULL */
+    char *wrapper; /* the outermost function folded away, or NULL */
+    /* Why its blocks are held by design (libstdc++'s emergency pool, a stdio buffer...), not
+     * leaks: report_fold's by_design.c; NULL for any other site. */
+    char *by_design;
     /* Forked children's part (sites[].inherited, and inherited_sites resolved through their
      * parents' dumps): blocks and bytes the site held at their forks, and what they freed. */
     uint64_t inherited_blocks, inherited_bytes, inherited_freed, inherited_freed_bytes;
@@ -85,6 +89,18 @@ struct report_inherited {
     /* Of blocks and bytes: those at sites whose stack no given dump holds (the parent's dump was
      * not given), and those of children that kept no site (stacks off). */
     uint64_t unattributed_blocks, unattributed_bytes;
+};
+
+/* An allocation wrapper recognised from the stacks (wrappers.c): a function, or a call
+ * instruction of a function without a symbol, whose allocations all go straight to the allocator
+ * on behalf of REPORT_WRAPPER_CALLERS callers or more. */
+#define REPORT_WRAPPER_CALLERS 4
+struct report_wrapper {
+    char *name; /* the function, or "module+0xoffset" for a frame without a name */
+    bool named; /* else module and offset are the frame's */
+    uint32_t module;
+    uint64_t offset;
+    uint64_t callers; /* the distinct callers it allocates for, through wrappers above it */
 };
 
 /* A stack kept by a check or by fault injection, with what it was about. */
@@ -184,7 +200,7 @@ struct report_totals {
     uint64_t failed_allocs, bytes_requested, bytes_usable, live_bytes, live_blocks;
     uint64_t peak_live_bytes; /* with several processes: the sum of their peaks */
     uint64_t threads;
-    uint64_t temporary; /* allocations freed before the thread's next allocation */
+    uint64_t temporary; /* allocations freed before the thread's next allocation or free */
     bool has_temporary; /* every dump counted them (totals.temporary) */
     uint64_t calls[CALL_COUNT];
     /* Forked children: allocs and frees above are their own calls; live_bytes and live_blocks
@@ -259,6 +275,9 @@ struct report {
     bool has_sequences; /* every dump carries process.sequence */
     char **skip;        /* the wrapper globs report_fold applied */
     size_t skip_count;
+    size_t user_skip; /* skip[user_skip] on: --skip's own, folded wherever they are */
+    struct report_wrapper *wrappers; /* recognised from the stacks (report_fold) */
+    size_t wrapper_count;
     size_t folded_sites;          /* sites merged into another once their wrappers were folded */
     bool temporary_missing;       /* some dump does not count temporary allocations */
     uint64_t sampled_large_sites; /* sites byte-sampled by a fixed countdown, mean size >= N */
@@ -293,14 +312,27 @@ bool report_passed(const struct report *report);
 /* How many checks have each status, indexed by enum report_check_status. */
 void report_check_tally(const struct report *report, unsigned tally[3]);
 
-/* Wrappers: folds every site's leading frames whose function matches one of globs (fnmatch), so
- * the site is the first frame outside them, and merges sites that become the same. Needs
- * symbols; count 0 folds nothing. The globs are kept in report->skip. Then numbers the sites
- * in the order reports rank them first: most allocations (then bytes) first. */
-void report_fold(struct report *report, const char *const *globs, size_t count);
+/* What report_fold folds. globs (fnmatch) name wrappers by their function: the first user_from
+ * of them (the defaults) fold a site's leading frames, the rest (--skip's) a frame wherever it
+ * is and everything inside it, as pprof's drop_frames does. recognise: wrappers recognised from
+ * the stacks too (wrappers.c), the default; --skip none turns it off with the defaults. */
+struct report_fold_settings {
+    const char *const *globs;
+    size_t glob_count, user_from;
+    bool recognise;
+};
+
+/* Wrappers: folds every site's leading wrapper frames, so the site is the first frame outside
+ * them, and merges sites that become the same. Needs symbols. The globs are kept in
+ * report->skip, the recognised wrappers in report->wrappers. Then numbers the sites in the
+ * order reports rank them first: most allocations (then bytes) first. */
+void report_fold(struct report *report, const struct report_fold_settings *settings);
+/* Two runs compared fold alike: r also folds the wrappers recognised in other (already folded
+ * by report_fold) and not in r, as a wrapper with 4 callers in one run may have 3 in the other. */
+void report_fold_alike(struct report *r, const struct report *other);
 /* The default wrapper globs (zmalloc*, xmalloc, g_malloc*, operator new*, ...), NULL-ended. */
 extern const char *const report_default_skip[];
-/* Whether function matches one of report->skip. */
+/* Whether function matches one of report->skip or is a wrapper recognised by name. */
 bool report_is_wrapper(const struct report *report, const char *function);
 
 /* The report's trust: counts exact or partial, and the notes saying why (report_load calls it;
