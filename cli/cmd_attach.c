@@ -480,12 +480,7 @@ int command_attach(int argc, char **argv)
 #ifndef __x86_64__
     return refuse(s.pid, "qaudit attach is built for x86-64 only%s", "");
 #endif
-    char preload[PATH_MAX], absolute[PATH_MAX];
-    if (s.preload ? snprintf(preload, sizeof preload, "%s", s.preload) < 0
-                  : !preload_find(preload, sizeof preload))
-        return refuse(s.pid, "cannot find libqaudit-preload.so (pass --preload PATH)%s", "");
-    if (realpath(preload, absolute) == NULL)
-        return refuse(s.pid, "cannot read the preload %s", preload);
+    /* The process first: another user's is refused as such, wherever the preload is. */
     if ((r = check_process(s.pid)) != 0 || (r = check_seccomp(s.pid, s.seccomp_ok)) != 0)
         return r;
     char maps[64], why[512];
@@ -496,6 +491,12 @@ int command_attach(int argc, char **argv)
         return refuse(s.pid, "%s", why);
     }
     fclose(readable);
+    char preload[PATH_MAX], absolute[PATH_MAX];
+    if (s.preload ? snprintf(preload, sizeof preload, "%s", s.preload) < 0
+                  : !preload_find(preload, sizeof preload))
+        return refuse(s.pid, "cannot find libqaudit-preload.so (pass --preload PATH)%s", "");
+    if (realpath(preload, absolute) == NULL)
+        return refuse(s.pid, "cannot read the preload %s", preload);
     if (!dynamically_linked(s.pid))
         return refuse(s.pid,
                       "it is statically linked (no dynamic loader mapped): there is no "

@@ -359,8 +359,13 @@ fi
 # holds every digit (a preload the loader could not find, as a typo leaves) is still attached,
 # not taken for one started under the preload.
 if command -v setpriv >/dev/null; then
-  launch "$work/digits.out" setpriv --reuid=65534 --regid=65534 --clear-groups \
-    env LD_PRELOAD=/nonexistent/0123456789.so "$target" hooks
+  # (setpriv runs the fixture itself: env, run as nobody, could not enter a private build
+  # directory such as make mutants' scratch copy)
+  LD_PRELOAD=/nonexistent/0123456789.so setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$target" hooks >"$work/digits.out" 2>/dev/null &
+  launched=$!
+  pids+=("$launched")
+  wait_for "$work/digits.out" ready || fail "the fixture with LD_PRELOAD digits did not start"
   if "$qaudit" attach "$launched" --out "$work/digits/" --preload "$private/libqaudit-preload.so" 2>"$work/digits.err"; then
     pass "attached from memory beside an LD_PRELOAD holding every digit"
     "$qaudit" detach "$launched" >/dev/null 2>&1
@@ -406,9 +411,11 @@ pids+=("$other")
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
   refused "another user's process" "$other" setpriv --reuid=65534 --regid=65534 --clear-groups \
     "$qaudit" attach
+  grep -q "belongs to user 0" "$work/err" || fail "another user's process, for another reason: $(cat "$work/err")"
   launch "$work/undumpable.out" setpriv --reuid=65534 --regid=65534 --clear-groups "$target" undumpable
   refused "not dumpable, as its own user (ptrace permission)" "$launched" setpriv --reuid=65534 \
     --regid=65534 --clear-groups "$qaudit" attach
+  grep -q "ptrace permission denied" "$work/err" || fail "not dumpable, for another reason: $(cat "$work/err")"
   # Its user cannot read the preload and memfd_create fails there: one line says who could not
   # load what, and what to do.
   launch "$work/no-memfd.out" setpriv --reuid=65534 --regid=65534 --clear-groups "$target" no-memfd
