@@ -46,8 +46,9 @@ static const char attach_usage[] =
     "                  may kill the process\n"
     "Exit 0: attached (or attached and detached); 2: not attached, the process as it was: no\n"
     "such process, already preloaded or attached, statically linked, not permitted (ptrace),\n"
-    "stopped, traced, under a seccomp filter (without --seccomp-ok), or a thread in a system\n"
-    "call that cannot be interrupted.\n";
+    "stopped, traced, under a seccomp filter (without --seccomp-ok), a thread in a system\n"
+    "call that cannot be interrupted, or a preload its user cannot read and no memfd there\n"
+    "(a preload it cannot read is otherwise loaded from memory, and the attach says so).\n";
 
 static const char detach_usage[] =
     "usage: qaudit detach PID [--timeout S]\n"
