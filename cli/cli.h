@@ -182,6 +182,8 @@ int preload_control_read(pid_t pid, const struct preload_image *img, struct qaud
  * for any other, or one not read (qaudit snapshot says which, with preload_control_read). */
 bool preload_control_current(pid_t pid, const struct preload_image *img,
                              struct qaudit_control *out);
+/* What the preload's attach could not do as asked (QAUDIT_ATTACH_NOTES_SYMBOL): lines, or "". */
+void preload_attach_notes(pid_t pid, const struct preload_image *img, char *out, size_t size);
 /* Writes token into img's request field: the preload's writer thread then dumps. 0 or errno. */
 int preload_control_request(pid_t pid, const struct preload_image *img, uint64_t token);
 /* The same into the field at offset (detach_request, for qaudit detach). */

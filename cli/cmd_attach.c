@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "ptrace_inject.h"
 #include "qaudit/control.h"
+#include "reports/report.h"
 
 #define DEFAULT_OUT "qaudit-%p.json"
 
@@ -36,7 +37,8 @@ static const char attach_usage[] =
     "  every entry point. Its threads stop while the preload is loaded (the pause is printed).\n"
     "  --stacks MODE   off, sampled:N, sampled:Nb, always (default), fp or queue\n"
     "  --out PATTERN   dump path; %p pid, %n sequence (default " DEFAULT_OUT "); a directory:\n"
-    "                  " DEFAULT_OUT " inside it\n"
+    "                  " DEFAULT_OUT " inside it (ending in /: made when missing, for the\n"
+    "                  process's user); a later attach's --out holds from then on\n"
     "  --for SECONDS   detach after SECONDS (the command waits)\n"
     "  --preload PATH  the interposer (default: found next to qaudit or installed)\n"
     "  --seccomp-ok    attach to a process under a seccomp filter: the filter must allow what\n"
@@ -44,8 +46,9 @@ static const char attach_usage[] =
     "                  may kill the process\n"
     "Exit 0: attached (or attached and detached); 2: not attached, the process as it was: no\n"
     "such process, already preloaded or attached, statically linked, not permitted (ptrace),\n"
-    "stopped, traced, under a seccomp filter (without --seccomp-ok), or a thread in a system\n"
-    "call that cannot be interrupted.\n";
+    "stopped, traced, under a seccomp filter (without --seccomp-ok), a thread in a system\n"
+    "call that cannot be interrupted, or a preload its user cannot read and no memfd there\n"
+    "(a preload it cannot read is otherwise loaded from memory, and the attach says so).\n";
 
 static const char detach_usage[] =
     "usage: qaudit detach PID [--timeout S]\n"
@@ -99,11 +102,12 @@ static int check_seccomp(pid_t pid, bool seccomp_ok)
         return refuse(pid, "it runs in seccomp strict mode: any call of the attach would kill it%s",
                       "");
     if (atoi(mode) == 2 && !seccomp_ok)
-        return refuse(pid,
-                      "it runs under a seccomp filter, which may kill it for a call the attach "
-                      "makes there (mmap, openat, clone...); pass --seccomp-ok if the filter "
-                      "allows them%s",
-                      "");
+        return refuse(
+            pid,
+            "it runs under a seccomp filter, which may kill it for a call the attach "
+            "makes there (mmap, openat, memfd_create, clone...); pass --seccomp-ok if the filter "
+            "allows them%s",
+            "");
     return 0;
 }
 
@@ -163,21 +167,6 @@ static int check_preload(pid_t pid, int state, const struct qaudit_control *c)
     }
 }
 
-/* dlopen in the process: the C library's (glibc 2.34 and later), else libdl's. 0: none. */
-static uint64_t find_dlopen(pid_t pid)
-{
-    static const char *const libraries[] = {"/libc.so", "/libc-2.", "/libdl.so", "/libdl-2."};
-    struct preload_image img;
-    for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; i++) {
-        if (mapped_modules(pid, libraries[i], &img, 1) != 1 || img.map_end == 0)
-            continue;
-        uint64_t at = mapped_function(pid, &img, "dlopen");
-        if (at != 0)
-            return at;
-    }
-    return 0;
-}
-
 static bool dynamically_linked(pid_t pid)
 {
     struct preload_image img;
@@ -185,87 +174,159 @@ static bool dynamically_linked(pid_t pid)
            mapped_modules(pid, "/ld-", &img, 1) == 1;
 }
 
-/* The settings block qaudit_attach_start reads: NAME=VALUE strings, each NUL-ended, then "". */
-static size_t settings_block(const struct attach_settings *s, char *out, size_t size)
+/* Makes dir and the directories missing above it. The ones made are given to the process's
+ * user, so that it can write its dumps there (an nginx worker runs as www-data; a directory
+ * root made would refuse them and send them to the fallback directory). 0, or an errno. */
+static int make_directory(const char *dir, pid_t pid)
 {
-    char pattern[PATH_MAX], cwd[PATH_MAX];
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return ENAMETOOLONG;
+    uid_t uid;
+    gid_t gid;
+    process_ids(pid, &uid, &gid);
+    for (char *slash = path + 1;; slash++) {
+        if (*slash != '/' && *slash != '\0')
+            continue;
+        char kept = *slash;
+        *slash = '\0';
+        if (mkdir(path, 0755) == 0) {
+            if (geteuid() == 0 && chown(path, uid, gid) != 0)
+                return errno;
+        } else if (errno != EEXIST)
+            return errno;
+        *slash = kept;
+        if (kept == '\0' || slash[1] == '\0')
+            return 0;
+    }
+}
+
+/* --out as the pattern the preload expands, absolute (the process has a working directory of
+ * its own). A directory gets DEFAULT_OUT inside: one named with a trailing '/' (made when
+ * missing, as qaudit run --out makes it) or one that exists. Any other pattern's directory must
+ * exist: a missing one is refused (the dumps would go to the fallback directory unasked).
+ * 0, or 2 after one line. */
+static int out_pattern(const struct attach_settings *s, char *out, size_t size)
+{
+    char given[PATH_MAX], cwd[PATH_MAX] = "";
     const char *out_arg = s->out ? s->out : DEFAULT_OUT;
+    if (out_arg[0] != '/' && getcwd(cwd, sizeof cwd) == NULL)
+        return refuse(s->pid, "cannot read the working directory: %s", strerror(errno));
+    if (snprintf(given, sizeof given, "%s%s%s", cwd, cwd[0] ? "/" : "", out_arg) >=
+        (int)sizeof given)
+        return refuse(s->pid, "the --out pattern is too long%s", "");
     struct stat st;
-    bool dir =
-        out_arg[strlen(out_arg) - 1] == '/' || (stat(out_arg, &st) == 0 && S_ISDIR(st.st_mode));
-    snprintf(pattern, sizeof pattern, "%s%s%s", out_arg,
-             dir && out_arg[strlen(out_arg) - 1] != '/' ? "/" : "", dir ? DEFAULT_OUT : "");
-    char joined[PATH_MAX * 2 + 2];
-    if (pattern[0] != '/' && getcwd(cwd, sizeof cwd) != NULL)
-        snprintf(joined, sizeof joined, "%s/%s", cwd, pattern);
-    else
-        snprintf(joined, sizeof joined, "%s", pattern);
+    bool slash = given[strlen(given) - 1] == '/';
+    if (slash && stat(given, &st) != 0) {
+        int err = make_directory(given, s->pid);
+        if (err != 0) {
+            char why[PATH_MAX + 64];
+            snprintf(why, sizeof why, "%s: %s", given, strerror(err));
+            return refuse(s->pid, "cannot make the --out directory %s", why);
+        }
+    }
+    if (stat(given, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (snprintf(out, size, "%s%s%s", given, slash ? "" : "/", DEFAULT_OUT) >= (int)size)
+            return refuse(s->pid, "the --out pattern is too long%s", "");
+        return 0;
+    }
+    if (slash)
+        return refuse(s->pid, "--out %s is not a directory", out_arg);
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", given);
+    *strrchr(dir, '/') = '\0';
+    if (dir[0] != '\0' && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        char why[2 * PATH_MAX + 64];
+        snprintf(why, sizeof why, "%s (of --out %s) does not exist; end --out with / to make it",
+                 dir, out_arg);
+        return refuse(s->pid, "the directory %s", why);
+    }
+    if (snprintf(out, size, "%s", given) >= (int)size)
+        return refuse(s->pid, "the --out pattern is too long%s", "");
+    return 0;
+}
+
+/* The settings block qaudit_attach_start reads: NAME=VALUE strings, each NUL-ended, then "".
+ * QAUDIT_STACKS only when asked for (the preload's default under attach is always; a later
+ * attach keeps the first one's mode); QAUDIT_ATTACH_LIBRARY when loaded from a memfd. */
+static size_t settings_block(const struct attach_settings *s, const char *pattern,
+                             const char *library, char *out, size_t size)
+{
+    int n = snprintf(out, size, "QAUDIT_OUT=%s%c", pattern, '\0');
+    if (n > 0 && (size_t)n < size && s->stacks != NULL)
+        n += snprintf(out + n, size - (size_t)n, "QAUDIT_STACKS=%s%c", s->stacks, '\0');
+    /* Loaded from a memfd: the file's path, for the loader's name of the library. */
+    if (n > 0 && (size_t)n < size && library != NULL)
+        n += snprintf(out + n, size - (size_t)n, "QAUDIT_ATTACH_LIBRARY=%s%c", library, '\0');
     /* Where a dump the directory refuses goes (a process of another user): qaudit's own
      * QAUDIT_FALLBACK_DIR when set, as qaudit run passes it on, else the preload's /tmp. */
     const char *fallback = getenv("QAUDIT_FALLBACK_DIR");
-    int n = snprintf(out, size, "QAUDIT_OUT=%s%cQAUDIT_STACKS=%s%c", joined, '\0',
-                     s->stacks ? s->stacks : "always", '\0');
     if (n > 0 && (size_t)n < size && fallback != NULL && fallback[0] == '/')
         n += snprintf(out + n, size - (size_t)n, "QAUDIT_FALLBACK_DIR=%s%c", fallback, '\0');
-    if (n <= 0 || (size_t)n >= size)
-        return 0;
-    out[n++] = '\0'; /* the block's end */
-    return (size_t)n;
+    if (n > 0 && (size_t)n + 1 < size)
+        out[n++] = '\0';
+    return n > 0 && (size_t)n < size ? (size_t)n : 0;
 }
 
-/* Loads the preload (unless a detached one is there) and starts it; the entries redirected, or
- * -1 after one line. The process's threads are stopped meanwhile. */
-static int inject(pid_t pid, const char *preload, const char *settings, size_t settings_size,
-                  bool loaded, uint64_t dlopen_at, double *pause_ms, double *stop_ms)
+/* How an attach went, for its lines. */
+struct attach_outcome {
+    int redirected;   /* entry points redirected */
+    bool from_memory; /* the process's user could not read the preload: loaded from a memfd */
+    char from_memory_why[1024];
+    double pause_ms, stop_ms;
+    char notes[QAUDIT_ATTACH_NOTES_MAX]; /* what the preload could not do as asked */
+};
+
+/* Loads the preload (unless a detached one is there) and starts it with the settings; 0, or -1
+ * after one line. The process's threads are stopped meanwhile. */
+static int inject(const struct attach_settings *s, const char *preload, const char *pattern,
+                  bool loaded, struct attach_outcome *o)
 {
     struct stopped_process *p = calloc(1, sizeof *p);
-    char why[512];
-    if (p == NULL) {
-        refuse(pid, "%s", strerror(ENOMEM));
-        return -1;
-    }
-    int err = process_stop(pid, p, why, sizeof why);
+    char why[1024], settings[PATH_MAX * 3 + 128];
+    if (p == NULL)
+        return refuse(s->pid, "%s", strerror(ENOMEM)), -1;
+    int err = process_stop(s->pid, p, why, sizeof why);
     if (err != 0) {
         if (err == EPERM)
             ptrace_permission_hint(why, sizeof why);
         free(p);
-        refuse(pid, "%s", why);
-        return -1;
+        return refuse(s->pid, "%s", why), -1;
     }
     struct stopped_thread *t = process_pick_thread(p);
-    uint64_t result = 0;
-    err = 0;
     if (!loaded)
-        err = remote_call(p, t, dlopen_at, preload, strlen(preload) + 1, 2 /* RTLD_NOW */, &result,
-                          why, sizeof why);
-    if (err == 0 && !loaded && result == 0) {
-        snprintf(why, sizeof why, "dlopen(%s) failed in the process", preload);
-        err = ENOENT;
-    }
+        err = attach_load(p, t, preload, &o->from_memory, why, sizeof why);
+    if (err == 0 && o->from_memory)
+        snprintf(o->from_memory_why, sizeof o->from_memory_why, "%s", why);
     struct preload_image img;
-    uint64_t start = 0;
-    if (err == 0 && (preload_images(pid, &img, 1) != 1 ||
-                     (start = mapped_function(pid, &img, "qaudit_attach_start")) == 0)) {
+    uint64_t start = 0, result = 0;
+    if (err == 0 && (preload_images(s->pid, &img, 1) != 1 ||
+                     (start = mapped_function(s->pid, &img, "qaudit_attach_start")) == 0)) {
         snprintf(why, sizeof why, "no qaudit_attach_start in the preload mapped there");
         err = ENOENT;
     }
+    size_t size =
+        settings_block(s, pattern, o->from_memory ? preload : NULL, settings, sizeof settings);
+    if (err == 0 && size == 0) {
+        snprintf(why, sizeof why, "the --out pattern is too long");
+        err = ENAMETOOLONG;
+    }
     if (err == 0)
-        err = remote_call(p, t, start, settings, settings_size, 0, &result, why, sizeof why);
+        err = remote_call(p, t, start, settings, size, 0, &result, why, sizeof why);
     process_release(p);
-    *pause_ms = (double)(monotonic_ns() - p->started_ns) / 1e6;
-    *stop_ms = (double)(p->stopped_ns - p->started_ns) / 1e6;
+    o->pause_ms = (double)(monotonic_ns() - p->started_ns) / 1e6;
+    o->stop_ms = (double)(p->stopped_ns - p->started_ns) / 1e6;
     free(p);
-    if (err != 0) {
-        refuse(pid, "%s", why);
-        return -1;
+    if (err != 0)
+        return refuse(s->pid, "%s", why), -1;
+    o->redirected = (int)(int32_t)result;
+    if (o->redirected < 0) {
+        snprintf(why, sizeof why, "the preload could not start there: %s",
+                 strerror(-o->redirected));
+        return refuse(s->pid, "%s", why), -1;
     }
-    int started = (int)(int32_t)result;
-    if (started < 0) {
-        snprintf(why, sizeof why, "the preload could not start there: %s", strerror(-started));
-        refuse(pid, "%s", why);
-        return -1;
-    }
-    return started;
+    preload_attach_notes(s->pid, &img, o->notes, sizeof o->notes);
+    return 0;
 }
 
 /* Writes the detach request and waits for the preload to serve it; exit status. */
@@ -313,6 +374,48 @@ static int detach(pid_t pid, long timeout)
     }
     fprintf(stderr, "qaudit detach: process %d did not detach within %ld s\n", (int)pid, timeout);
     return 1;
+}
+
+/* The program as the user ran it: its command line's first word (a title's too), not the file
+ * /proc/PID/exe names (Debian's redis-server is a symlink to redis-check-rdb). */
+static void process_name(pid_t pid, char *out, size_t size)
+{
+    char path[64], line[4096] = "", exe[PATH_MAX] = "";
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f != NULL ? fread(line, 1, sizeof line - 1, f) : 0;
+    if (f != NULL)
+        fclose(f);
+    line[n] = '\0'; /* argv[0] only: it ends at its NUL */
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+    ssize_t len = readlink(path, exe, sizeof exe - 1);
+    exe[len > 0 ? len : 0] = '\0';
+    program_name(line, exe, out, size);
+}
+
+/* The attach's lines: counting from now on, where the dumps go, how the library was loaded, and
+ * each thing the preload could not do as asked (its notes). */
+static void say_attached(const struct attach_settings *s, const char *pattern,
+                         const struct attach_outcome *o)
+{
+    char name[256];
+    process_name(s->pid, name, sizeof name);
+    fprintf(stderr,
+            "qaudit attach: counting in %s (pid %d) from now on, dumps to %s (%d entry points "
+            "redirected; its threads paused %.1f ms, %.1f of them to stop all); qaudit snapshot "
+            "%d for a dump, qaudit detach %d to end\n",
+            name, (int)s->pid, pattern, o->redirected, o->pause_ms, o->stop_ms, (int)s->pid,
+            (int)s->pid);
+    if (o->from_memory) /* the dump's module map still names the file */
+        fprintf(stderr,
+                "qaudit attach: %s (pid %d): %s: loaded from memory instead (a memfd, "
+                "closed since)\n",
+                name, (int)s->pid, o->from_memory_why);
+    for (const char *line = o->notes; *line != '\0';) {
+        size_t n = strcspn(line, "\n");
+        fprintf(stderr, "qaudit attach: %s (pid %d): %.*s\n", name, (int)s->pid, (int)n, line);
+        line += n + (line[n] == '\n');
+    }
 }
 
 static int parse_pid(const char *command, const char *text, pid_t *pid)
@@ -383,12 +486,7 @@ int command_attach(int argc, char **argv)
 #ifndef __x86_64__
     return refuse(s.pid, "qaudit attach is built for x86-64 only%s", "");
 #endif
-    char preload[PATH_MAX], absolute[PATH_MAX], settings[PATH_MAX * 2 + 128];
-    if (s.preload ? snprintf(preload, sizeof preload, "%s", s.preload) < 0
-                  : !preload_find(preload, sizeof preload))
-        return refuse(s.pid, "cannot find libqaudit-preload.so (pass --preload PATH)%s", "");
-    if (realpath(preload, absolute) == NULL)
-        return refuse(s.pid, "cannot read the preload %s", preload);
+    /* The process first: another user's is refused as such, wherever the preload is. */
     if ((r = check_process(s.pid)) != 0 || (r = check_seccomp(s.pid, s.seccomp_ok)) != 0)
         return r;
     char maps[64], why[512];
@@ -399,6 +497,12 @@ int command_attach(int argc, char **argv)
         return refuse(s.pid, "%s", why);
     }
     fclose(readable);
+    char preload[PATH_MAX], absolute[PATH_MAX];
+    if (s.preload ? snprintf(preload, sizeof preload, "%s", s.preload) < 0
+                  : !preload_find(preload, sizeof preload))
+        return refuse(s.pid, "cannot find libqaudit-preload.so (pass --preload PATH)%s", "");
+    if (realpath(preload, absolute) == NULL)
+        return refuse(s.pid, "cannot read the preload %s", preload);
     if (!dynamically_linked(s.pid))
         return refuse(s.pid,
                       "it is statically linked (no dynamic loader mapped): there is no "
@@ -409,22 +513,15 @@ int command_attach(int argc, char **argv)
     int state = preload_state(s.pid, &img, &c);
     if ((r = check_preload(s.pid, state, &c)) != 0)
         return r;
-    uint64_t dlopen_at = state == -1 ? find_dlopen(s.pid) : 0;
-    if (state == -1 && dlopen_at == 0)
+    if (state == -1 && libc_function(s.pid, "dlopen") == 0)
         return refuse(s.pid, "no dlopen found in its C library%s", "");
-    size_t size = settings_block(&s, settings, sizeof settings);
-    if (size == 0)
-        return refuse(s.pid, "the --out pattern is too long%s", "");
-    double pause_ms = 0, stop_ms = 0;
-    int redirected =
-        inject(s.pid, absolute, settings, size, state != -1, dlopen_at, &pause_ms, &stop_ms);
-    if (redirected < 0)
+    char pattern[PATH_MAX];
+    if ((r = out_pattern(&s, pattern, sizeof pattern)) != 0)
+        return r;
+    struct attach_outcome o = {0};
+    if (inject(&s, absolute, pattern, state != -1, &o) != 0)
         return 2;
-    fprintf(stderr,
-            "qaudit attach: counting in process %d from now on (%d entry points redirected; its "
-            "threads paused %.1f ms, %.1f of them to stop all); qaudit snapshot %d for a dump, "
-            "qaudit detach %d to end\n",
-            (int)s.pid, redirected, pause_ms, stop_ms, (int)s.pid, (int)s.pid);
+    say_attached(&s, pattern, &o);
     if (s.for_seconds < 0)
         return 0;
     nanosleep(&(struct timespec){s.for_seconds, 0}, NULL);

@@ -89,34 +89,55 @@ static bool load_bias(Elf *elf, const struct preload_image *img, uint64_t *bias)
     return false;
 }
 
-/* The control record among the .dynsym symbols: a data object so named. */
-static bool is_record(const GElf_Sym *sym, const char *name, void *data)
+/* A symbol of the mapped file by name and type (STT_OBJECT: the control record, the attach
+ * notes; STT_FUNC), among its .dynsym symbols. */
+struct named_symbol {
+    const char *name;
+    int type;
+    GElf_Sym sym;
+};
+
+static bool is_named(const GElf_Sym *sym, const char *name, void *data)
 {
-    if (GELF_ST_TYPE(sym->st_info) != STT_OBJECT || strcmp(name, QAUDIT_CONTROL_SYMBOL) != 0)
+    struct named_symbol *s = data;
+    if (GELF_ST_TYPE(sym->st_info) != s->type || strcmp(name, s->name) != 0)
         return false;
-    *(GElf_Sym *)data = *sym;
+    s->sym = *sym;
     return true;
+}
+
+/* The address in pid and the size of img's symbol name of that type: 0, ENOENT when the file
+ * has none, or the errno of opening it. */
+static int mapped_symbol(pid_t pid, const struct preload_image *img, const char *name, int type,
+                         uint64_t *address, uint64_t *size)
+{
+    int fd = open_mapped_file(pid, img);
+    if (fd < 0)
+        return errno;
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    uint64_t bias;
+    struct named_symbol found = {name, type, {0}};
+    int err = ENOENT;
+    if (elf != NULL && elf_kind(elf) == ELF_K_ELF && load_bias(elf, img, &bias) &&
+        dynsym_each(elf, is_named, &found)) {
+        *address = bias + found.sym.st_value;
+        *size = found.sym.st_size;
+        err = 0;
+    }
+    if (elf != NULL)
+        elf_end(elf);
+    close(fd);
+    return err;
 }
 
 /* Fills img->record and img->record_size, or leaves them 0 when the file has no record. */
 static void locate_record(pid_t pid, struct preload_image *img)
 {
-    int fd = open_mapped_file(pid, img);
-    if (fd < 0) {
-        img->unreadable = errno;
-        return;
-    }
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    uint64_t bias;
-    GElf_Sym record;
-    if (elf != NULL && elf_kind(elf) == ELF_K_ELF && load_bias(elf, img, &bias) &&
-        dynsym_each(elf, is_record, &record)) {
-        img->record = bias + record.st_value;
-        img->record_size = record.st_size;
-    }
-    if (elf != NULL)
-        elf_end(elf);
-    close(fd);
+    int err =
+        mapped_symbol(pid, img, QAUDIT_CONTROL_SYMBOL, STT_OBJECT, &img->record, &img->record_size);
+    if (err != 0 && err != ENOENT)
+        img->unreadable = err;
 }
 
 int mapped_modules(pid_t pid, const char *name_part, struct preload_image *images, int max)
@@ -150,36 +171,10 @@ int preload_images(pid_t pid, struct preload_image *images, int max)
     return count;
 }
 
-struct named_function {
-    const char *name;
-    GElf_Sym sym;
-};
-
-static bool is_function(const GElf_Sym *sym, const char *name, void *data)
-{
-    struct named_function *f = data;
-    if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || strcmp(name, f->name) != 0)
-        return false;
-    f->sym = *sym;
-    return true;
-}
-
 uint64_t mapped_function(pid_t pid, const struct preload_image *img, const char *name)
 {
-    int fd = open_mapped_file(pid, img);
-    if (fd < 0)
-        return 0;
-    elf_version(EV_CURRENT);
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    uint64_t bias, address = 0;
-    struct named_function f = {name, {0}};
-    if (elf != NULL && elf_kind(elf) == ELF_K_ELF && load_bias(elf, img, &bias) &&
-        dynsym_each(elf, is_function, &f))
-        address = bias + f.sym.st_value;
-    if (elf != NULL)
-        elf_end(elf);
-    close(fd);
-    return address;
+    uint64_t address = 0, size;
+    return mapped_symbol(pid, img, name, STT_FUNC, &address, &size) == 0 ? address : 0;
 }
 
 static int read_remote(pid_t pid, uint64_t address, void *out, size_t size)
@@ -218,6 +213,19 @@ bool preload_control_current(pid_t pid, const struct preload_image *img, struct 
 {
     return img->record != 0 && img->record_size == sizeof *out &&
            preload_control_read(pid, img, out) == 0 && out->version == QAUDIT_CONTROL_VERSION;
+}
+
+void preload_attach_notes(pid_t pid, const struct preload_image *img, char *out, size_t size)
+{
+    uint64_t at, length;
+    out[0] = '\0';
+    if (mapped_symbol(pid, img, QAUDIT_ATTACH_NOTES_SYMBOL, STT_OBJECT, &at, &length) != 0 ||
+        length == 0)
+        return;
+    size_t n = length < size ? (size_t)length : size;
+    if (read_remote(pid, at, out, n) != 0)
+        out[0] = '\0';
+    out[n - 1] = '\0';
 }
 
 /* Asks the preload for a dump: token into the record's request field (process_vm_writev needs

@@ -28,21 +28,22 @@ static int write_remote(pid_t tid, uint64_t at, const void *data, size_t size)
 }
 
 /* The registers of the call: rsp so that rsp + 8 is 16-byte aligned at the function's entry,
- * as after a call instruction, with the return address 0 at rsp and the data above it. */
+ * as after a call instruction, with the return address 0 at rsp and the data above it. The first
+ * argument is the data's address, or first when there is no data. */
 static int prepare(struct stopped_thread *t, uint64_t fn, const void *data, size_t size,
-                   uint64_t arg, struct user_regs_struct *regs)
+                   uint64_t first, uint64_t arg, struct user_regs_struct *regs)
 {
     *regs = t->regs;
     uint64_t data_at = (t->regs.rsp - RED_ZONE - 256 - size) & ~(uint64_t)15;
     uint64_t zero = 0;
-    int err = write_remote(t->tid, data_at, data, size);
+    int err = data != NULL ? write_remote(t->tid, data_at, data, size) : 0;
     if (err == 0)
         err = write_remote(t->tid, data_at - 8, &zero, sizeof zero);
     if (err != 0)
         return err;
     regs->rsp = data_at - 8;
     regs->rip = fn;
-    regs->rdi = data_at;
+    regs->rdi = data != NULL ? data_at : first;
     regs->rsi = arg;
     regs->rax = 0;
     regs->orig_rax = (uint64_t)-1;
@@ -108,11 +109,12 @@ static int wait_return(struct stopped_process *p, struct stopped_thread *t, int 
     }
 }
 
-int remote_call(struct stopped_process *p, struct stopped_thread *t, uint64_t fn, const void *data,
-                size_t size, uint64_t arg, uint64_t *result, char *why, size_t why_size)
+static int call(struct stopped_process *p, struct stopped_thread *t, uint64_t fn, const void *data,
+                size_t size, uint64_t first, uint64_t arg, uint64_t *result, char *why,
+                size_t why_size)
 {
     struct user_regs_struct regs;
-    int err = prepare(t, fn, data, size, arg, &regs);
+    int err = prepare(t, fn, data, size, first, arg, &regs);
     if (err != 0) {
         snprintf(why, why_size, "cannot write below the stack of thread %d: %s", (int)t->tid,
                  strerror(err));
@@ -128,4 +130,16 @@ int remote_call(struct stopped_process *p, struct stopped_thread *t, uint64_t fn
     if (err == 0)
         *result = regs.rax;
     return err;
+}
+
+int remote_call(struct stopped_process *p, struct stopped_thread *t, uint64_t fn, const void *data,
+                size_t size, uint64_t arg, uint64_t *result, char *why, size_t why_size)
+{
+    return call(p, t, fn, data, size, 0, arg, result, why, why_size);
+}
+
+int remote_call_value(struct stopped_process *p, struct stopped_thread *t, uint64_t fn,
+                      uint64_t first, uint64_t *result, char *why, size_t why_size)
+{
+    return call(p, t, fn, NULL, 0, first, 0, result, why, why_size);
 }

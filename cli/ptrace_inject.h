@@ -50,5 +50,20 @@ long long monotonic_ns(void);
  * errno with one line in why; t's registers are put back by thread_release either way. */
 int remote_call(struct stopped_process *p, struct stopped_thread *t, uint64_t fn, const void *data,
                 size_t size, uint64_t arg, uint64_t *result, char *why, size_t why_size);
+/* The same with a number for first argument (close(fd)): no data is copied. */
+int remote_call_value(struct stopped_process *p, struct stopped_thread *t, uint64_t fn,
+                      uint64_t first, uint64_t *result, char *why, size_t why_size);
+
+/* ---- attach_load.c ---- */
+/* A function of the process's C library (glibc 2.34 and later; libdl's before): its address
+ * there, or 0. */
+uint64_t libc_function(pid_t pid, const char *name);
+/* The process's file-system user and group ids (/proc/PID/status): whose files its dumps are. */
+void process_ids(pid_t pid, uid_t *uid, gid_t *gid);
+/* Loads library in the stopped process p (thread t borrowed): by its path, else from a memfd
+ * made there (*from_memory, why then says why the path would not do). 0, or an errno with one
+ * line in why: which user of the process could not load what, and what to do. */
+int attach_load(struct stopped_process *p, struct stopped_thread *t, const char *library,
+                bool *from_memory, char *why, size_t size);
 
 #endif

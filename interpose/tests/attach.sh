@@ -84,6 +84,11 @@ if [ -f "$last" ]; then
     pass "dump says detach and process.attached_at" || fail "dump reason or attached_at"
   [ "$(field "$last" "d['totals']['preexisting']['allocated_before_attach']")" = unknown ] &&
     pass "totals.preexisting says earlier allocations are unknown" || fail "totals.preexisting"
+  "$qaudit" report "$last" >"$work/report1.txt" 2>&1
+  grep -q "was counted from its qaudit attach to its detach" "$work/report1.txt" &&
+    ! grep -q "only a snapshot" "$work/report1.txt" &&
+    pass "the report names the detach dump as such" ||
+    fail "report of a detach dump: $(grep -i -e snapshot -e detach "$work/report1.txt" | head -3)"
 fi
 has_preload "$rk" && pass "detached preload stays mapped (inert)"
 "$qaudit" snapshot "$rk" >/dev/null 2>"$work/err"
@@ -91,14 +96,21 @@ has_preload "$rk" && pass "detached preload stays mapped (inert)"
   fail "snapshot of a detached process: $(cat "$work/err")"
 redis-benchmark -h 127.0.0.1 -p "$port" -n 20000 -c 50 -P 16 -t set -q >"$work/bench2.out" 2>&1 &
 bench=$!
-if "$qaudit" attach "$rk" --out "$work/rk/" 2>"$work/attach2.err"; then
+# The second attach names a directory of its own, missing (a trailing '/' makes it), and asks
+# for another stacks mode, which a later attach cannot change: it says so.
+if "$qaudit" attach "$rk" --out "$work/rk2/" --stacks off 2>"$work/attach2.err"; then
   pass "second attach: $(cat "$work/attach2.err")"
 else
   fail "second attach: $(cat "$work/attach2.err")"
 fi
+grep -q "stacks stay always" "$work/attach2.err" &&
+  pass "a later attach says the stacks mode stays the first one's" ||
+  fail "no word that --stacks off was not applied: $(cat "$work/attach2.err")"
 wait "$bench"
 last2=$("$qaudit" detach "$rk" --timeout 60 2>/dev/null)
-[ -f "$last2" ] && [ "$last2" != "$last" ] && pass "second detach: $last2" || fail "second detach"
+[ "$(dirname "$last2")" = "$work/rk2" ] && [ -f "$last2" ] &&
+  pass "the second attach's --out holds: its detach dump is $last2" ||
+  fail "second detach dump '$last2', want it in $work/rk2/ (the second attach's --out)"
 [ "$(redis-cli -p "$port" ping)" = PONG ] && pass "ringkv serves after two detaches" ||
   fail "ringkv after detach"
 
@@ -272,13 +284,39 @@ dump=$("$qaudit" detach "$rs" --timeout 60 2>"$work/rs-detach.err")
 [ -f "$dump" ] && [ "$(field "$dump" "d['totals']['allocs'] > 0")" = True ] &&
   pass "redis-server counted after the attach" ||
   fail "redis-server dump '$dump': $(cat "$work/rs-detach.err")"
+# Named as the user ran it (its exe is redis-check-rdb, the symlink's target), and its title
+# printed without the padding redis writes over argv.
+grep -q "counting in redis-server (pid $rs)" "$work/rs.err" && ! grep -q redis-check-rdb "$work/rs.err" &&
+  pass "attach names redis-server as the user ran it" || fail "attach's name: $(head -1 "$work/rs.err")"
+# Debian's redis links jemalloc, whose own entry points (its C++ operators, which libstdc++ binds,
+# and mallocx...) no attach reaches: said at the attach, in the dump and in the report.
+grep -q "not counted.*jemalloc.*operator new" "$work/rs.err" &&
+  pass "the attach says what of jemalloc it cannot reach: $(grep jemalloc "$work/rs.err")" ||
+  fail "no word at the attach of jemalloc's entry points: $(cat "$work/rs.err")"
+unreached=$([ -f "$dump" ] && field "$dump" "' '.join(k for k, n in d['precision']['allocators']['jemalloc'].get('attach_unreached', {}).items() if n > 0)")
+[[ $unreached == *"operator new"* ]] && pass "the dump's precision names the entry points bound: $unreached" ||
+  fail "precision.allocators.jemalloc.attach_unreached: '$unreached'"
+if [ -f "$dump" ]; then
+  "$qaudit" report "$dump" | tr '\n' ' ' | tr -s ' ' >"$work/rs-report.txt" 2>&1
+  argv=$("$qaudit" report "$dump" --format json | python3 -c "import json,sys; print(repr(json.load(sys.stdin)['dumps'][0]['argv']))")
+  [ "$argv" = "'redis-server 127.0.0.1:$rport'" ] && ! grep -q "redis-check-rdb (pid" "$work/rs-report.txt" &&
+    pass "the report names redis-server by its title, without the padding: $argv" ||
+    fail "redis-server's title in the report: $argv"
+  grep -q "jemalloc's own entry points were not counted: qaudit attach cannot reach them.*operator new" "$work/rs-report.txt" &&
+    pass "the report says which of jemalloc's entry points the attach did not reach" ||
+    fail "redis report: $(grep -o "[^.]*jemalloc[^.]*" "$work/rs-report.txt" | head -3)"
+fi
 ! grep -qi error "$work/bench3.out" "$work/bench4.out" && [ "$(redis-cli -p "$rport" get before-attach)" = kept ] &&
   pass "redis-server: no error, key kept" || fail "redis-server benchmark or key"
 
-# ---- an nginx worker (Debian's nginx; the worker runs as nobody, forked by a root master) ----
+# ---- an nginx worker (Debian's nginx; the worker runs as nobody, forked by a root master), the
+# preload in a directory only root may enter (as make mutants' scratch copy): loaded from memory;
+# its --out directory missing: made, for the worker's user ----
 chmod 755 "$work"
-mkdir -p "$work/ngx/conf" "$work/ngx/logs" "$work/ngx/html" "$work/ngxdumps"
-chmod 1777 "$work/ngxdumps"
+mkdir -p "$work/ngx/conf" "$work/ngx/logs" "$work/ngx/html"
+private=$work/private
+mkdir -m 700 "$private"
+cp "$(dirname "$qaudit")/../lib/libqaudit-preload.so" "$private/"
 echo hello >"$work/ngx/html/index.html"
 nport=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
 cat >"$work/ngx/conf/nginx.conf" <<CONF
@@ -296,16 +334,44 @@ worker=
 for _ in $(seq 600); do worker=$(pgrep -P "$master"); [ -n "$worker" ] && break; sleep 0.1; done
 [ -n "$worker" ] && pids+=("$worker")
 for _ in $(seq 600); do curl -sf "http://127.0.0.1:$nport/" >/dev/null && break; sleep 0.1; done
-if [ -n "$worker" ] && "$qaudit" attach "$worker" --out "$work/ngxdumps/" 2>"$work/ngx.err"; then
+if [ -n "$worker" ] && "$qaudit" attach "$worker" --out "$work/ngxdumps/" --preload "$private/libqaudit-preload.so" 2>"$work/ngx.err"; then
+  grep -q "cannot load $private/libqaudit-preload.so.*Permission denied.*loaded from memory" "$work/ngx.err" &&
+    pass "nginx worker: its user cannot read the preload, loaded from memory: $(tail -1 "$work/ngx.err")" ||
+    fail "nginx worker: no word of the memfd: $(cat "$work/ngx.err")"
+  ls -l "/proc/$worker/fd" | grep -q memfd && fail "the memfd is still open in the worker: $(ls -l "/proc/$worker/fd" | grep memfd)"
+  [ "$(stat -c %U "$work/ngxdumps")" = "$(ps -o user= -p "$worker")" ] &&
+    pass "the missing --out directory was made for the worker's user ($(stat -c %U "$work/ngxdumps"))" ||
+    fail "--out directory: $(ls -ld "$work/ngxdumps" 2>&1)"
   codes=$(for _ in $(seq 200); do curl -s -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$nport/"; done | sort | uniq -c | tr -s ' ')
   dump=$("$qaudit" detach "$worker" --timeout 60 2>/dev/null)
   [ "$codes" = " 200 200" ] && pass "nginx worker: 200 requests answered 200 across the attach" ||
     fail "nginx replies: $codes"
-  [ -f "$dump" ] && [ "$(field "$dump" "d['totals']['allocs'] > 0")" = True ] &&
+  [ "$(dirname "$dump")" = "$work/ngxdumps" ] && [ "$(field "$dump" "d['totals']['allocs'] > 0")" = True ] &&
     pass "nginx worker counted after the attach ($(cat "$work/ngx.err" | grep -o 'paused [0-9.]* ms'))" ||
     fail "nginx worker dump: $dump"
+  modules=$([ -f "$dump" ] && field "$dump" "' '.join(m['path'] for m in d['modules'] if 'qaudit' in m['path'] or '/fd/' in m['path'])")
+  [ "$modules" = "$private/libqaudit-preload.so" ] && pass "the dump's module map names the preload's file: $modules" ||
+    fail "the preload in the module map: '$modules' (want $private/libqaudit-preload.so)"
 else
   fail "attach nginx worker ${worker:-none}: $(cat "$work/ngx.err" 2>/dev/null)"
+fi
+# Loaded from a memfd, the preload's name is a descriptor number: a process whose LD_PRELOAD
+# holds every digit (a preload the loader could not find, as a typo leaves) is still attached,
+# not taken for one started under the preload.
+if command -v setpriv >/dev/null; then
+  # (setpriv runs the fixture itself: env, run as nobody, could not enter a private build
+  # directory such as make mutants' scratch copy)
+  LD_PRELOAD=/nonexistent/0123456789.so setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$target" hooks >"$work/digits.out" 2>/dev/null &
+  launched=$!
+  pids+=("$launched")
+  wait_for "$work/digits.out" ready || fail "the fixture with LD_PRELOAD digits did not start"
+  if "$qaudit" attach "$launched" --out "$work/digits/" --preload "$private/libqaudit-preload.so" 2>"$work/digits.err"; then
+    pass "attached from memory beside an LD_PRELOAD holding every digit"
+    "$qaudit" detach "$launched" >/dev/null 2>&1
+  else
+    fail "attach with LD_PRELOAD digits: $(cat "$work/digits.err")"
+  fi
 fi
 
 # ---- refusals: exit 2, one line, the process as it was ----
@@ -329,6 +395,9 @@ refused() {
 "$qaudit" attach "$rk" --out "$work/rk/" 2>/dev/null
 refused "attached twice" "$rk" "$qaudit" attach
 "$qaudit" detach "$rk" >/dev/null 2>&1
+refused "--out in a directory that does not exist" "$rk" "$qaudit" attach --out "$work/no-such-dir/d-%p.json"
+grep -q "no-such-dir.*does not exist" "$work/err" && [ ! -e "$work/no-such-dir" ] ||
+  fail "--out in a missing directory: $(cat "$work/err")"
 LD_PRELOAD=$(dirname "$qaudit")/../lib/libqaudit-preload.so QAUDIT_OUT="$work/pre-%p.json" sleep 60 &
 pre=$!
 pids+=("$pre")
@@ -342,9 +411,18 @@ pids+=("$other")
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
   refused "another user's process" "$other" setpriv --reuid=65534 --regid=65534 --clear-groups \
     "$qaudit" attach
+  grep -q "belongs to user 0" "$work/err" || fail "another user's process, for another reason: $(cat "$work/err")"
   launch "$work/undumpable.out" setpriv --reuid=65534 --regid=65534 --clear-groups "$target" undumpable
   refused "not dumpable, as its own user (ptrace permission)" "$launched" setpriv --reuid=65534 \
     --regid=65534 --clear-groups "$qaudit" attach
+  grep -q "ptrace permission denied" "$work/err" || fail "not dumpable, for another reason: $(cat "$work/err")"
+  # Its user cannot read the preload and memfd_create fails there: one line says who could not
+  # load what, and what to do.
+  launch "$work/no-memfd.out" setpriv --reuid=65534 --regid=65534 --clear-groups "$target" no-memfd
+  refused "the preload unreadable to the process's user, no memfd" "$launched" "$qaudit" attach \
+    --seccomp-ok --preload "$private/libqaudit-preload.so"
+  grep -q "user nobody (uid 65534) cannot load $private/libqaudit-preload.so.*Permission denied.*make install" "$work/err" ||
+    fail "the unreadable preload's line does not say who, what and what to do: $(cat "$work/err")"
 else
   fail "cannot test another user's process: not root or no setpriv"
 fi

@@ -329,8 +329,8 @@ void section_sites(struct document *d, const struct report *r, unsigned top, boo
 
 static const char *live_title(enum live_scope scope)
 {
-    static const char *const titles[] = {"Live at exit", "Live now",
-                                         "Live at exit, or at the last snapshot"};
+    static const char *const titles[] = {
+        "Live at exit", "Live now", "Live at exit, or at the last snapshot", "Live at the detach"};
     return titles[scope];
 }
 

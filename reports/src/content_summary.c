@@ -80,6 +80,14 @@ static const char *unsited_reason(const struct report *r, const struct unsited *
     return "some dumps did not take a stack for every allocation";
 }
 
+/* When the blocks called live were: "at the snapshot", "at the detach", else "at exit" (a
+ * process that ended holds its leaks). */
+static const char *held_when(const struct report *r)
+{
+    enum live_scope scope = live_scope(r);
+    return scope == LIVE_NOW || scope == LIVE_AT_DETACH ? live_scope_phrase(scope) : "at exit";
+}
+
 bool unsited_sentence(const struct report *r, char *out, size_t size)
 {
     struct unsited u;
@@ -94,10 +102,9 @@ bool unsited_sentence(const struct report *r, char *out, size_t size)
         attribute_command(r, line, sizeof line);
         snprintf(run, sizeof run, "; `%s` gives every block its site", line);
     }
-    snprintf(out, size, "No site for %s of the %s blocks %s (at most %s): %s%s.",
+    snprintf(out, size, "No site for %s of the %s blocks live %s (at most %s): %s%s.",
              fig_count(blocks, u.blocks, u.estimated), count_cell(all, r->totals.live_blocks),
-             live_scope(r) == LIVE_NOW ? "live at the snapshot" : "live at exit",
-             fig_bytes(bytes, u.bytes, u.estimated), why, run);
+             held_when(r), fig_bytes(bytes, u.bytes, u.estimated), why, run);
     return true;
 }
 
@@ -105,7 +112,8 @@ static void leak_items(struct document *d, const struct report *r)
 {
     char name[1100], bytes[CELL], blocks[CELL];
     const struct report_site *top = top_site(r, RANK_LIVE);
-    bool now = live_scope(r) == LIVE_NOW;
+    bool now = live_scope(r) == LIVE_NOW || live_scope(r) == LIVE_AT_DETACH;
+    const char *when = held_when(r);
     const char *program; /* of several: the leading one's share (programs.c) */
     uint64_t lead = report_lead_program(r, &program);
     char whose[300] = "the";
@@ -113,11 +121,11 @@ static void leak_items(struct document *d, const struct report *r)
         snprintf(whose, sizeof whose, "%s's", path_base_name(program));
     if (top != NULL) {
         site_name(r, top, d->long_names, name, sizeof name);
-        doc_item(d, "%s: %s: %s in %s block%s still allocated %s (%.1f %% of %s live bytes).",
-                 now ? "Most memory held at the snapshot" : "Largest leak", name,
+        doc_item(d, "%s%s: %s: %s in %s block%s still allocated %s (%.1f %% of %s live bytes).",
+                 now ? "Most memory held " : "Largest leak", now ? when : "", name,
                  fig_bytes(bytes, top->est.live_bytes, top->estimated),
                  fig_count(blocks, top->est.live_blocks, top->estimated),
-                 top->est.live_blocks >= 1.5 ? "s" : "", now ? "at the snapshot" : "at exit",
+                 top->est.live_blocks >= 1.5 ? "s" : "", when,
                  percent(top->est.live_bytes,
                          lead ? report_lead_live_bytes(r, lead) : live_share_whole(r)),
                  whose);

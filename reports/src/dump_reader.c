@@ -236,6 +236,25 @@ static void read_config(struct reader *r, json_t *doc, struct report_process *pr
     proc->geometric = intervals != NULL && strcmp(intervals, "geometric") == 0;
 }
 
+/* How many of argv's arguments to show: a process title written over argv (redis, PostgreSQL)
+ * leaves the rest of its space as empty arguments, or pads the title with spaces; neither is
+ * shown (they printed as 70 to 100 trailing spaces). */
+static size_t shown_arguments(json_t *argv)
+{
+    size_t n = json_array_size(argv);
+    while (n > 1 && string_or(json_array_get(argv, n - 1), "")[0] == '\0')
+        n--;
+    return n;
+}
+
+/* The text without the spaces after its last word. */
+static void trim_trailing_spaces(char *text)
+{
+    size_t n = text ? strlen(text) : 0;
+    while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\t'))
+        text[--n] = '\0';
+}
+
 /* argv joined by spaces; quoted: each argument a shell would read back as it is ('...' where it
  * holds anything but letters, digits and -_./=:,+@%). */
 static char *joined_argv(json_t *argv, bool quoted)
@@ -245,10 +264,12 @@ static char *joined_argv(json_t *argv, bool quoted)
     FILE *out = open_memstream(&text, &size);
     if (out == NULL)
         return NULL;
-    size_t i;
+    size_t i, shown = shown_arguments(argv);
     json_t *item;
     json_array_foreach(argv, i, item)
     {
+        if (i == shown)
+            break;
         const char *arg = string_or(item, "");
         fputs(i > 0 ? " " : "", out);
         bool plain = arg[0] != '\0' && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
@@ -266,6 +287,8 @@ static char *joined_argv(json_t *argv, bool quoted)
         fputc('\'', out);
     }
     fclose(out);
+    if (!quoted)
+        trim_trailing_spaces(text);
     return text;
 }
 
@@ -281,6 +304,7 @@ static void read_process(struct reader *r, json_t *doc, struct report *out)
                      : 0;
     proc->exe = copy_string(text(r, p, "process", "exe"));
     proc->start_time_ns = number(r, p, "process", "start_time_ns");
+    proc->attached_at_ns = optional_number(r, p, "process", "attached_at", NULL);
     proc->dump_time_ns = number(r, p, "process", "dump_time_ns");
     proc->reason = copy_string(text(r, doc, "", "reason"));
     proc->source = copy_string(r->path);
@@ -588,6 +612,53 @@ static void read_events(struct reader *r, json_t *list, const char *where,
     }
 }
 
+/* The names of an object's keys whose value is a number above 0, joined by ", " (or the list's
+ * strings); "" when none. */
+static void joined_names(json_t *value, bool counted, char *out, size_t size)
+{
+    size_t used = 0;
+    const char *key;
+    json_t *item;
+    size_t i;
+    out[0] = '\0';
+    if (counted)
+        json_object_foreach(value, key, item)
+        {
+            if (json_integer_value(item) > 0 && used < size)
+                used += (size_t)snprintf(out + used, size - used, "%s%s", used ? ", " : "", key);
+        }
+    else
+        json_array_foreach(value, i, item)
+        {
+            const char *name = string_or(item, "?"), *slash = strrchr(name, '/');
+            if (used < size)
+                used += (size_t)snprintf(out + used, size - used, "%s%s", used ? ", " : "",
+                                         slash ? slash + 1 : name);
+        }
+}
+
+/* precision.allocators.NAME.attach_unreached (qaudit attach): the entry points that modules
+ * bind into each allocator no attach reaches. */
+static void read_attach_unreached(json_t *allocators, struct report_precision *p)
+{
+    const char *name;
+    json_t *family;
+    json_object_foreach(allocators, name, family)
+    {
+        json_t *entries = json_object_get(family, "attach_unreached");
+        if (!json_is_object(entries))
+            continue;
+        char bound[512], by[512];
+        joined_names(entries, true, bound, sizeof bound);
+        joined_names(json_object_get(family, "attach_unreached_bound_by"), false, by, sizeof by);
+        if (bound[0] != '\0')
+            push_string(&p->attach_unreached, &p->attach_unreached_count, "%s: %s bound by %s",
+                        name, bound, by);
+        else
+            push_string(&p->attach_unreached, &p->attach_unreached_count, "%s: none bound", name);
+    }
+}
+
 static void read_precision(struct reader *r, json_t *doc, struct report_precision *p)
 {
     json_t *o = field(r, doc, "", "precision", JSON_OBJECT);
@@ -617,6 +688,7 @@ static void read_precision(struct reader *r, json_t *doc, struct report_precisio
         if (slot)
             *slot = copy_string(string_or(lib, "?"));
     }
+    read_attach_unreached(json_object_get(o, "allocators"), p);
     json_array_foreach(json_object_get(o, "unreachable_allocators"), i, lib)
         push_string(&p->unreachable_allocators, &p->unreachable_count, "%s has %s",
                     string_or(json_object_get(lib, "library"), "?"),

@@ -59,15 +59,20 @@ enum live_scope live_scope(const struct report *r)
         finals += r->processes[i].final;
     if (finals == r->process_count)
         return LIVE_AT_EXIT;
-    return finals == 0 ? LIVE_NOW : LIVE_MIXED;
+    if (finals != 0)
+        return LIVE_MIXED;
+    for (size_t i = 0; i < r->process_count; i++)
+        if (strcmp(r->processes[i].reason, "detach") != 0)
+            return LIVE_NOW;
+    return LIVE_AT_DETACH;
 }
 
-const char *const live_scope_names[3] = {"exit", "now", "mixed"};
+const char *const live_scope_names[4] = {"exit", "now", "mixed", "now"};
 
 const char *live_scope_phrase(enum live_scope scope)
 {
     static const char *const phrases[] = {"at exit", "at the snapshot",
-                                          "at exit or at the last snapshot"};
+                                          "at exit or at the last snapshot", "at the detach"};
     return phrases[scope];
 }
 

@@ -494,7 +494,8 @@ static void print_controls(FILE *out, const struct tree *t, const char *live_lab
 static const char *live_label_of(const struct report *r)
 {
     static const char *const labels[] = {"bytes live at exit", "bytes live now",
-                                         "bytes live at exit or the last snapshot"};
+                                         "bytes live at exit or the last snapshot",
+                                         "bytes live at the detach"};
     return labels[live_scope(r)];
 }
 

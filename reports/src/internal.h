@@ -100,8 +100,9 @@ enum site_rank {
 double site_figure(const struct report_site *s, enum site_rank key);
 /* Sites whose figure is above 0, highest first, into out (room for every site); their number. */
 size_t rank_sites(const struct report *r, enum site_rank key, const struct report_site **out);
-enum live_scope { LIVE_AT_EXIT, LIVE_NOW, LIVE_MIXED };
-extern const char *const live_scope_names[3]; /* "exit", "now", "mixed" */
+/* LIVE_AT_DETACH: every dump is a qaudit detach's, the last of an attach (JSON: "now"). */
+enum live_scope { LIVE_AT_EXIT, LIVE_NOW, LIVE_MIXED, LIVE_AT_DETACH };
+extern const char *const live_scope_names[4]; /* "exit", "now", "mixed", "now" */
 enum live_scope live_scope(const struct report *r);
 /* When the live figures were taken, for a sentence: "at exit", "at the snapshot", ... */
 const char *live_scope_phrase(enum live_scope scope);

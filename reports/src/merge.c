@@ -257,6 +257,8 @@ static void merge_precision(struct report_precision *p, const struct report_prec
                 d->uninterposed_count);
     merge_names(&p->unreachable_allocators, &p->unreachable_count, d->unreachable_allocators,
                 d->unreachable_count);
+    merge_names(&p->attach_unreached, &p->attach_unreached_count, d->attach_unreached,
+                d->attach_unreached_count);
 }
 
 void report_merge_one(struct report *into, const struct report *dump)

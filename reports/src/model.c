@@ -187,6 +187,9 @@ void report_free(struct report *r)
     for (size_t i = 0; i < r->precision.unreachable_count; i++)
         free(r->precision.unreachable_allocators[i]);
     free(r->precision.unreachable_allocators);
+    for (size_t i = 0; i < r->precision.attach_unreached_count; i++)
+        free(r->precision.attach_unreached[i]);
+    free(r->precision.attach_unreached);
     for (size_t i = 0; i < r->skip_count; i++)
         free(r->skip[i]);
     free(r->skip);

@@ -40,15 +40,34 @@ __attribute__((format(printf, 2, 3))) static void note(struct report *r, const c
 /* A count as the rest of the report writes it: "10,298". */
 #define N(n) fmt_count((char[32]){0}, 32, (n))
 
+/* A process counted from a qaudit attach to its detach: the detach dump is the last of that
+ * count, which is whole; what the process did before the attach and after the detach is outside
+ * it, as the attach meant. */
+static void note_attached(struct report *r, const struct report_process *p, const char *name)
+{
+    double seconds = p->dump_time_ns > p->attached_at_ns
+                         ? (double)(p->dump_time_ns - p->attached_at_ns) / 1e9
+                         : 0;
+    note(r,
+         "%s (pid %" PRIu64 ") was counted from its qaudit attach to its detach (%.1f s; the "
+         "detach dump is the last of them): what it did before the attach and after the detach "
+         "is not in these figures.",
+         name, p->pid, seconds);
+}
+
 static void assess_processes(struct report *r)
 {
     for (size_t i = 0; i < r->process_count; i++) {
         const struct report_process *p = &r->processes[i];
-        if (!p->final)
+        char name[256];
+        program_name(p->argv, p->exe, name, sizeof name);
+        if (p->attached_at_ns != 0 && strcmp(p->reason, "detach") == 0)
+            note_attached(r, p, name);
+        else if (!p->final)
             partial(r,
                     "%s (pid %" PRIu64 ") has no final dump here, only a snapshot: what it did "
                     "after the snapshot is not counted.",
-                    p->exe, p->pid);
+                    name, p->pid);
     }
 }
 
@@ -58,10 +77,12 @@ static void assess_sampling(struct report *r)
         const struct report_process *p = &r->processes[i];
         if (p->sampling == SAMPLING_NONE)
             continue;
+        char name[256];
+        program_name(p->argv, p->exe, name, sizeof name);
         note(r,
              "Sites of pid %" PRIu64 " (%s, stacks sampled:%" PRIu64 "%s) are estimates: the "
              "samples scaled by the sampling rate, with a 99 %% range.",
-             p->pid, p->exe, p->sample_every, p->sampling == SAMPLING_BYTES ? "b" : "");
+             p->pid, name, p->sample_every, p->sampling == SAMPLING_BYTES ? "b" : "");
         if (p->sampling_inferred)
             note(r,
                  "The dump of pid %" PRIu64 " does not say whether it sampled by count or "
@@ -84,14 +105,36 @@ static void assess_sampling(struct report *r)
              N(r->sampled_large_sites));
 }
 
+/* What an attach said of allocator name's entry points ("operator new, ... bound by
+ * libstdc++.so.6", or "none bound now"), or NULL when no dump was an attach's. */
+static const char *attach_unreached_of(const struct report_precision *p, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < p->attach_unreached_count; i++) {
+        const char *s = p->attach_unreached[i];
+        if (strncmp(s, name, n) == 0 && s[n] == ':' && s[n + 1] == ' ')
+            return strcmp(s + n + 2, "none bound") == 0 ? "no module of the process binds them"
+                                                        : s + n + 2;
+    }
+    return NULL;
+}
+
 static void assess_unseen(struct report *r)
 {
     const struct report_precision *p = &r->precision;
-    for (size_t i = 0; i < p->uninterposed_count; i++)
-        partial(r,
-                "Calls to %s's own entry points were not counted: no allocator shim "
-                "interposed them (qaudit run adds it; see docs/dump-format.md).",
-                p->uninterposed_allocators[i]);
+    for (size_t i = 0; i < p->uninterposed_count; i++) {
+        const char *attached = attach_unreached_of(p, p->uninterposed_allocators[i]);
+        if (attached != NULL)
+            partial(r,
+                    "Calls to %s's own entry points were not counted: qaudit attach cannot "
+                    "reach them (qaudit run can, with its shim); %s.",
+                    p->uninterposed_allocators[i], attached);
+        else
+            partial(r,
+                    "Calls to %s's own entry points were not counted: no allocator shim "
+                    "interposed them (qaudit run adds it; see docs/dump-format.md).",
+                    p->uninterposed_allocators[i]);
+    }
     for (size_t i = 0; i < p->unreachable_count; i++)
         partial(r,
                 "%s: calls to it were not counted, since the program's calls bind to it when "

@@ -302,6 +302,58 @@ static void precision_is_partial_with_a_note(void **state)
     json_decref(doc);
 }
 
+/* qaudit attach (issue 39): the detach dump is the last of the attach, not "only a snapshot",
+ * and its live figures are at the detach; the program is named by its title (redis writes one
+ * over argv, padded with empty arguments), not by its exe (the symlink's target). */
+static void a_detach_dump_is_named_as_such(void **state)
+{
+    (void)state;
+    json_t *doc = example();
+    json_object_set_new(doc, "reason", json_string("detach"));
+    json_t *p = json_object_get(doc, "process");
+    uint64_t start = (uint64_t)json_integer_value(json_object_get(p, "start_time_ns"));
+    json_object_set_new(p, "attached_at", json_integer((json_int_t)start));
+    json_object_set_new(p, "dump_time_ns", json_integer((json_int_t)(start + 2500000000u)));
+    json_object_set_new(p, "exe", json_string("/usr/bin/redis-check-rdb"));
+    json_t *argv = json_array();
+    json_array_append_new(argv, json_string("redis-server 127.0.0.1:6379   "));
+    for (int i = 0; i < 40; i++)
+        json_array_append_new(argv, json_string(""));
+    json_object_set_new(p, "argv", argv);
+    struct report r;
+    load_doc(doc, "detach.json", &r);
+    assert_string_equal(r.processes[0].argv, "redis-server 127.0.0.1:6379");
+    assert_string_equal(r.processes[0].command, "'redis-server 127.0.0.1:6379   '");
+    assert_false(r.trust.partial);
+    assert_int_equal(r.trust.note_count, 1);
+    assert_non_null(strstr(r.trust.notes[0], "redis-server (pid 27928) was counted from its "
+                                             "qaudit attach to its detach (2.5 s;"));
+    char *md = render(&r, REPORT_MARKDOWN);
+    assert_null(strstr(md, "only a snapshot"));
+    assert_null(strstr(md, "redis-check-rdb"));
+    assert_non_null(strstr(md, "## Live at the detach"));
+    free(md);
+    report_free(&r);
+    json_decref(doc);
+}
+
+/* A program's name as the user ran it, at the edges: a title, a path, no command line. */
+static void programs_are_named_as_run(void **state)
+{
+    (void)state;
+    char name[64];
+    program_name("nginx: worker process", "/usr/sbin/nginx", name, sizeof name);
+    assert_string_equal(name, "nginx");
+    program_name("/work/build/bin/ringkv --port 0", "/work/build/bin/ringkv", name, sizeof name);
+    assert_string_equal(name, "ringkv");
+    program_name("", "/usr/bin/redis-check-rdb", name, sizeof name);
+    assert_string_equal(name, "redis-check-rdb");
+    program_name("  ", NULL, name, sizeof name);
+    assert_string_equal(name, "");
+    program_name(":", "/bin/x", name, sizeof name); /* a lone colon stays: it is the word */
+    assert_string_equal(name, ":");
+}
+
 /* Two sites, one leaking, every live block sited: 288 + 16 requested bytes of 320 usable. */
 static json_t *leaking(void)
 {
@@ -638,6 +690,8 @@ int main(void)
         cmocka_unit_test(wrappers_fold_into_their_callers),
         cmocka_unit_test(runtime_wrappers_fold_by_default),
         cmocka_unit_test(the_preloads_own_frame_is_not_the_site),
+        cmocka_unit_test(a_detach_dump_is_named_as_such),
+        cmocka_unit_test(programs_are_named_as_run),
     };
     return cmocka_run_group_tests(tests, make_scratch, remove_scratch);
 }

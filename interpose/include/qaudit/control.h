@@ -51,6 +51,13 @@ enum qaudit_control_attach_state {
     QAUDIT_ATTACH_STARTING = 3  /* loaded by qaudit attach, not counting yet */
 };
 
+/* What qaudit attach could not do as asked (allocator entry points it cannot reach, a setting a
+ * later attach cannot change), for the command to print once qaudit_attach_start has returned:
+ * lines, each ended by '\n', in a char array of QAUDIT_ATTACH_NOTES_MAX bytes the preload
+ * exports under this name; "" when there is nothing to say. */
+#define QAUDIT_ATTACH_NOTES_SYMBOL "qaudit_attach_notes"
+#define QAUDIT_ATTACH_NOTES_MAX 1024
+
 struct qaudit_control {
     char magic[16];      /* QAUDIT_CONTROL_MAGIC, NUL-padded */
     uint32_t version;    /* QAUDIT_CONTROL_VERSION */

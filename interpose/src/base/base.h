@@ -16,7 +16,8 @@
 /* ---- config.c: QAUDIT_* read once at start-up ---- */
 extern struct qa_config qa_cfg;
 void qa_config_load(void);
-void qa_config_load_given(const char *block); /* qaudit attach's NAME=VALUE\0...\0 block */
+void qa_config_load_given(const char *block);   /* qaudit attach's NAME=VALUE\0...\0 block */
+bool qa_config_reload_given(const char *block); /* a later attach: its QAUDIT_OUT only */
 void qa_config_export(void); /* the absolute QAUDIT_OUT into the environment, for exec */
 
 /* ---- log.c: one line on stderr, and the SIGPIPE guard every write of ours goes through.

@@ -257,7 +257,7 @@ static const char *setting(const char *name)
     return NULL;
 }
 
-void qa_config_load_given(const char *block)
+static void keep_given(const char *block)
 {
     size_t used = 0;
     while (block[used] != '\0' && used < sizeof given_copy - 2)
@@ -267,7 +267,36 @@ void qa_config_load_given(const char *block)
     memcpy(given_copy, block, used);
     given_copy[used] = given_copy[used + 1] = '\0';
     given = given_copy;
+}
+
+void qa_config_load_given(const char *block)
+{
+    keep_given(block);
     qa_config_load();
+    if (setting("QAUDIT_STACKS") == NULL) /* qaudit attach's default */
+        qa_cfg.stacks = QA_STACKS_ALWAYS;
+}
+
+/* A later attach of a preload that stayed loaded: its --out holds from now on (a second attach's
+ * dumps went to the first one's directory); the rest stays as the first attach set it up (the
+ * records were made for its stacks mode). Whether the stacks mode asked differs: true. */
+bool qa_config_reload_given(const char *block)
+{
+    keep_given(block);
+    load_out(setting("QAUDIT_OUT"));
+    if (setting("QAUDIT_STACKS") == NULL)
+        return false;
+    enum qa_stacks stacks = qa_cfg.stacks;
+    uint64_t every = qa_cfg.sample_every;
+    bool by_bytes = qa_cfg.sample_by_bytes;
+    load_stacks(setting("QAUDIT_STACKS"));
+    bool differs = qa_cfg.stacks != stacks ||
+                   (stacks == QA_STACKS_SAMPLED &&
+                    (qa_cfg.sample_every != every || qa_cfg.sample_by_bytes != by_bytes));
+    qa_cfg.stacks = stacks;
+    qa_cfg.sample_every = every;
+    qa_cfg.sample_by_bytes = by_bytes;
+    return differs;
 }
 
 void qa_config_load(void)

@@ -3,6 +3,7 @@
  * counting starts. Context: the constructor, or the first allocation of any thread (dlsym may
  * allocate meanwhile: the bootstrap arena serves it); qa_ready_now on every slow-path call. */
 #include <errno.h>
+#include <stdio.h>
 
 #include "../host/host.h"
 #include "../output/output.h"
@@ -51,7 +52,8 @@ static bool start_parts(bool attached, const char *settings)
     qa_blocks_init();
     qa_threads_init(&record_parts); /* before any thread registers: the key that retires it */
     qa_fast_path = settings_allow_fast_path(); /* each thread's gate starts from it */
-    qa_unseen_start(); /* before counting starts: anonymous memory and allocators at start-up */
+    qa_unseen_start(
+        attached); /* before counting starts: anonymous memory and allocators at start-up */
     atomic_store_explicit(&qa_ready, QA_READY, memory_order_release);
     return true;
 }
@@ -88,13 +90,31 @@ __attribute__((constructor)) static void qa_constructor(void)
     qa_exits_watch_quick_exit(); /* before main: the program's handlers run before this one */
 }
 
+/* A later attach asked for another stacks mode than the one the records were set up for. */
+static void say_stacks_kept(void)
+{
+    char mode[48];
+    if (qa_cfg.stacks == QA_STACKS_SAMPLED)
+        snprintf(mode, sizeof mode, "sampled:%llu%s", (unsigned long long)qa_cfg.sample_every,
+                 qa_cfg.sample_by_bytes ? "b" : "");
+    else
+        snprintf(mode, sizeof mode, "%s", qa_stacks_name(qa_cfg.stacks));
+    qa_attach_note("--stacks not changed: the stacks stay %s, as the first attach set them up (a "
+                   "later attach changes --out only)",
+                   mode);
+}
+
 int qa_start_attached(const char *settings)
 {
     if (!qa_attach_loaded_late())
         return -EEXIST; /* started under the preload: already counting */
     if (qa_attach_active())
         return -EALREADY;
-    if (qa_is_ready()) { /* an attach after a detach: the first one's settings stay */
+    qa_attach_name_self(settings);
+    qa_attach_notes_clear();
+    if (qa_is_ready()) { /* an attach after a detach: its --out, the first one's stacks */
+        if (qa_config_reload_given(settings))
+            say_stacks_kept();
         struct qa_thread *t = qa_self();
         bool was_busy = t ? qa_guard(t) : true;
         qa_writer_start(true);

@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -70,6 +72,32 @@ static struct target targets[] = {
 };
 #define TARGETS (sizeof targets / sizeof targets[0])
 
+/* qaudit/control.h: what the attach could not do as asked, read by the command after the call.
+ * Written only by the attach's own call, the program's other threads stopped. */
+QA_EXPORT char qaudit_attach_notes[QAUDIT_ATTACH_NOTES_MAX];
+
+void qa_attach_notes_clear(void)
+{
+    qaudit_attach_notes[0] = '\0';
+}
+
+/* One line of the notes (formatted without malloc); a line that does not fit is cut. */
+void qa_attach_note(const char *fmt, ...)
+{
+    size_t used = strlen(qaudit_attach_notes), room = sizeof qaudit_attach_notes - used;
+    if (room < 2)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(qaudit_attach_notes + used, room - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    used += (size_t)n < room - 1 ? (size_t)n : room - 2;
+    qaudit_attach_notes[used] = '\n';
+    qaudit_attach_notes[used + 1] = '\0';
+}
+
 /* Each redirected entry and what it held, for the restore. */
 struct slot {
     uintptr_t *at;
@@ -83,6 +111,25 @@ static unsigned long long loads_seen;
 static unsigned hook_slots; /* qaudit_hook_slot instances filled in */
 static bool active;
 
+/* Whether the list LD_PRELOAD names (separated by ':' or spaces) names a file of this name (its
+ * last component). A whole entry is compared: loaded from a memfd, this file's name is a
+ * descriptor number, which a substring of any path could hold. */
+static bool preload_list_names(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *entry = list; entry != NULL && *entry != '\0';) {
+        size_t len = strcspn(entry, ": ");
+        const char *last = entry;
+        for (const char *c = entry; c < entry + len; c++)
+            if (*c == '/')
+                last = c + 1;
+        if ((size_t)(entry + len - last) == n && strncmp(last, name, n) == 0)
+            return true;
+        entry += len + (entry[len] != '\0');
+    }
+    return false;
+}
+
 /* Started under LD_PRELOAD (the variable names this file, as it did when the loader read it at
  * start-up; or this preload's malloc is the one the program reaches), or loaded later by
  * qaudit attach. */
@@ -92,11 +139,34 @@ bool qa_attach_loaded_late(void)
     if (!dladdr((void *)qa_attach_loaded_late, &self))
         return false;
     const char *name = strrchr(self.dli_fname, '/');
-    const char *preload = getenv("LD_PRELOAD");
-    if (preload != NULL && strstr(preload, name ? name + 1 : self.dli_fname) != NULL)
+    if (preload_list_names(getenv("LD_PRELOAD"), name ? name + 1 : self.dli_fname))
         return false;
     void *found = dlsym(RTLD_DEFAULT, "malloc");
     return found != NULL && dladdr(found, &first) && self.dli_fbase != first.dli_fbase;
+}
+
+/* Loaded from a memfd (qaudit attach, when the process's user cannot read the file): the loader
+ * names this library by a descriptor the command closed since, whose number the program may
+ * reuse. Every reader of the link map (the dump's module map, dladdr, the site patterns' symbol
+ * scan, a debugger) is given the file's path instead (QAUDIT_ATTACH_LIBRARY in the settings):
+ * one pointer store, the loader's own string left as it was. The library is loaded
+ * RTLD_NODELETE, so the loader never frees the name. Before anything reads the link map. */
+void qa_attach_name_self(const char *settings)
+{
+    static const char key[] = "QAUDIT_ATTACH_LIBRARY=";
+    static char path[QA_PATH_MAX];
+    const char *given = NULL;
+    for (const char *p = settings; *p != '\0'; p += strlen(p) + 1)
+        if (strncmp(p, key, sizeof key - 1) == 0)
+            given = p + sizeof key - 1;
+    struct link_map *self = NULL;
+    Dl_info info;
+    if (given == NULL || given[0] != '/' || strlen(given) >= sizeof path ||
+        !dladdr1((void *)qa_attach_name_self, &info, (void **)&self, RTLD_DL_LINKMAP) ||
+        self == NULL || strncmp(self->l_name, "/proc/self/fd/", 14) != 0)
+        return;
+    memcpy(path, given, strlen(given) + 1);
+    __atomic_store_n(&self->l_name, path, __ATOMIC_RELEASE);
 }
 
 /* The preload's own definitions, looked up in its own handle (a reference to malloc from here
@@ -297,6 +367,20 @@ static uintptr_t our_hook(void)
     return 0;
 }
 
+/* A symbol the module binds that is not redirected: an allocator's own entry point (jemalloc's
+ * mallocx, its C++ operators...) is counted as one the attach does not reach. */
+static void note_binding(const struct module *m, const ElfW(Rela) * r)
+{
+    unsigned type = ELF64_R_TYPE(r->r_info);
+    size_t sym = ELF64_R_SYM(r->r_info);
+    if (sym == 0 ||
+        (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT && type != R_X86_64_64))
+        return;
+    uintptr_t value = __atomic_load_n((uintptr_t *)(m->base + r->r_offset), __ATOMIC_RELAXED);
+    bool unresolved = type == R_X86_64_JUMP_SLOT && value >= m->lo && value < m->hi;
+    qa_allocators_binding(m->path, m->strtab + m->symtab[sym].st_name, value, unresolved);
+}
+
 static int visit_module(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
@@ -313,6 +397,8 @@ static int visit_module(struct dl_phdr_info *info, size_t size, void *data)
         struct target *t = target_of(&m, r);
         if (t != NULL)
             action(&m, r, t);
+        else if (attaching)
+            note_binding(&m, r);
     }
     return 0;
 }
@@ -339,6 +425,7 @@ static void redirect_all_locked(void)
 {
     loads_seen = loads_now();
     qa_inherited.entries_left_alone = 0; /* every module is visited again: counted afresh */
+    qa_allocators_bindings_begin();
     dl_iterate_phdr(visit_module, (void *)redirect);
 }
 
@@ -394,6 +481,17 @@ bool qa_attach_active(void)
     return active;
 }
 
+/* The allocators' entry points the attach does not reach, into the notes qaudit attach prints. */
+static void say_unreached(void)
+{
+    char line[QAUDIT_ATTACH_NOTES_MAX];
+    for (unsigned f = 0; f < QAUDIT_FAMILIES; f++)
+        if (qa_allocators_unreached(f, line, sizeof line))
+            qa_attach_note("%s", line);
+    for (unsigned i = 0; qa_unreachable_text(i, line, sizeof line); i++)
+        qa_attach_note("%s", line);
+}
+
 int qa_attach_begin(void)
 {
     if (slots == NULL && (slots = qa_mmap(SLOTS_MAX * sizeof *slots)) == NULL)
@@ -414,6 +512,7 @@ int qa_attach_begin(void)
     redirect_all_locked();
     pthread_mutex_unlock(&slots_lock);
     qa_signals_install(); /* the other threads are stopped: none is inside sigaction */
+    say_unreached();
     qa_control_attach_state(QAUDIT_ATTACH_ACTIVE, qa_inherited.attached_at_ns,
                             (uint32_t)(slot_count + hook_slots));
     return (int)(slot_count + hook_slots);

@@ -51,5 +51,10 @@ void qa_unwinder_fds_init(void);
 bool qa_attach_loaded_late(void); /* loaded after the program bound malloc: by qaudit attach */
 bool qa_attach_active(void);
 int qa_attach_begin(void); /* entries redirected, or -errno */
+/* Loaded from a memfd: the link map names the file (QAUDIT_ATTACH_LIBRARY) from now on */
+void qa_attach_name_self(const char *settings);
+/* qaudit_attach_notes (qaudit/control.h): cleared at each attach, then a line per note */
+void qa_attach_notes_clear(void);
+__attribute__((format(printf, 1, 2))) void qa_attach_note(const char *fmt, ...);
 
 #endif

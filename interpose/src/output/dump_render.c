@@ -349,12 +349,17 @@ static void write_precision(struct qa_json *j, const struct qa_module_list *modu
     qa_json_end_object(j);
 }
 
-static void write_config(struct qa_json *j)
+const char *qa_stacks_name(enum qa_stacks mode)
 {
     static const char *const stacks[] = {"off", "sampled", "always", "fp", "queue"};
+    return stacks[mode];
+}
+
+static void write_config(struct qa_json *j)
+{
     qa_json_key(j, "config");
     qa_json_begin_object(j);
-    qa_json_key(j, "stacks"), qa_json_str(j, stacks[qa_cfg.stacks]);
+    qa_json_key(j, "stacks"), qa_json_str(j, qa_stacks_name(qa_cfg.stacks));
     qa_json_key(j, "sample_every"), qa_json_u64(j, qa_cfg.sample_every);
     qa_json_key(j, "sample_by_bytes"), qa_json_bool(j, qa_cfg.sample_by_bytes);
     if (qa_cfg.stacks == QA_STACKS_SAMPLED) {

@@ -24,6 +24,7 @@ void qa_dump_render(struct qa_json *j, enum qa_dump_reason reason, int signo,
                     const struct qa_module_list *modules, uint64_t sequence);
 bool qa_dump_is_final(enum qa_dump_reason reason); /* the image's last: exit, _exit, fatal */
 const char *qa_dump_reason_name(enum qa_dump_reason reason); /* as the dump's reason says */
+const char *qa_stacks_name(enum qa_stacks mode); /* as config.stacks says: "off", "sampled"... */
 
 /* ---- dump_file.c: dump names, claimed so that processes never overwrite each other's dumps;
  * the fallback directory. Async-signal-safe. ---- */

@@ -210,11 +210,21 @@ void qa_object_path(const struct dl_phdr_info *info, char *out, size_t size); /*
 
 /* ---- allocators.c: the allocator families loaded at start-up, and whether a shim interposes
  * each; unseen.c: start-up and the dump's fields for what stays invisible ---- */
-void qa_allocators_detect(void);
-bool qa_allocators_write(struct qa_json *j);  /* false: one is present but not interposed */
-void qa_unreachable_detect(void);             /* unreachable.c: the executable's own malloc, je_ */
+void qa_allocators_detect(bool attached); /* attached: said by qaudit attach, not on stderr */
+/* qaudit attach, at each scan of the modules' relocations (the attach, a module loaded since):
+ * begin, then each symbol a module binds (value: its GOT entry; unresolved: a lazy entry still
+ * in its module) that the attach does not redirect. */
+void qa_allocators_bindings_begin(void);
+void qa_allocators_binding(const char *module, const char *symbol, uintptr_t value,
+                           bool unresolved);
+/* What of family f an attach does not reach, in a sentence; false when f is not present or is
+ * interposed. */
+bool qa_allocators_unreached(unsigned f, char *out, size_t size);
+bool qa_allocators_write(struct qa_json *j); /* false: one is present but not interposed */
+void qa_unreachable_detect(bool attached);   /* unreachable.c: the executable's own malloc, je_ */
+bool qa_unreachable_text(unsigned i, char *out, size_t size); /* the i-th, for qaudit attach */
 bool qa_unreachable_write(struct qa_json *j); /* false: an allocator no interposing reaches */
-void qa_unseen_start(void);
+void qa_unseen_start(bool attached);
 bool qa_unseen_write(struct qa_json *j); /* false: something was not seen (precision.exact) */
 
 /* ---- recording.c: what a counted call records beyond the fast path's counts (the inline

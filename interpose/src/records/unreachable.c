@@ -5,6 +5,7 @@
  * inside the executable bind to its own functions at link time, so interposing cannot count them;
  * what can be done is to say so, once on stderr and in precision.unreachable_allocators.
  * Context: start-up only. */
+#include <stdio.h>
 #include <string.h>
 
 #include "records.h"
@@ -49,15 +50,26 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
-void qa_unreachable_detect(void)
+void qa_unreachable_detect(bool attached)
 {
     unreachable_count = 0;
     bool first = true;
     dl_iterate_phdr(visit, &first);
-    for (unsigned i = 0; i < unreachable_count; i++)
+    for (unsigned i = 0; i < unreachable_count && !attached; i++) /* attach: said there */
         qa_log("%s has %s: its calls never reach the preload and are not counted; to count "
                "them, build it with the C library's malloc (redis: make MALLOC=libc)",
                unreachable[i].library, unreachable[i].allocator);
+}
+
+bool qa_unreachable_text(unsigned i, char *out, size_t size)
+{
+    if (i >= unreachable_count)
+        return false;
+    snprintf(out, size,
+             "not counted: %s has %s, whose calls never reach the preload (build it with the C "
+             "library's malloc to count them; redis: make MALLOC=libc)",
+             unreachable[i].library, unreachable[i].allocator);
+    return true;
 }
 
 /* precision.unreachable_allocators; false when there is one. */

@@ -13,11 +13,11 @@ static void after_fork_child(void)
 }
 
 /* Called once by initialise(), before counting starts. */
-void qa_unseen_start(void)
+void qa_unseen_start(bool attached)
 {
     qa_memory_start();
-    qa_allocators_detect();
-    qa_unreachable_detect();
+    qa_allocators_detect(attached);
+    qa_unreachable_detect(attached);
     pthread_atfork(NULL, NULL, after_fork_child);
 }
 

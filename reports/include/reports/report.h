@@ -145,9 +145,11 @@ enum report_sampling { SAMPLING_NONE, SAMPLING_COUNT, SAMPLING_BYTES };
 
 struct report_process {
     uint64_t pid, ppid, start_time_ns, dump_time_ns;
-    uint64_t sequence; /* this image's dump number (process.sequence) */
-    bool has_sequence; /* an older dump has none: dump_time_ns orders its dumps */
-    bool final;        /* the image's last dump (exit, _exit, fatal_signal, exec) */
+    uint64_t
+        attached_at_ns; /* process.attached_at: counted from a qaudit attach on; 0: from start */
+    uint64_t sequence;  /* this image's dump number (process.sequence) */
+    bool has_sequence;  /* an older dump has none: dump_time_ns orders its dumps */
+    bool final;         /* the image's last dump (exit, _exit, fatal_signal, exec) */
     char *exe, *argv, *reason, *source; /* argv joined by spaces; source: the dump's path */
     char *command;                      /* argv as a shell would take it back, quoted */
     char *stacks_mode;                  /* config.stacks */
@@ -231,6 +233,10 @@ struct report_precision {
     size_t uninterposed_count;
     char **unreachable_allocators; /* "LIBRARY has ALLOCATOR": none interposing reaches */
     size_t unreachable_count;
+    /* qaudit attach: "ALLOCATOR: ENTRY, ... bound by MODULE, ..." (or "ALLOCATOR: none bound"),
+     * the allocators' own entry points the attach did not reach (attach_unreached) */
+    char **attach_unreached;
+    size_t attach_unreached_count;
     unsigned unexplained_anonymous; /* dumps whose anonymous memory the counts do not explain */
     uint64_t unexplained_bytes;     /* their anonymous growth beyond the counted peak */
     unsigned modules_unknown;       /* dumps written before any module map was gathered */
@@ -357,5 +363,12 @@ void report_frame_describe(const struct report *report, const struct report_fram
 /* The same from the frame's location first on (the inlined levels inside it left out). */
 void report_frame_describe_from(const struct report *report, const struct report_frame *frame,
                                 size_t first, char *out, size_t size);
+
+/* The program's name as the user ran it, from its command line (argv joined by spaces, or the
+ * process title a server writes over it): the last component of its first word, without the ':'
+ * a title puts after it. "redis-server 127.0.0.1:6379" is redis-server's (though its exe is the
+ * file redis-check-rdb the symlink points to), "nginx: worker process" nginx's. exe's last
+ * component when there is no command line. */
+void program_name(const char *command_line, const char *exe, char *out, size_t size);
 
 #endif
