@@ -132,6 +132,10 @@ void run_dumps_free(struct run_dumps *d);
 /* run_out.c: --out as given (out) made the pattern qaudit run exports (into inside): a
  * directory's default_name inside it (a missing one ending in '/' made, said on stderr); NULL,
  * or the one line that says why --out is refused. */
+/* dir and the directories missing above it made (mode 0777 less the umask), as mkdir -p; those
+ * made are given to owner and group when owner is not NULL and qaudit runs as root (attach makes
+ * them for the process's user, so that a worker as www-data can write there). 0 or an errno. */
+int out_make_directories(const char *dir, const uid_t *owner, gid_t group);
 const char *run_out_resolve(const char *out, char *inside, size_t size, const char *default_name);
 /* The processes of the run still running (QAUDIT_RUN_ID=run_id in their environment, this one
  * left out): how many, the first max of them in out. */

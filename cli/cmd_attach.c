@@ -174,33 +174,6 @@ static bool dynamically_linked(pid_t pid)
            mapped_modules(pid, "/ld-", &img, 1) == 1;
 }
 
-/* Makes dir and the directories missing above it. The ones made are given to the process's
- * user, so that it can write its dumps there (an nginx worker runs as www-data; a directory
- * root made would refuse them and send them to the fallback directory). 0, or an errno. */
-static int make_directory(const char *dir, pid_t pid)
-{
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
-        return ENAMETOOLONG;
-    uid_t uid;
-    gid_t gid;
-    process_ids(pid, &uid, &gid);
-    for (char *slash = path + 1;; slash++) {
-        if (*slash != '/' && *slash != '\0')
-            continue;
-        char kept = *slash;
-        *slash = '\0';
-        if (mkdir(path, 0755) == 0) {
-            if (geteuid() == 0 && chown(path, uid, gid) != 0)
-                return errno;
-        } else if (errno != EEXIST)
-            return errno;
-        *slash = kept;
-        if (kept == '\0' || slash[1] == '\0')
-            return 0;
-    }
-}
-
 /* --out as the pattern the preload expands, absolute (the process has a working directory of
  * its own). A directory gets DEFAULT_OUT inside: one named with a trailing '/' (made when
  * missing, as qaudit run --out makes it) or one that exists. Any other pattern's directory must
@@ -218,7 +191,10 @@ static int out_pattern(const struct attach_settings *s, char *out, size_t size)
     struct stat st;
     bool slash = given[strlen(given) - 1] == '/';
     if (slash && stat(given, &st) != 0) {
-        int err = make_directory(given, s->pid);
+        uid_t uid;
+        gid_t gid;
+        process_ids(s->pid, &uid, &gid);
+        int err = out_make_directories(given, &uid, gid);
         if (err != 0) {
             char why[PATH_MAX + 64];
             snprintf(why, sizeof why, "%s: %s", given, strerror(err));

@@ -13,22 +13,25 @@
 
 #include "cli.h"
 
-/* dir and its missing parents made (mode 0777 less the umask), as mkdir -p; 0 or an errno. */
-static int make_directories(const char *dir)
+int out_make_directories(const char *dir, const uid_t *owner, gid_t group)
 {
     char path[PATH_MAX];
     if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
         return ENAMETOOLONG;
-    for (char *p = path + 1; *p != '\0'; p++) {
-        if (*p != '/')
+    for (char *end = path + 1;; end++) {
+        if (*end != '/' && *end != '\0')
             continue;
-        *p = '\0';
-        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        char kept = *end;
+        *end = '\0';
+        if (mkdir(path, 0777) == 0) {
+            if (owner != NULL && geteuid() == 0 && chown(path, *owner, group) != 0)
+                return errno;
+        } else if (errno != EEXIST)
             return errno;
-        *p = '/';
+        *end = kept;
+        if (kept == '\0' || end[1] == '\0')
+            break;
     }
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
-        return errno;
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
 }
@@ -54,7 +57,9 @@ const char *run_out_resolve(const char *out, char *inside, size_t size, const ch
         return NULL;
     }
     if (slash) { /* one named by pid or sequence is made by nobody: the run says so */
-        int error = strchr(out, '%') != NULL ? 0 : exists ? ENOTDIR : make_directories(out);
+        int error = strchr(out, '%') != NULL ? 0
+                    : exists                 ? ENOTDIR
+                                             : out_make_directories(out, NULL, 0);
         if (error != 0) {
             snprintf(problem, sizeof problem, "--out: cannot make the directory %s: %s", out,
                      strerror(error));

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "reports/dump_head.h"
 
 #define HEAD_BYTES                                                                                 \
@@ -170,23 +171,13 @@ bool report_dump_head(const char *path, struct report_dump_head *out)
     return dump;
 }
 
-/* The file name part of path. */
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 bool report_program_matches(const char *exe, const char *argv0, const char *name)
 {
     if (strchr(name, '/') != NULL)
         return fnmatch(name, exe, 0) == 0;
-    if (exe[0] != '\0' && fnmatch(name, base_name(exe), 0) == 0)
+    if (exe[0] != '\0' && fnmatch(name, path_base_name(exe), 0) == 0)
         return true;
     char word[DUMP_HEAD_TEXT];
-    size_t n = strcspn(argv0, " \t");
-    snprintf(word, sizeof word, "%.*s", (int)n, argv0);
-    if (n > 0 && word[n - 1] == ':')
-        word[n - 1] = '\0';
-    return word[0] != '\0' && fnmatch(name, base_name(word), 0) == 0;
+    program_name(argv0, NULL, word, sizeof word); /* the title's first word, as reports name it */
+    return word[0] != '\0' && fnmatch(name, word, 0) == 0;
 }
