@@ -50,17 +50,14 @@ __attribute__((noinline)) static void free_forked(struct qa_thread *t, void *p)
 }
 
 /* A thread's look (output/looks.c), at its first call (it has no record yet) or at a call its
- * countdown marked, where the caller is known: the lazy writer starts only from a call made
- * outside the C library and the loader, whose own may hold a lock pthread_create takes. Never
- * under the guard: the interposer's own allocations (libunwind's, the writer's start) start
- * nothing. */
+ * countdown marked. */
 static inline void look_if_due(struct qa_thread *t, const void *caller)
 {
     if (t == NULL) {
         if (qa_writer_due_now((uintptr_t)caller))
             qa_writer_start_lazy();
-    } else if ((t->gate & (QA_GATE_LOOK | QA_GATE_BUSY)) == QA_GATE_LOOK) {
-        qa_look(t, (uintptr_t)caller);
+    } else {
+        qa_look_if_marked(t, caller);
     }
 }
 

@@ -88,6 +88,15 @@ void qa_writer_attached(void (*poll)(void), void (*restore)(void));
  * counted allocations (QA_GATE_LOOK). Context: the thread's own allocation call, outside
  * the guard; the new owner's and the fork's with the record's owner. ---- */
 void qa_look(struct qa_thread *t, uintptr_t caller);
+/* The look of a call its thread's countdown marked, made where the caller is known (the lazy
+ * writer starts only from a call made outside the C library and the loader, whose own may hold
+ * a lock pthread_create takes); never under the guard: the interposer's own allocations
+ * (libunwind's, the writer's start) start nothing. */
+static inline void qa_look_if_marked(struct qa_thread *t, const void *caller)
+{
+    if ((t->gate & (QA_GATE_LOOK | QA_GATE_BUSY)) == QA_GATE_LOOK)
+        qa_look(t, (uintptr_t)caller);
+}
 void qa_look_new_owner(struct qa_thread *t);
 void qa_look_after_fork_child(struct qa_thread *self, uint64_t forked_ns);
 
