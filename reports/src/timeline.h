@@ -41,8 +41,8 @@ struct timeline_gap {
 size_t timeline_gaps(const struct report_process *p, struct timeline_gap *out, size_t max);
 /* From the process's start to its last point. */
 uint64_t timeline_life_ns(const struct report_process *p);
-/* Whether its chart would show anything: three points or more, and stretches without a point
- * that leave more than half its life covered. */
+/* Whether its chart would show anything: three points or more, and no stretch without a point
+ * of half its life or more. */
 bool timeline_drawable(const struct report_process *p);
 const char *timeline_gap_reason_name(enum gap_reason reason); /* the JSON report's */
 /* "no point from A s to B s: why" */

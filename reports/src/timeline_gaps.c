@@ -59,18 +59,22 @@ uint64_t timeline_life_ns(const struct report_process *p)
     return end > p->start_time_ns ? end - p->start_time_ns : 0;
 }
 
-/* A chart of fewer points, or of points that leave half the life without one, is an empty frame
- * with a line at one end: its text says why instead. */
+/* A chart of fewer points, or with half its life or more in one stretch without a point (from
+ * the start to the first point, or between two), is an empty frame with a line at one end: its
+ * text says why instead. Stretches spread over the life (a loaded machine's writer starved now
+ * and then) leave a line that shows the run. */
 bool timeline_drawable(const struct report_process *p)
 {
     if (p->timeline_count < 3)
         return false;
-    struct timeline_gap gaps[64];
-    size_t n = timeline_gaps(p, gaps, 64);
-    uint64_t missing = 0;
-    for (size_t i = 0; i < n && i < 64; i++)
-        missing += gaps[i].to_ns - gaps[i].from_ns;
-    return n <= 64 && missing * 2 < timeline_life_ns(p);
+    uint64_t before = p->start_time_ns, longest = 0;
+    for (size_t i = 0; i < p->timeline_count; i++) {
+        uint64_t at = p->timeline[i].time_ns;
+        if (at > before && at - before > longest)
+            longest = at - before;
+        before = at > before ? at : before;
+    }
+    return longest * 2 < timeline_life_ns(p);
 }
 
 const char *timeline_gap_reason_name(enum gap_reason reason)

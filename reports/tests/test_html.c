@@ -584,8 +584,9 @@ static void timeline_says_why_points_are_fewer(void **state)
     untell(&t);
 }
 
-/* Drawn while stretches without a point leave more than half the life covered: 300 ms of 600
- * missing is half (not drawn), 299 ms is less (drawn). */
+/* Drawn while no stretch without a point takes half the life: 300 ms of 600 is half (not
+ * drawn), 299 ms is less (drawn); two stretches of 200 ms each, 400 of 600 in all, spread over
+ * the life, leave a line that shows it (drawn). */
 static void timeline_chart_drawn_only_when_it_shows_something(void **state)
 {
     (void)state;
@@ -598,6 +599,16 @@ static void timeline_chart_drawn_only_when_it_shows_something(void **state)
     const uint64_t less[] = {0, 100, 200, 301, 600};
     tell(&t, less, 5, "running", 100, 0);
     assert_int_equal(json_array_size(t.gaps), 1);
+    assert_non_null(strstr(t.html, "<svg class=\"chart timeline\""));
+    untell(&t);
+    const uint64_t spread[] = {0, 100, 300, 400, 600};
+    tell(&t, spread, 5, "running", 100, 0);
+    assert_int_equal(json_array_size(t.gaps), 0); /* each exactly two periods: not a stretch */
+    assert_non_null(strstr(t.html, "<svg class=\"chart timeline\""));
+    untell(&t);
+    const uint64_t starved[] = {0, 50, 260, 300, 510, 600};
+    tell(&t, starved, 6, "running", 50, 0);
+    assert_int_equal(json_array_size(t.gaps), 2); /* 210 ms twice: 420 of 600 without a point */
     assert_non_null(strstr(t.html, "<svg class=\"chart timeline\""));
     untell(&t);
 }
