@@ -37,7 +37,7 @@ static _Atomic bool ended_for_good QA_FORK_STATE;
 static uint64_t started_at_ns QA_FORK_STATE, stopped_at_ns QA_FORK_STATE;
 static bool failed QA_FORK_STATE; /* stopped_at_ns: when it could not start */
 /* The image has forked a child: it keeps one thread (qa_writer_due_at). */
-static bool has_forked QA_FORK_STATE;
+static _Atomic bool has_forked QA_FORK_STATE;
 /* A thread registered since this image's fork (qa_writer_note_thread, program_threaded). */
 static _Atomic bool threads_since_fork QA_FORK_STATE;
 
@@ -290,7 +290,8 @@ void qa_writer_after_fork_child(void)
     waiting_since_ns = qa_monotonic_ns();
     qa_timeline_start(waiting_since_ns); /* the parent's points are not the child's */
     started_at_ns = stopped_at_ns = 0;
-    failed = has_forked = false;
+    failed = false;
+    atomic_store_explicit(&has_forked, false, memory_order_relaxed);
     atomic_store(&threads_since_fork, false);
     qa_look_after_fork_child(qa_self_if_registered(), waiting_since_ns);
     start_or_wait(qa_cfg.interval != 0 || attach_poll != NULL, true);
@@ -320,8 +321,8 @@ static bool program_threaded(void)
  * a dump signal or threads of its own still start the writer. */
 void qa_writer_after_fork_parent(void)
 {
-    if (!has_forked)
-        has_forked = true;
+    if (!atomic_load_explicit(&has_forked, memory_order_relaxed))
+        atomic_store_explicit(&has_forked, true, memory_order_relaxed);
 }
 
 uint64_t qa_writer_due_at(void)
@@ -332,7 +333,7 @@ uint64_t qa_writer_due_at(void)
     if (atomic_load_explicit(&requests, memory_order_relaxed) != 0 ||
         qa_control_pending_request() != 0 || program_threaded())
         return 0;
-    if (has_forked)
+    if (atomic_load_explicit(&has_forked, memory_order_relaxed))
         return UINT64_MAX;
     return waiting_since_ns + (uint64_t)QAUDIT_WRITER_LAZY_MS * 1000000u;
 }
@@ -370,7 +371,7 @@ void qa_writer_write_state(struct qa_json *j)
         qa_json_key(j, "started_ns"), qa_json_u64(j, started_at_ns);
     if (ended && stopped_at_ns != 0)
         qa_json_key(j, "stopped_ns"), qa_json_u64(j, stopped_at_ns);
-    qa_json_key(j, "forks"), qa_json_bool(j, has_forked);
+    qa_json_key(j, "forks"), qa_json_bool(j, atomic_load(&has_forked));
     qa_json_end_object(j);
 }
 
