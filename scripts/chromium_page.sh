@@ -11,7 +11,13 @@
 # the smallest text drawn in an SVG in px (its font size times the drawing's scale);
 # data-where-rows and data-where-hidden, the rows of tables with a where column and how many of
 # them have their where cell cut or outside the window (or in a box that scrolls sideways);
-# data-row-max, the tallest such row in px. Exit 2 when chromium is missing.
+# data-row-max, the tallest such row in px. And what the first screen holds: data-sites-next,
+# "1" when the element right after the "What to look at first" banner (#summary, or the run's
+# lines under the title without one) is the top sites' heading; data-sites-top and data-flame-top, where the site table
+# and the flame graph start (px from the top of the page, -1 when absent); data-timelines, the
+# memory-over-time charts drawn, and data-empty-charts, the charts drawn with nothing to show (a
+# timeline whose line has fewer than 3 points or spans less than a quarter of its time axis, a
+# bar chart without a bar). Exit 2 when chromium is missing.
 set -euo pipefail
 mode=$1
 chromium=$(command -v chromium || command -v chromium-browser || true)
@@ -65,6 +71,38 @@ function measure(doc, out) {
   out.setAttribute('data-where-rows', String(rows));
   out.setAttribute('data-where-hidden', String(hidden));
   out.setAttribute('data-row-max', String(Math.round(tallest)));
+  measure_first_screen(doc, out);
+  measure_charts(doc, out);
+}
+function page_top(doc, id) {
+  var e = doc.getElementById(id);
+  return e ? Math.round(e.getBoundingClientRect().top + doc.defaultView.scrollY) : -1;
+}
+function measure_first_screen(doc, out) {
+  var banner = doc.getElementById('summary') || doc.querySelector('dl.meta');
+  var next = banner ? banner.nextElementSibling : null;
+  out.setAttribute('data-sites-next', next && next.id === 'top-allocation-sites' ? '1' : '0');
+  out.setAttribute('data-sites-top', String(page_top(doc, 'sites')));
+  out.setAttribute('data-flame-top', String(page_top(doc, 'flame-canvas')));
+}
+function measure_charts(doc, out) {
+  var timelines = 0, empty = 0;
+  Array.prototype.forEach.call(doc.querySelectorAll('svg.chart'), function (svg) {
+    if (!svg.classList.contains('timeline')) {
+      if (svg.querySelectorAll('rect.bar, rect.line').length === 0) empty++;
+      return;
+    }
+    timelines++;
+    var line = svg.querySelector('polyline.live'), axis = svg.querySelector('line.axis');
+    var xs = line ? line.getAttribute('points').trim().split(/\s+/).map(function (p) {
+      return parseFloat(p.split(',')[0]);
+    }) : [];
+    var span = xs.length ? Math.max.apply(null, xs) - Math.min.apply(null, xs) : 0;
+    var width = axis ? Math.abs(axis.x2.baseVal.value - axis.x1.baseVal.value) : 1;
+    if (xs.length < 3 || span < width / 4) empty++;
+  });
+  out.setAttribute('data-timelines', String(timelines));
+  out.setAttribute('data-empty-charts', String(empty));
 }
 function exercise(doc, verdict) {
   if (!doc.getElementById('flame-data')) return; /* a page without sites (qaudit diff's) */

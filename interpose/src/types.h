@@ -118,6 +118,10 @@ struct qa_thread {
      * and forward); otherwise the QA_GATE_* bits say why it cannot. Must stay the first field:
      * base.h asserts it. */
     unsigned gate;
+    /* output/looks.c (counted down in records/counting.h): counted allocations left before the
+     * thread marks itself QA_GATE_LOOK, so that its next call looks at the writer and the
+     * timeline; in the gate's line, where the fast path reads anyway. */
+    uint32_t look_left;
     /* records/queues.c: the queue operation under way (between QUEUE_ENTER and QUEUE_LEAVE). */
     const void *queue_op;
     /* records/sampling.c: allocations (or bytes) left before the next sampled stack. */
@@ -162,6 +166,10 @@ struct qa_thread {
     bool fast_unwinder;
     bool record_counted; /* records/stats.c: the record has published live bytes */
     uint64_t sample_rng; /* records/sampling.c's random stream */
+    /* output/looks.c: when the thread last looked (CLOCK_MONOTONIC), the allocations it
+     * counted down to that look, and its looks so far (up to LOOK_EACH_FIRST). */
+    uint64_t look_ns;
+    uint32_t look_step, looks;
 };
 
 enum qa_call {
@@ -183,10 +191,11 @@ enum {
     QA_GATE_QUEUE_OP = 2, /* inside a queue operation: allocations are attributed to it */
     QA_GATE_FULL = 4,     /* the settings need more than counting, for every call */
     QA_GATE_FORKED = 8,   /* a forked child: its blocks are marked in the own-block map */
-    /* The image's writer thread has not started and this thread's live bytes have moved since
-     * (records/stats.c): its next malloc looks whether to start it (entry/malloc.c). Never with
-     * QA_GATE_FORKED: a forked child looks on each of its own malloc calls. */
-    QA_GATE_WRITER_DUE = 16
+    /* The thread's next allocation call looks whether to start the image's lazy writer thread
+     * and, while none runs, whether a timeline point is due (output/looks.c): set every so many
+     * counted allocations (look_left, records/counting.h). Beside QA_GATE_FORKED too: the look
+     * takes it off first. */
+    QA_GATE_LOOK = 16
 };
 
 /* ---- base/usable.c ---- */

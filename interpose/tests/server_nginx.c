@@ -248,6 +248,14 @@ static void test_nginx_forked_children_keep_inheritance_apart(void **state)
     }
 }
 
+/* A worker under the load (the one that served most) has memory over time at its period, not
+ * a point at its start and one at its end (issue 39: 2 over a 3 s load). */
+static void test_nginx_worker_under_load_has_a_timeline(void **state)
+{
+    (void)state;
+    assert_busiest_has_timeline(&preloaded.run, WORKER);
+}
+
 static void test_nginx_no_dump_outside_the_run(void **state)
 {
     (void)state;
@@ -302,6 +310,7 @@ int servers_nginx(void)
         cmocka_unit_test(test_nginx_dumps_merged_count_once),
         cmocka_unit_test(test_nginx_every_process_left_a_final_dump),
         cmocka_unit_test(test_nginx_forked_children_keep_inheritance_apart),
+        cmocka_unit_test(test_nginx_worker_under_load_has_a_timeline),
         cmocka_unit_test(test_nginx_no_dump_outside_the_run),
         cmocka_unit_test(test_nginx_run_names_the_daemon_still_running),
         cmocka_unit_test(test_nginx_worker_snapshot_without_settings),

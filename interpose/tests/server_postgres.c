@@ -1,9 +1,10 @@
 /* test_servers postgres: Debian's PostgreSQL 15 as the postgres user: initdb in the run's
  * directory, pg_ctl start on a free port with the socket in the run's directory, pgbench -i, a
- * psql session whose backend is snapshotted with no setting, a short pgbench -C (a backend per
- * transaction), fast stop; then a second start, pgbench -C and immediate stop. Natively and
- * under `qaudit run` (every command under it); replies and logs as native; every process's dump
- * sound (servers.h), none in PostgreSQL's own directories. */
+ * psql session whose backend is snapshotted with no setting, pgbench on one connection (one
+ * backend under load), a short pgbench -C (a backend per transaction), fast stop; then a second
+ * start, pgbench -C and immediate stop. Natively and under `qaudit run` (every command under it);
+ * replies and logs as native; every process's dump sound (servers.h), none in PostgreSQL's own
+ * directories. */
 #include <fcntl.h>
 #include <jansson.h>
 #include <setjmp.h>
@@ -106,6 +107,18 @@ static void pgbench_connect_each(struct pg_run *p, const char *name, const char 
     record(p, run_client(&p->run, name, argv, 300));
 }
 
+/* pgbench with one client on one connection, so one backend under load for its transactions
+ * (bounded by count). */
+static void pgbench_one_backend(struct pg_run *p, const char *name, const char *transactions)
+{
+    char port[16];
+    snprintf(port, sizeof port, "%d", p->port);
+    const char *argv[] = {
+        PG_BIN "/pgbench", "-h",       "127.0.0.1", "-p", port, "-U", "postgres", "-c", "1", "-t",
+        transactions,      "postgres", NULL};
+    record(p, run_client(&p->run, name, argv, 300));
+}
+
 /* The postmaster's children now (checkpointer, writers, launchers, backends). */
 static void note_aux(struct pg_run *p, pid_t postmaster)
 {
@@ -186,6 +199,7 @@ static void pg_run(struct pg_run *p, bool qaudit)
                           "postgres",        "postgres", NULL};
     record(p, run_client(r, "pgbench-i", init, 300));
     psql_session(p);
+    pgbench_one_backend(p, "pgbench-1", "2000");
     pgbench_connect_each(p, "pgbench-C1", "10");
     pg_ctl_stop(p, 0, "fast");
 
@@ -234,8 +248,8 @@ static void test_postgres_replies_as_native(void **state)
             fail_msg("command %zu: exit %d natively, %d under qaudit", i, native.status[i],
                      preloaded.status[i]);
     assert_same_log(&native.run, &preloaded.run, "psql.out", false, false);
-    static const char *const runs[] = {"pgbench-C1.out", "pgbench-C2.out"};
-    for (size_t i = 0; i < 2; i++) {
+    static const char *const runs[] = {"pgbench-1.out", "pgbench-C1.out", "pgbench-C2.out"};
+    for (size_t i = 0; i < 3; i++) {
         without_times(&native.run, runs[i]);
         without_times(&preloaded.run, runs[i]);
         char name[64];
@@ -295,6 +309,14 @@ static void test_postgres_forked_children_keep_inheritance_apart(void **state)
     assert_inherited(&preloaded.run, preloaded.backend);
     for (size_t i = 0; i < preloaded.naux; i++)
         assert_inherited(&preloaded.run, preloaded.aux[i]);
+}
+
+/* The backend of pgbench's 2,000 transactions on one connection has memory over time at its
+ * period (issue 39: backends had 3 points over 10 s). */
+static void test_postgres_backend_under_load_has_a_timeline(void **state)
+{
+    (void)state;
+    assert_busiest_has_timeline(&preloaded.run, "postgres: postgres postgres 127.0.0.1");
 }
 
 static void test_postgres_no_dump_outside_the_run(void **state)
@@ -369,6 +391,7 @@ int servers_postgres(void)
         cmocka_unit_test(test_postgres_dumps_merged_count_once),
         cmocka_unit_test(test_postgres_every_process_left_a_final_dump),
         cmocka_unit_test(test_postgres_forked_children_keep_inheritance_apart),
+        cmocka_unit_test(test_postgres_backend_under_load_has_a_timeline),
         cmocka_unit_test(test_postgres_no_dump_outside_the_run),
         cmocka_unit_test(test_postgres_run_names_the_postmaster_still_running),
         cmocka_unit_test(test_postgres_backend_snapshot_without_settings),

@@ -743,6 +743,49 @@ void assert_final_dumps(const struct server_run *r, const pid_t *pids, size_t np
         fail_msg("%zu dumps in %s, at least %zu expected (one per process)", n, r->out, min_dumps);
 }
 
+/* The final dump among dumps whose process title starts with title that made the most
+ * allocations, or NULL. */
+static json_t *busiest_among(json_t **dumps, size_t n, const char *title)
+{
+    json_t *found = NULL;
+    for (size_t i = 0; i < n; i++) {
+        json_t *process = json_object_get(dumps[i], "process");
+        const char *first = json_string_value(json_array_get(json_object_get(process, "argv"), 0));
+        if (first == NULL || strncmp(first, title, strlen(title)) != 0 ||
+            json_object_get(process, "end_time_ns") == NULL)
+            continue;
+        if (found == NULL ||
+            integer_at(dumps[i], "totals", "allocs") > integer_at(found, "totals", "allocs"))
+            found = dumps[i];
+    }
+    return found;
+}
+
+void assert_busiest_has_timeline(const struct server_run *r, const char *title)
+{
+    char **names;
+    size_t n;
+    json_t **dumps = run_dumps(r, &names, &n);
+    json_t *d = busiest_among(dumps, n, title);
+    if (d == NULL)
+        fail_msg("no final dump of a process titled \"%s\" in %s", title, r->out);
+    json_t *process = json_object_get(d, "process");
+    long long life =
+        integer_at(d, "process", "dump_time_ns") - integer_at(d, "process", "start_time_ns");
+    long long period = json_integer_value(json_object_get(d, "timeline_period_ns"));
+    size_t points = json_array_size(json_object_get(d, "timeline"));
+    long long pid = json_integer_value(json_object_get(process, "pid"));
+    const char *writer =
+        json_string_value(json_object_get(json_object_get(d, "timeline_writer"), "state"));
+    bool enough = period > 0 && points > 2 && (long long)points * 4 >= life / period;
+    char state[32];
+    snprintf(state, sizeof state, "%s", writer ? writer : "absent");
+    free_run_dumps(dumps, names, n);
+    if (!enough)
+        fail_msg("pid %lld (%s): %zu timeline points over %.2f s at a %lld ms period (writer %s)",
+                 pid, title, points, (double)life / 1e9, period / 1000000, state);
+}
+
 void assert_inherited(const struct server_run *r, pid_t pid)
 {
     json_t *d = final_dump_of(r, pid);

@@ -90,6 +90,10 @@ void assert_final_dumps(const struct server_run *r, const pid_t *pids, size_t np
 void assert_no_stray_dump(const struct server_run *r, const char *const *watched);
 /* The final dump of pid in the run (fails if none). Free it. */
 json_t *final_dump_of(const struct server_run *r, pid_t pid);
+/* Memory over time of a process under load (issue 39): of the final dumps whose process title
+ * starts with title, the one with the most allocations has more than 2 points and at least a
+ * quarter of what its life (in its dump) at its period gives. */
+void assert_busiest_has_timeline(const struct server_run *r, const char *title);
 /* A forked child's dump keeps what it inherited apart: totals.inherited.blocks and .bytes > 0. */
 void assert_inherited(const struct server_run *r, pid_t pid);
 

@@ -222,6 +222,32 @@ static void test_preloaded_shim_counts_jemalloc_with_sites(void **state)
     }
 }
 
+/* A program that allocates only through jemalloc's own entry points, in steady state (a round
+ * every millisecond for a second): its allocations look too, so it has its timeline points at a
+ * 20 ms period (at least a quarter of what the life the fixture measured gives), not 2 (issue
+ * 39). */
+static void test_shim_allocations_take_timeline_points(void **state)
+{
+    (void)state;
+    fresh_dir();
+    char out[256];
+    const char *argv[] = {FIXTURE("fixture_alloc_jemalloc"), "0", "1000", NULL};
+    const char *extra[] = {"LD_PRELOAD=" PRELOAD_PATH ":" SHIM("jemalloc"), "QAUDIT_STACKS=off",
+                           "QAUDIT_TIMELINE=20", NULL};
+    struct captured_run run = {.argv = argv, .extra = extra, .preload = true};
+    long life_ms = 0;
+    if (run_captured(&run, out, sizeof out) != 0 || sscanf(out, "life_ms=%ld", &life_ms) != 1)
+        fail_msg("fixture_alloc_jemalloc 0 1000: %s", out);
+    size_t n;
+    json_t **dumps = load_all_dumps(&n);
+    assert_int_equal(n, 1);
+    size_t points = json_array_size(json_object_get(dumps[0], "timeline"));
+    if ((long)points < life_ms / 20 / 4)
+        fail_msg("%zu timeline points over %ld ms at a 20 ms period", points, life_ms);
+    free_dumps(dumps, n);
+    remove_dir();
+}
+
 static void assert_missed(json_t *d, const char *family)
 {
     char names[64];
@@ -546,6 +572,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_qaudit_run_counts_jemalloc_entry_points),
         cmocka_unit_test(test_preloaded_shim_counts_jemalloc_with_sites),
+        cmocka_unit_test(test_shim_allocations_take_timeline_points),
         cmocka_unit_test(test_without_shim_the_dump_says_what_is_missed),
         cmocka_unit_test(test_unreachable_allocators_named_and_not_exact),
         cmocka_unit_test(test_tcmalloc_entry_points_counted),

@@ -3,6 +3,8 @@
  * dump; on Debian's python3 too. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -124,6 +126,139 @@ static void test_timeline_never_exceeds_the_peak(void **state)
     remove_dir();
 }
 
+/* A process in steady state (fixture_steady: 4 KiB allocated and freed every millisecond, 100
+ * bytes kept every 20 ms, for STEADY_MS) gets its points at the period, however it allocates and
+ * whoever takes them: at least a quarter of what its life (as the fixture measured it) allows at
+ * a 20 ms period, and never more than the period allows over the dump's life; the slow leak shows
+ * in them. Before the looks (output/looks.c) such a process had 2 points, at its start and its
+ * exit: its live bytes never moved a batch, so nothing started its writer. */
+#define STEADY_MS 1000
+#define STEADY_PERIOD_MS 20
+
+static long long median_live(json_t *timeline, size_t from, size_t to)
+{
+    long long v[1100];
+    size_t n = 0;
+    for (size_t i = from; i < to && n < 1100; i++)
+        v[n++] = num(json_array_get(timeline, i), "live_bytes");
+    for (size_t i = 1; i < n; i++) /* insertion sort: a few dozen points */
+        for (size_t k = i; k > 0 && v[k - 1] > v[k]; k--) {
+            long long x = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = x;
+        }
+    return n ? v[n / 2] : -1;
+}
+
+static void assert_steady_points(const char *call, const char *child, const char *stacks)
+{
+    fresh_dir();
+    char ms[16], stacks_setting[64], out[512];
+    snprintf(ms, sizeof ms, "%d", STEADY_MS);
+    snprintf(stacks_setting, sizeof stacks_setting, "QAUDIT_STACKS=%s", stacks);
+    const char *argv[] = {FIXTURE("fixture_steady"), ms, call, child, NULL};
+    const char *env[] = {"QAUDIT_TIMELINE=20", stacks_setting, NULL};
+    struct captured_run run = {.argv = argv, .extra = env, .preload = true};
+    int status = run_captured(&run, out, sizeof out);
+    int pid = 0;
+    long life_ms = 0, kept = 0;
+    if (status != 0 || sscanf(out, "pid=%d life_ms=%ld kept=%ld", &pid, &life_ms, &kept) != 3)
+        fail_msg("fixture_steady %s %s exit %d: %s", call, child ? child : "", status, out);
+    json_t *d = load_pid(pid);
+    json_t *timeline = json_object_get(d, "timeline");
+    size_t count = json_array_size(timeline);
+    long long dump_life_ms =
+        (num(d, "process.dump_time_ns") - num(d, "process.start_time_ns")) / 1000000;
+    assert_int_equal(num(d, "timeline_period_ns"), STEADY_PERIOD_MS * 1000000);
+    if ((long)count < life_ms / STEADY_PERIOD_MS / 4 ||
+        (long long)count > dump_life_ms / STEADY_PERIOD_MS + 2)
+        fail_msg("%s %s, stacks %s: %zu points over %ld ms (the dump's life %lld ms) at a %d ms "
+                 "period; writer %s",
+                 call, child ? child : "", stacks, count, life_ms, dump_life_ms, STEADY_PERIOD_MS,
+                 str_at(d, "timeline_writer", "state"));
+    const char *writer = str_at(d, "timeline_writer", "state");
+    const char *want = !child                            ? "running"
+                       : strcmp(child, "nothreads") == 0 ? "failed"
+                       : strcmp(child, "forker") == 0    ? "waiting"
+                                                         : "running";
+    if (writer == NULL || strcmp(writer, want) != 0)
+        fail_msg("timeline_writer.state %s, not %s", writer ? writer : "absent", want);
+    const char *threads = strstr(out, "threads=");
+    if (threads != NULL && strcmp(threads, "threads=1\n") != 0)
+        fail_msg("a process that forks children has a second thread: %s", out);
+    /* The leak: the last quarter's median above the first quarter's (a point taken while a
+     * 4 KiB block was live is one point, not a median). */
+    long long first = median_live(timeline, 0, count / 4),
+              last = median_live(timeline, count - count / 4, count);
+    if (last <= first)
+        fail_msg("the slow leak does not show: median live %lld in the first quarter, %lld in "
+                 "the last (%ld blocks of 100 bytes kept)",
+                 first, last, kept);
+    json_decref(d);
+    remove_dir();
+}
+
+static void test_timeline_steady_state_fast_path(void **state)
+{
+    (void)state;
+    assert_steady_points("malloc", NULL, "off");
+}
+
+static void test_timeline_steady_state_every_stack(void **state)
+{
+    (void)state;
+    assert_steady_points("malloc", NULL, "always");
+}
+
+static void test_timeline_steady_state_calloc(void **state)
+{
+    (void)state;
+    assert_steady_points("calloc", NULL, "off");
+}
+
+static void test_timeline_steady_state_posix_memalign(void **state)
+{
+    (void)state;
+    assert_steady_points("posix_memalign", NULL, "sampled:64");
+}
+
+/* A prefork server's worker: a forked child of a process that had a thread (its glibc flag says
+ * "threaded" for good), with every stack (qaudit run's default) and on the fast path. */
+static void test_timeline_steady_state_forked_child(void **state)
+{
+    (void)state;
+    assert_steady_points("malloc", "child", "always");
+    assert_steady_points("malloc", "child", "off");
+}
+
+/* A process that forks children (a prefork master, a shell; fixture_steady forker: a child every
+ * 50 ms) keeps one thread, as natively, so that its forks never take glibc's multi-threaded path:
+ * its allocating thread takes its points at the period. */
+static void test_timeline_forking_process_keeps_one_thread(void **state)
+{
+    (void)state;
+    assert_steady_points("malloc", "forker", "off");
+    assert_steady_points("malloc", "forker", "always");
+}
+
+/* A daemon that allocates a burst at its start and then rarely (fixture_steady sparse: two
+ * allocations after the burst, then none): its first allocation past the writer's delay starts
+ * the writer, which takes its points at the period to the end. */
+static void test_timeline_sparse_after_a_burst(void **state)
+{
+    (void)state;
+    assert_steady_points("malloc", "sparse", "off");
+}
+
+/* A process whose writer thread cannot start (clone3 fails: out of threads): the allocating
+ * thread takes the points at the period, and the dump says the writer failed. Before, such a
+ * process had no point but its dump's. */
+static void test_timeline_without_a_writer(void **state)
+{
+    (void)state;
+    assert_steady_points("malloc", "nothreads", "off");
+}
+
 /* QAUDIT_TIMELINE=off: no series and no thread for it. */
 static void test_timeline_off(void **state)
 {
@@ -164,6 +299,14 @@ int main(void)
         cmocka_unit_test(test_timeline_thins_rather_than_drops_its_end),
         cmocka_unit_test(test_timeline_shows_memory_held_between_its_periods),
         cmocka_unit_test(test_timeline_never_exceeds_the_peak),
+        cmocka_unit_test(test_timeline_steady_state_fast_path),
+        cmocka_unit_test(test_timeline_steady_state_every_stack),
+        cmocka_unit_test(test_timeline_steady_state_calloc),
+        cmocka_unit_test(test_timeline_steady_state_posix_memalign),
+        cmocka_unit_test(test_timeline_steady_state_forked_child),
+        cmocka_unit_test(test_timeline_forking_process_keeps_one_thread),
+        cmocka_unit_test(test_timeline_sparse_after_a_burst),
+        cmocka_unit_test(test_timeline_without_a_writer),
         cmocka_unit_test(test_timeline_off),
         cmocka_unit_test(test_timeline_of_python),
     };

@@ -1,6 +1,8 @@
 /* "Memory over time": for each process with a timeline, one line with the highest live bytes and
- * resident set among its points and when (seconds from the process's start); HTML draws the series
- * under it. Dumps without a timeline (older ones, QAUDIT_TIMELINE=off) add no section. */
+ * resident set among its points and when (seconds from the process's start), what its points are
+ * and, where fewer than its life at the period gives, why (timeline_gaps.c); HTML draws the series
+ * under it when it shows something. Dumps without a timeline (older ones, QAUDIT_TIMELINE=off)
+ * add no section. */
 #include <inttypes.h>
 
 #include "content.h"
@@ -11,23 +13,60 @@ double seconds_since_start(const struct report_process *p, uint64_t time_ns)
     return ((double)time_ns - (double)p->start_time_ns) / 1e9;
 }
 
+/* "12 points over 1.20 s, one every 100 ms": what the points are, true of this process. */
+static void points_phrase(const struct report_process *p, size_t gaps, char *out, size_t size)
+{
+    char period[CELL];
+    fmt_count(period, sizeof period, p->timeline_period_ns / 1000000);
+    uint64_t life = timeline_life_ns(p);
+    int n = snprintf(out, size, "%zu point%s over %.2f s", p->timeline_count,
+                     p->timeline_count == 1 ? "" : "s", (double)life / 1e9);
+    if (n < 0 || (size_t)n >= size)
+        return;
+    if (life < 2 * p->timeline_period_ns)
+        snprintf(out + n, size - (size_t)n, ", less than two periods of %s ms", period);
+    else if (gaps == 0)
+        snprintf(out + n, size - (size_t)n, ", one every %s ms", period);
+    else
+        snprintf(out + n, size - (size_t)n, " at a %s ms period, fewer where said below", period);
+}
+
+/* Why the points are fewer than the period gives: the first stretches without one. */
+#define GAPS_SAID 2
+
+static void gaps_paragraph(struct document *d, const struct report_process *p)
+{
+    struct timeline_gap gaps[GAPS_SAID];
+    size_t n = timeline_gaps(p, gaps, GAPS_SAID);
+    for (size_t i = 0; i < n && i < GAPS_SAID; i++) {
+        char sentence[600];
+        timeline_gap_sentence(p, &gaps[i], sentence, sizeof sentence);
+        sentence[0] = (char)(sentence[0] - 'a' + 'A');
+        doc_paragraph(d, "pid %" PRIu64 ": %s.", p->pid, sentence);
+    }
+    if (n > GAPS_SAID)
+        doc_paragraph(d,
+                      "pid %" PRIu64 ": %zu more stretches without a point (the JSON report "
+                      "lists each).",
+                      p->pid, n - GAPS_SAID);
+}
+
 static void process_line(struct document *d, const struct report_process *p)
 {
     size_t live = timeline_peak(p, false), rss = timeline_peak(p, true);
-    char a[CELL], b[CELL], rss_text[2 * CELL] = "";
+    char a[CELL], b[CELL], rss_text[2 * CELL] = "", points[160];
     if (p->timeline[rss].rss_bytes > 0)
         snprintf(rss_text, sizeof rss_text, "; resident set highest at %s at %.2f s",
                  fmt_bytes(b, sizeof b, p->timeline[rss].rss_bytes),
                  seconds_since_start(p, p->timeline[rss].time_ns));
-    doc_paragraph(d,
-                  "pid %" PRIu64 " (%s): live bytes highest at %s at %.2f s%s (%zu point%s, %s "
-                  "ms apart, %zu dump%s).",
+    size_t gaps = timeline_gaps(p, NULL, 0);
+    points_phrase(p, gaps, points, sizeof points);
+    doc_paragraph(d, "pid %" PRIu64 " (%s): live bytes highest at %s at %.2f s%s (%s; %zu dump%s).",
                   p->pid, p->argv[0] ? p->argv : p->exe,
                   fmt_bytes(a, sizeof a, p->timeline[live].live_bytes),
-                  seconds_since_start(p, p->timeline[live].time_ns), rss_text, p->timeline_count,
-                  p->timeline_count == 1 ? "" : "s",
-                  fmt_count((char[CELL]){0}, CELL, p->timeline_period_ns / 1000000),
+                  seconds_since_start(p, p->timeline[live].time_ns), rss_text, points,
                   p->dump_time_count, p->dump_time_count == 1 ? "" : "s");
+    gaps_paragraph(d, p);
 }
 
 /* The processes shown: at most TIMELINES_SHOWN, those whose live bytes rose highest (a build's
@@ -58,9 +97,10 @@ void section_timeline(struct document *d, const struct report *r)
     if (!report_has_timeline(r))
         return;
     doc_heading(d, 2, "Memory over time");
-    doc_paragraph(d, "Points taken by the interposer at a fixed period (seconds from each "
-                     "process's start): a peak shorter than the period falls between two points, "
-                     "and live bytes are as exact as the peak in Totals (see Precision).");
+    doc_paragraph(d, "Points taken by the interposer every period while a process runs "
+                     "(seconds from each process's start; where a process has fewer, it says "
+                     "why): a peak shorter than the period falls between two points, and live "
+                     "bytes are as exact as the peak in Totals (see Precision).");
     if (r->process_count > TIMELINES_SHOWN)
         doc_paragraph(d,
                       "The %d processes whose live bytes rose highest, of %zu (the JSON report "
@@ -76,6 +116,7 @@ void section_timeline(struct document *d, const struct report *r)
             continue;
         }
         process_line(d, p);
-        doc_html_view(d, VIEW_TIMELINE, i);
+        if (timeline_drawable(p))
+            doc_html_view(d, VIEW_TIMELINE, i);
     }
 }

@@ -329,6 +329,29 @@ static void read_process(struct reader *r, json_t *doc, struct report *out)
     proc->command = joined_argv(argv, true);
 }
 
+/* timeline_writer: absent in older dumps (WRITER_UNKNOWN); an unknown state fails closed. */
+static void read_timeline_writer(struct reader *r, json_t *doc, struct report_process *proc)
+{
+    static const char *const states[] = {"running", "waiting", "ended", "failed"};
+    json_t *o = json_object_get(doc, "timeline_writer");
+    if (o == NULL)
+        return;
+    const char *state = json_string_value(json_object_get(o, "state"));
+    for (size_t i = 0; state != NULL && i < sizeof states / sizeof states[0]; i++)
+        if (strcmp(state, states[i]) == 0)
+            proc->writer = (enum report_writer)(WRITER_RUNNING + i);
+    if (proc->writer == WRITER_UNKNOWN) {
+        reader_fail(r, "timeline_writer.state is not running, waiting, ended or failed");
+        return;
+    }
+    proc->writer_delay_ms = number(r, o, "timeline_writer", "delay_ms");
+    proc->writer_forks = flag(r, o, "timeline_writer", "forks");
+    if (json_object_get(o, "started_ns") != NULL)
+        proc->writer_started_ns = number(r, o, "timeline_writer", "started_ns");
+    if (json_object_get(o, "stopped_ns") != NULL)
+        proc->writer_stopped_ns = number(r, o, "timeline_writer", "stopped_ns");
+}
+
 /* Memory over time (`timeline`, `timeline_period_ns`): absent in older dumps and with
  * QAUDIT_TIMELINE=off. live_bytes may dip below 0 while threads' counters are summed: read as 0. */
 static void read_timeline(struct reader *r, json_t *doc, struct report_process *proc)
@@ -336,6 +359,7 @@ static void read_timeline(struct reader *r, json_t *doc, struct report_process *
     json_t *list = json_object_get(doc, "timeline");
     if (list == NULL)
         return;
+    read_timeline_writer(r, doc, proc);
     if (!json_is_array(list)) {
         reader_fail(r, "timeline is not an array");
         return;

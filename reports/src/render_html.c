@@ -1,7 +1,8 @@
 /* The HTML rendering: one self-contained page (inline CSS, SVG and script, no network, no other
  * file) that is also well-formed XML, so tools can check it. Besides the document's blocks it
- * draws views of its own from the report: the run on top, the flame graph and one sortable site
- * table in place of the three rankings, memory over time. */
+ * draws views of its own from the report: the run on top, one sortable site table and the flame
+ * graph in place of the three rankings (on the first screen, right under what to look at first),
+ * memory over time where it shows something. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "html.h"
 #include "probe/render.h"
 #include "svg.h"
+#include "timeline.h"
 
 /* Tables scroll inside their box on a narrow page; one with a where column turns into cards
  * there (html_assets.c), each cell labelled with its header, where on top. */
@@ -109,15 +111,16 @@ static void print_banner(FILE *out, const struct document *d)
         }
 }
 
-/* Memory over time of the first TIMELINES_DRAWN processes with a timeline (a fork-heavy program
- * has hundreds): the text above the charts gives every process's peak. */
+/* Memory over time of the first TIMELINES_DRAWN processes whose chart shows something (a
+ * fork-heavy program has hundreds; a chart of two points is an empty frame, timeline_gaps.c):
+ * the text above the charts gives every process's peak and why a chart is missing. */
 #define TIMELINES_DRAWN 8
 
 static void print_timeline(FILE *out, const struct report *r, size_t process)
 {
     size_t before = 0;
     for (size_t i = 0; i < process; i++)
-        before += r->processes[i].timeline_count > 0;
+        before += timeline_drawable(&r->processes[i]);
     if (before < TIMELINES_DRAWN)
         html_timeline(out, &r->processes[process]);
     else if (before == TIMELINES_DRAWN)
@@ -127,19 +130,49 @@ static void print_timeline(FILE *out, const struct report *r, size_t process)
                 TIMELINES_DRAWN);
 }
 
+/* The top sites, table first (each site's where in it), then the flame graph. */
 static void print_view(FILE *out, const struct document *d, const struct block *b)
 {
     const struct report *r = d->report;
     if (r == NULL)
         return;
     if (b->view == VIEW_SITES) {
-        fputs("<h3 id=\"flame-graph\">Flame graph</h3>\n", out);
-        html_flame(out, r);
         fputs("<h3 id=\"site-table\">Sites</h3>\n", out);
         html_site_table(out, r, d->top ? d->top : 10, d->long_names);
+        fputs("<h3 id=\"flame-graph\">Flame graph</h3>\n", out);
+        html_flame(out, r);
     } else if (b->view == VIEW_TIMELINE && b->view_arg < r->process_count) {
         print_timeline(out, r, b->view_arg);
     }
+}
+
+static void print_block(FILE *out, const struct document *d, const struct block *b);
+
+/* The block the top sites hang from (their section's heading), drawn on the first screen; NULL
+ * without sites. */
+static const struct block *sites_on_top(const struct document *d)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (d->blocks[i].view == VIEW_SITES)
+            return &d->blocks[i];
+    return NULL;
+}
+
+/* The first screen: the title, what the run was (a few lines), what to look at first and right
+ * under it the top sites with their where and the flame graph; the rest of the document follows
+ * in its order. */
+static void print_top(FILE *out, const struct document *d, const struct block *title)
+{
+    fprintf(out, "<h1 id=\"");
+    print_anchor(out, title->text);
+    fputs("\">", out);
+    probe_xml_escape(out, title->text);
+    fputs("</h1>\n", out);
+    html_metadata(out, d->report);
+    print_banner(out, d);
+    const struct block *sites = sites_on_top(d);
+    if (sites != NULL)
+        print_block(out, d, sites);
 }
 
 static void print_block(FILE *out, const struct document *d, const struct block *b)
@@ -148,15 +181,15 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         return;
     switch (b->kind) {
     case BLOCK_HEADING:
+        if (b->level == 1) {
+            print_top(out, d, b);
+            break;
+        }
         fprintf(out, "<h%d id=\"", b->level);
         print_anchor(out, b->text);
         fputs("\">", out);
         probe_xml_escape(out, b->text);
         fprintf(out, "</h%d>\n", b->level);
-        if (b->level == 1) {
-            print_banner(out, d);
-            html_metadata(out, d->report);
-        }
         break;
     case BLOCK_PARAGRAPH:
         fputs("<p>", out);
@@ -208,8 +241,16 @@ void render_html(FILE *out, const struct document *d)
           "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#d1242f\" stroke-width=\"3\"/>"
           "</pattern></defs></svg>\n",
           out);
-    for (size_t i = 0; i < d->count; i++)
-        print_block(out, d, &d->blocks[i]);
+    const struct block *sites = sites_on_top(d);
+    bool top_printed = false;
+    for (size_t i = 0; i < d->count; i++) {
+        const struct block *b = &d->blocks[i];
+        top_printed = top_printed || (b->kind == BLOCK_HEADING && b->level == 1);
+        if (b == sites && top_printed) /* drawn on top; its stacks stay here */
+            fputs("<h2 id=\"site-stacks\">Stacks of the top sites</h2>\n", out);
+        else
+            print_block(out, d, b);
+    }
     /* In CDATA for XML tools; "//" hides its markers from the script. */
     fputs("<script>//<![CDATA[\n", out);
     fputs(html_script, out);

@@ -148,6 +148,34 @@ static json_t *peak_json(const struct report_process *p, bool rss)
                      u64(rss ? q->rss_bytes : q->live_bytes));
 }
 
+static json_t *writer_json(const struct report_process *p)
+{
+    static const char *const states[] = {"unknown", "running", "waiting", "ended", "failed"};
+    json_t *o = json_pack("{s:s}", "state", states[p->writer]);
+    if (p->writer_started_ns)
+        json_object_set_new(o, "started_ns", u64(p->writer_started_ns));
+    if (p->writer_stopped_ns)
+        json_object_set_new(o, "stopped_ns", u64(p->writer_stopped_ns));
+    return o;
+}
+
+/* Every stretch without a point longer than two periods, with its reason (timeline_gaps.c). */
+static json_t *gaps_json(const struct report_process *p)
+{
+    json_t *list = json_array();
+    size_t n = timeline_gaps(p, NULL, 0);
+    struct timeline_gap *gaps = calloc(n + 1, sizeof *gaps);
+    if (gaps == NULL)
+        return list;
+    timeline_gaps(p, gaps, n);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(list, json_pack("{s:o, s:o, s:s}", "from_ns", u64(gaps[i].from_ns),
+                                              "to_ns", u64(gaps[i].to_ns), "reason",
+                                              timeline_gap_reason_name(gaps[i].reason)));
+    free(gaps);
+    return list;
+}
+
 static json_t *process_json(const struct report_process *p)
 {
     json_t *points = json_array(), *times = json_array();
@@ -159,10 +187,11 @@ static json_t *process_json(const struct report_process *p)
     }
     for (size_t i = 0; i < p->dump_time_count; i++)
         json_array_append_new(times, u64(p->dump_times[i]));
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "pid", u64(p->pid), "start_time_ns",
-                     u64(p->start_time_ns), "period_ns", u64(p->timeline_period_ns),
-                     "dump_times_ns", times, "points", points, "peak_live", peak_json(p, false),
-                     "peak_rss", peak_json(p, true));
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "pid", u64(p->pid),
+                     "start_time_ns", u64(p->start_time_ns), "period_ns",
+                     u64(p->timeline_period_ns), "dump_times_ns", times, "points", points,
+                     "peak_live", peak_json(p, false), "peak_rss", peak_json(p, true), "writer",
+                     writer_json(p), "gaps", gaps_json(p));
 }
 
 json_t *timeline_json(const struct report *r)

@@ -23,6 +23,32 @@ void timeline_free(struct report_process *p);
  * without points. */
 size_t timeline_peak(const struct report_process *p, bool rss);
 
+/* ---- timeline_gaps.c: why a process has fewer points than its life at the period gives ---- */
+enum gap_reason {
+    GAP_NOT_RUNNING,    /* the writer ran: the process did not (stopped, no processor time) */
+    GAP_WRITER_WAITING, /* before the writer's lazy start: points only as it allocated */
+    GAP_PROCESS_FORKS,  /* a process that forks keeps one thread: the same */
+    GAP_WRITER_FAILED,  /* the writer could not start: the same */
+    GAP_WRITER_ENDED,   /* the writer ended with the main thread: the same */
+    GAP_UNKNOWN         /* a dump older than timeline_writer */
+};
+struct timeline_gap {
+    uint64_t from_ns, to_ns; /* the points around it, or the process's start and its first */
+    enum gap_reason reason;
+};
+/* The stretches longer than two periods without a point, in order: the first max in out, the
+ * count of all returned. */
+size_t timeline_gaps(const struct report_process *p, struct timeline_gap *out, size_t max);
+/* From the process's start to its last point. */
+uint64_t timeline_life_ns(const struct report_process *p);
+/* Whether its chart would show anything: three points or more, and no stretch without a point
+ * of half its life or more. */
+bool timeline_drawable(const struct report_process *p);
+const char *timeline_gap_reason_name(enum gap_reason reason); /* the JSON report's */
+/* "no point from A s to B s: why" */
+void timeline_gap_sentence(const struct report_process *p, const struct timeline_gap *g, char *out,
+                           size_t size);
+
 /* Whether any process has a timeline. */
 bool report_has_timeline(const struct report *r);
 

@@ -6,7 +6,10 @@
 # and when the flame graph's frames and figures differ from the folded stacks'. Issue 21: on that
 # page, on the first-hour program's and on a qaudit diff page, measured as a reader sees them:
 # every site's where (function and file:line) whole and inside the window, no SVG text under
-# 10 px, no site row taller than a card needs.
+# 10 px, no site row taller than a card needs. Issue 39: the first screen (2000 px high, at 400
+# and 1400 px wide) shows the top sites right after "What to look at first", on the python3 page
+# and on a run's tree whose shell and sleep have almost no timeline points: their empty charts are
+# not drawn, the steady process's chart is.
 # usage: html_chromium.sh QAUDIT SOURCE_DIR
 set -uo pipefail
 qaudit=$(realpath "$1") src=$(realpath "$2")
@@ -66,6 +69,20 @@ measured() {
   [ "${tallest:-0}" -le "$limit" ] && pass "$1: rows at most $limit px (tallest $tallest)" ||
     fail "$1: a row of $tallest px"
 }
+# first_screen WHAT: $body's first screen: the top sites' heading right after the banner, and
+# the site table or the flame graph starting within the first 2000 px.
+first_screen() {
+  local sites flame first
+  sites=$(attribute data-sites-top) flame=$(attribute data-flame-top)
+  first=$sites
+  { [ "${first:--1}" -lt 0 ] || { [ "${flame:--1}" -ge 0 ] && [ "$flame" -lt "$first" ]; }; } && first=$flame
+  [ "$(attribute data-sites-next)" = 1 ] &&
+    pass "$1: the top sites come right after what to look at first" ||
+    fail "$1: the element after the banner is not the top sites: $body"
+  [ "${first:--1}" -ge 0 ] && [ "$first" -lt 2000 ] &&
+    pass "$1: the site table or flame graph starts at $first px, on the first screen" ||
+    fail "$1: the site table starts at ${sites:-?} px, the flame graph at ${flame:-?} px"
+}
 for width in 400 1400; do
   body=$(timeout 120 "$src/scripts/chromium_page.sh" check "$width" "$work/report.html")
   [ -n "$body" ] || { fail "$width px: Chromium gave no page"; continue; }
@@ -83,6 +100,25 @@ for width in 400 1400; do
     [ "$(attribute "data-$what")" = 1 ] && pass "$width px: $what" || fail "$width px: not $what: $body"
   done
   measured "$width px" "$width"
+  first_screen "$width px"
+done
+
+# A run's tree: a shell that waits, a sleep, and a process in steady state (fixture_steady).
+mkdir "$work/tree"
+"$qaudit" run --timeline 20 --out "$work/tree/" -- /bin/sh -c \
+  "'$bin/fixture_steady' 600 malloc >/dev/null & /bin/sleep 0.4; wait" 2>/dev/null
+"$qaudit" report "$work"/tree/*.json --format html -o "$work/tree.html" 2>/dev/null
+grep -q "No point from" "$work/tree.html" &&
+  pass "tree: the processes without a chart say why they have few points" ||
+  fail "tree: no process says why it has few points"
+for width in 400 1400; do
+  body=$(timeout 120 "$src/scripts/chromium_page.sh" check "$width" "$work/tree.html")
+  [ -n "$body" ] || { fail "tree, $width px: Chromium gave no page"; continue; }
+  [ "$(attribute data-empty-charts)" = 0 ] && [ "${timelines:=$(attribute data-timelines)}" -ge 1 ] &&
+    pass "tree, $width px: $timelines memory charts drawn, none empty" ||
+    fail "tree, $width px: $(attribute data-empty-charts) empty charts of $(attribute data-timelines): $body"
+  timelines=
+  first_screen "tree, $width px"
 done
 
 # The flame graph's frames are the folded stacks' frames, with the same allocations, and the
@@ -124,6 +160,7 @@ for page in first diff; do
     [ -z "$(attribute data-error)" ] && [ "$(attribute data-overflow)" = 0 ] &&
       pass "$page, $width px: no script error, no page wider than the window" || fail "$page, $width px: $body"
     measured "$page, $width px" "$width"
+    [ "$page" = diff ] || first_screen "$page, $width px"
   done
 done
 

@@ -225,14 +225,21 @@ static void one_sortable_site_table_replaces_the_three_rankings(void **state)
     hand_report_free(r);
 }
 
+/* The example dump's page (r: its report, for report_free). */
+static char *example_page(struct report *r)
+{
+    const char *path = EXAMPLE_DUMP;
+    char error[512];
+    memset(r, 0, sizeof *r);
+    assert_int_equal(report_load(&path, 1, r, error, sizeof error), REPORT_OK);
+    return render(r, REPORT_HTML);
+}
+
 static void the_page_is_self_contained_and_responsive(void **state)
 {
     (void)state;
-    const char *path = EXAMPLE_DUMP;
-    struct report r = {0};
-    char error[512];
-    assert_int_equal(report_load(&path, 1, &r, error, sizeof error), REPORT_OK);
-    char *html = render(&r, REPORT_HTML);
+    struct report r;
+    char *html = example_page(&r);
     assert_non_null(
         strstr(html, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>"));
     assert_int_equal(occurrences(html, "<script"), 2); /* the flame data and the script */
@@ -372,7 +379,7 @@ static void timeline_is_told_drawn_and_in_json(void **state)
     assert_int_equal(report_load(paths, 2, &r, error, sizeof error), REPORT_OK);
     char *text = render(&r, REPORT_TEXT), *md = render(&r, REPORT_MARKDOWN);
     const char *line = "live bytes highest at 5.00 MiB at 0.30 s; resident set highest at 1.95 MiB "
-                       "at 0.50 s (5 points, 100 ms apart, 2 dumps).";
+                       "at 0.50 s (5 points over 0.50 s, one every 100 ms; 2 dumps).";
     assert_non_null(strstr(text, "== Memory over time"));
     assert_non_null(strstr(md, line));
     char *html = render(&r, REPORT_HTML);
@@ -448,6 +455,188 @@ static void timeline_charts_stay_small(void **state)
     report_free(&r);
 }
 
+/* A dump of pid 30 with points at the times given (ms after its start), its last the dump's, a
+ * 100 ms period, and its writer's state ("forked": waiting in a process that forked; started
+ * and stopped in ms, 0: not given). */
+static const char *writer_dump(const char *name, const uint64_t *ms, size_t n, const char *state,
+                               uint64_t started_ms, uint64_t stopped_ms)
+{
+    json_t *doc = example();
+    json_t *process = json_object_get(doc, "process");
+    uint64_t start = (uint64_t)json_integer_value(json_object_get(process, "start_time_ns"));
+    json_object_set_new(process, "pid", json_integer(30));
+    json_object_set_new(process, "dump_time_ns",
+                        json_integer((json_int_t)(start + ms[n - 1] * 1000000)));
+    json_t *points = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(points, point(start, ms[i], 1024 * (i + 1), 4096));
+    json_object_set_new(doc, "timeline", points);
+    json_object_set_new(doc, "timeline_period_ns", json_integer(100000000));
+    bool forks = strcmp(state, "forked") == 0; /* waiting, in a process that forked */
+    json_t *writer = json_pack("{s:s, s:i, s:b}", "state", forks ? "waiting" : state, "delay_ms",
+                               100, "forks", forks);
+    if (started_ms)
+        json_object_set_new(writer, "started_ns",
+                            json_integer((json_int_t)(start + started_ms * 1000000)));
+    if (stopped_ms)
+        json_object_set_new(writer, "stopped_ns",
+                            json_integer((json_int_t)(start + stopped_ms * 1000000)));
+    json_object_set_new(doc, "timeline_writer", writer);
+    const char *path = write_doc(doc, name);
+    json_decref(doc);
+    return path;
+}
+
+/* Its Markdown, HTML and JSON report's gaps (untell frees them). */
+struct told {
+    char *text, *html;
+    json_t *gaps;
+    struct report r;
+};
+
+static void tell(struct told *t, const uint64_t *ms, size_t n, const char *state,
+                 uint64_t started_ms, uint64_t stopped_ms)
+{
+    const char *path = writer_dump("w.json", ms, n, state, started_ms, stopped_ms);
+    char error[512];
+    memset(t, 0, sizeof *t);
+    assert_int_equal(report_load(&path, 1, &t->r, error, sizeof error), REPORT_OK);
+    t->text = render(&t->r, REPORT_MARKDOWN); /* not wrapped */
+    t->html = render(&t->r, REPORT_HTML);
+    json_t *j = timeline_json(&t->r);
+    t->gaps = json_incref(json_object_get(json_array_get(j, 0), "gaps"));
+    json_decref(j);
+}
+
+static void untell(struct told *t)
+{
+    free(t->text);
+    free(t->html);
+    json_decref(t->gaps);
+    report_free(&t->r);
+}
+
+static const char *gap_reason(const struct told *t, size_t i)
+{
+    return json_string_value(json_object_get(json_array_get(t->gaps, i), "reason"));
+}
+
+/* Issue 39: "N points, 100 ms apart" was said of 2 points over 5 s. Each process's line says
+ * what its points are; a stretch longer than two periods without one is said with its reason
+ * (exactly two periods is none, a nanosecond more is one), and its chart is not drawn when such
+ * stretches leave half its life or more without a point. */
+static void timeline_says_why_points_are_fewer(void **state)
+{
+    (void)state;
+    struct told t;
+    const uint64_t idle[] = {0, 5000};
+    tell(&t, idle, 2, "waiting", 0, 0);
+    assert_non_null(strstr(t.text, "(2 points over 5.00 s at a 100 ms period, fewer where said"));
+    assert_null(strstr(t.text, "one every"));
+    assert_non_null(strstr(t.text, "No point from 0.00 s to 5.00 s: the process made next to no "
+                                   "allocation from 0.10 s to 5.00 s, and its writer thread"));
+    assert_int_equal(json_array_size(t.gaps), 1);
+    assert_string_equal(gap_reason(&t, 0), "writer_waiting");
+    assert_null(strstr(t.html, "<svg class=\"chart timeline\""));
+    untell(&t);
+
+    const uint64_t stopped[] = {0, 100, 200, 300, 400, 500, 4000, 4100};
+    tell(&t, stopped, 8, "running", 100, 0);
+    assert_non_null(strstr(t.text, "No point from 0.50 s to 4.00 s although its writer thread "
+                                   "ran: the process did not run then"));
+    assert_string_equal(gap_reason(&t, 0), "process_not_running");
+    untell(&t);
+
+    tell(&t, idle, 2, "forked", 0, 0);
+    assert_non_null(strstr(t.text, "No point from 0.00 s to 5.00 s: the process forks children, "
+                                   "so it keeps one thread"));
+    assert_string_equal(gap_reason(&t, 0), "process_forks");
+    untell(&t);
+
+    tell(&t, idle, 2, "failed", 0, 1);
+    assert_non_null(strstr(t.text, "its writer thread could not start"));
+    assert_string_equal(gap_reason(&t, 0), "writer_failed");
+    untell(&t);
+
+    const uint64_t ended[] = {0, 100, 200, 300, 3000};
+    tell(&t, ended, 5, "ended", 100, 350);
+    assert_non_null(strstr(t.text, "ended with the main thread (pthread_exit) at 0.35 s"));
+    assert_string_equal(gap_reason(&t, 0), "writer_ended");
+    untell(&t);
+
+    const uint64_t brief[] = {0, 50};
+    tell(&t, brief, 2, "waiting", 0, 0);
+    assert_non_null(strstr(t.text, "(2 points over 0.05 s, less than two periods of 100 ms;"));
+    assert_int_equal(json_array_size(t.gaps), 0);
+    untell(&t);
+
+    const uint64_t at_limit[] = {0, 100, 300, 400, 500, 600, 700};
+    tell(&t, at_limit, 7, "running", 100, 0);
+    assert_int_equal(json_array_size(t.gaps), 0); /* 100 to 300 ms: two periods exactly */
+    assert_non_null(strstr(t.text, "(7 points over 0.70 s, one every 100 ms;"));
+    untell(&t);
+
+    const uint64_t past_limit[] = {0, 100, 301, 400, 500, 600, 700};
+    tell(&t, past_limit, 7, "running", 100, 0);
+    assert_int_equal(json_array_size(t.gaps), 1);
+    assert_non_null(strstr(t.text, "No point from 0.10 s to 0.30 s although"));
+    assert_non_null(strstr(t.html, "<svg class=\"chart timeline\"")); /* most of its life drawn */
+    untell(&t);
+}
+
+/* Drawn while no stretch without a point takes half the life: 300 ms of 600 is half (not
+ * drawn), 299 ms is less (drawn); two stretches of 200 ms each, 400 of 600 in all, spread over
+ * the life, leave a line that shows it (drawn). */
+static void timeline_chart_drawn_only_when_it_shows_something(void **state)
+{
+    (void)state;
+    struct told t;
+    const uint64_t half[] = {0, 100, 200, 300, 600};
+    tell(&t, half, 5, "running", 100, 0);
+    assert_int_equal(json_array_size(t.gaps), 1);
+    assert_null(strstr(t.html, "<svg class=\"chart timeline\""));
+    untell(&t);
+    const uint64_t less[] = {0, 100, 200, 301, 600};
+    tell(&t, less, 5, "running", 100, 0);
+    assert_int_equal(json_array_size(t.gaps), 1);
+    assert_non_null(strstr(t.html, "<svg class=\"chart timeline\""));
+    untell(&t);
+    const uint64_t spread[] = {0, 100, 300, 400, 600};
+    tell(&t, spread, 5, "running", 100, 0);
+    assert_int_equal(json_array_size(t.gaps), 0); /* each exactly two periods: not a stretch */
+    assert_non_null(strstr(t.html, "<svg class=\"chart timeline\""));
+    untell(&t);
+    const uint64_t starved[] = {0, 50, 260, 300, 510, 600};
+    tell(&t, starved, 6, "running", 50, 0);
+    assert_int_equal(json_array_size(t.gaps), 2); /* 210 ms twice: 420 of 600 without a point */
+    assert_non_null(strstr(t.html, "<svg class=\"chart timeline\""));
+    untell(&t);
+}
+
+/* Issue 39: the first screen. Right under what to look at first come the top sites (their table
+ * with each site's where, then the flame graph), the run's lines above both; the stacks of the
+ * top sites stay in the document's order under a heading of their own. */
+static void top_sites_right_after_what_to_look_at_first(void **state)
+{
+    (void)state;
+    struct report r;
+    char *html = example_page(&r);
+    const char *banner = strstr(html, "id=\"summary\"");
+    assert_non_null(banner);
+    const char *after = strstr(banner, "</div>\n");
+    assert_non_null(after);
+    const char *next = "</div>\n<h2 id=\"top-allocation-sites\">";
+    assert_true(strncmp(after, next, strlen(next)) == 0);
+    const char *table = strstr(html, "id=\"sites\""), *flame = strstr(html, "id=\"flame-canvas\"");
+    assert_true(after < table && table < flame);
+    assert_true(strstr(html, "<dl class=\"meta\">") < banner);
+    const char *stacks = strstr(html, "<h2 id=\"site-stacks\">Stacks of the top sites</h2>");
+    assert_true(stacks > flame);
+    assert_int_equal(occurrences(html, "id=\"top-allocation-sites\""), 1);
+    free(html);
+    report_free(&r);
+}
+
 /* An older dump has no timeline and no section; a mistyped one is named. */
 static void timeline_absent_or_mistyped(void **state)
 {
@@ -485,6 +674,9 @@ int main(void)
         cmocka_unit_test(timeline_is_told_drawn_and_in_json),
         cmocka_unit_test(timeline_charts_stay_small),
         cmocka_unit_test(timeline_absent_or_mistyped),
+        cmocka_unit_test(timeline_says_why_points_are_fewer),
+        cmocka_unit_test(timeline_chart_drawn_only_when_it_shows_something),
+        cmocka_unit_test(top_sites_right_after_what_to_look_at_first),
     };
     return cmocka_run_group_tests(tests, make_scratch, remove_scratch);
 }

@@ -25,11 +25,8 @@ static inline struct qa_thread *fast_thread(void)
 }
 
 /* A forked child's fast path: the parent's, with its blocks marked (the gate is
- * QA_GATE_FORKED alone). Out of line, so that the parent's fast path carries none of it. It also
- * starts the child's lazy writer thread when due (output/writer.c), but only from a call made
- * outside the C library and the loader: theirs may hold a lock pthread_create takes. */
-__attribute__((noinline)) static void *malloc_forked(struct qa_thread *t, size_t size,
-                                                     const void *caller)
+ * QA_GATE_FORKED alone). Out of line, so that the parent's fast path carries none of it. */
+__attribute__((noinline)) static void *malloc_forked(struct qa_thread *t, size_t size)
 {
     qa_assert(t->gate == QA_GATE_FORKED && qa_owned_tracking);
     void *p = qa_real.malloc_fn(size);
@@ -39,29 +36,38 @@ __attribute__((noinline)) static void *malloc_forked(struct qa_thread *t, size_t
         if (qa_cfg.stacks == QA_STACKS_SAMPLED && qa_sample_due(t, size))
             qa_record_sampled(t, p, size);
     }
-    if (qa_writer_lazy_due((uintptr_t)caller))
-        qa_writer_start_lazy();
     return p;
 }
 
+/* A forked child's free on its fast path (a look may be due: it waits for the next allocation). */
 __attribute__((noinline)) static void free_forked(struct qa_thread *t, void *p)
 {
-    qa_assert(t->gate == QA_GATE_FORKED && qa_owned_tracking);
+    qa_assert((t->gate & ~(unsigned)QA_GATE_LOOK) == QA_GATE_FORKED && qa_owned_tracking);
     size_t usable = qa_glibc_chunk_usable(p);
     qa_count_inherited_free(t, p, usable);
     qa_count_freed_block(t, p, usable);
     qa_real.free_fn(p);
 }
 
-/* A thread's first call, or one marked to look whether the image's lazy writer is due
- * (records/stats.c): the mark comes off whatever the answer, and the thread's live bytes moving
- * again put it back. t: NULL for a thread's first call. */
-static void start_writer_if_due(struct qa_thread *t, const void *caller)
+/* A thread's look (output/looks.c), at its first call (it has no record yet) or at a call its
+ * countdown marked. */
+static inline void look_if_due(struct qa_thread *t, const void *caller)
 {
-    if (t != NULL)
-        t->gate &= ~(unsigned)QA_GATE_WRITER_DUE;
-    if (qa_writer_due_now((uintptr_t)caller))
-        qa_writer_start_lazy();
+    if (t == NULL) {
+        if (qa_writer_due_now((uintptr_t)caller))
+            qa_writer_start_lazy();
+    } else {
+        qa_look_if_marked(t, caller);
+    }
+}
+
+/* The other allocation calls look too (a server may allocate mostly with posix_memalign or
+ * calloc); a thread's first call among them registers it and looks at its next. */
+static inline void look_if_registered(const void *caller)
+{
+    struct qa_thread *self = qa_tls_self;
+    if (self != NULL)
+        look_if_due(self, caller);
 }
 
 /* Everything but the fast path, out of line so that the fast path's frame stays small. */
@@ -70,10 +76,9 @@ __attribute__((noinline)) static void *malloc_slow(size_t size, const void *call
     if (!qa_ready_now())
         return qa_bootstrap_alloc(size, 16);
     struct qa_thread *self = qa_tls_self;
-    if (self == NULL || (self->gate & QA_GATE_WRITER_DUE))
-        start_writer_if_due(self, caller);
+    look_if_due(self, caller);
     if (self != NULL && self->gate == QA_GATE_FORKED)
-        return malloc_forked(self, size, caller);
+        return malloc_forked(self, size);
     struct qa_thread *t = qa_enter();
     if (t == NULL)
         return qa_real.malloc_fn(size);
@@ -109,7 +114,8 @@ __attribute__((noinline)) static void free_slow(void *p)
     if (!qa_ready_now())
         return; /* cannot happen with a real block: it came from the allocator we resolve */
     struct qa_thread *forked = qa_tls_self;
-    if (forked != NULL && forked->gate == QA_GATE_FORKED && !qa_blocks_may_hold((uintptr_t)p)) {
+    bool only_forked = forked != NULL && (forked->gate & ~(unsigned)QA_GATE_LOOK) == QA_GATE_FORKED;
+    if (only_forked && !qa_blocks_may_hold((uintptr_t)p)) {
         free_forked(forked, p);
         return;
     }
@@ -144,6 +150,7 @@ QA_EXPORT void *calloc(size_t n, size_t size)
             return NULL;
         return qa_bootstrap_alloc(bytes, 16); /* static storage: already zero */
     }
+    look_if_registered(__builtin_return_address(0));
     struct qa_thread *t = qa_enter();
     if (t == NULL)
         return qa_real.calloc_fn(n, size);
@@ -196,6 +203,7 @@ QA_EXPORT void *realloc(void *old, size_t size)
         free(old);
         return NULL;
     }
+    look_if_registered(__builtin_return_address(0));
     struct qa_thread *t = qa_enter();
     if (t == NULL)
         return qa_real.realloc_fn(old, size);
@@ -213,6 +221,7 @@ QA_EXPORT void *reallocarray(void *old, size_t n, size_t size)
     }
     if (old == NULL || size == 0 || n == 0 || qa_in_bootstrap(old) || !qa_ready_now())
         return realloc(old, bytes);
+    look_if_registered(__builtin_return_address(0));
     struct qa_thread *t = qa_enter();
     if (t == NULL)
         return qa_real.realloc_fn(old, bytes);
@@ -241,10 +250,11 @@ static void *real_aligned(enum qa_call call, size_t align, size_t size, int *err
 
 /* The aligned family shares one path; glibc's own checks (alignment a power of two, etc.) stay
  * with glibc: the interposer forwards and counts what succeeds. */
-static void *aligned(enum qa_call call, size_t align, size_t size, int *error)
+static void *aligned(enum qa_call call, size_t align, size_t size, int *error, const void *caller)
 {
     if (!qa_ready_now())
         return qa_bootstrap_alloc(size, align < 4096 ? align : 4096);
+    look_if_registered(caller);
     struct qa_thread *t = qa_enter();
     if (t == NULL)
         return real_aligned(call, align, size, error);
@@ -262,7 +272,7 @@ static void *aligned(enum qa_call call, size_t align, size_t size, int *error)
 QA_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
     int error = 0;
-    void *p = aligned(QA_POSIX_MEMALIGN, align, size, &error);
+    void *p = aligned(QA_POSIX_MEMALIGN, align, size, &error, __builtin_return_address(0));
     if (p != NULL)
         *out = p;
     return p != NULL ? 0 : (error ? error : ENOMEM);
@@ -271,7 +281,7 @@ QA_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 QA_EXPORT void *aligned_alloc(size_t align, size_t size)
 {
     int error = 0;
-    void *p = aligned(QA_ALIGNED_ALLOC, align, size, &error);
+    void *p = aligned(QA_ALIGNED_ALLOC, align, size, &error, __builtin_return_address(0));
     if (p == NULL && error)
         errno = error;
     return p;
@@ -280,19 +290,19 @@ QA_EXPORT void *aligned_alloc(size_t align, size_t size)
 QA_EXPORT void *memalign(size_t align, size_t size)
 {
     int error = 0;
-    return aligned(QA_MEMALIGN, align, size, &error);
+    return aligned(QA_MEMALIGN, align, size, &error, __builtin_return_address(0));
 }
 
 QA_EXPORT void *valloc(size_t size)
 {
     int error = 0;
-    return aligned(QA_VALLOC, 4096, size, &error);
+    return aligned(QA_VALLOC, 4096, size, &error, __builtin_return_address(0));
 }
 
 QA_EXPORT void *pvalloc(size_t size)
 {
     int error = 0;
-    return aligned(QA_PVALLOC, 4096, size, &error);
+    return aligned(QA_PVALLOC, 4096, size, &error, __builtin_return_address(0));
 }
 
 QA_EXPORT size_t malloc_usable_size(void *p)

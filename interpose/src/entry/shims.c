@@ -5,6 +5,7 @@
  * entry points, any thread. */
 #include <errno.h>
 
+#include "../output/output.h"
 #include "../records/recording.h"
 #include "entry.h"
 
@@ -36,6 +37,11 @@ __attribute__((always_inline)) static inline void record_extra(struct qa_thread 
 static void *counted_alloc(enum qa_call call, size_t size, bool may_fail, qa_forward_fn forward,
                            void *args, bool *seen)
 {
+    /* A program allocating through its allocator's own entry points (a jemalloc build of
+     * redis) looks too, before the allocator holds any lock of its own. */
+    struct qa_thread *self = qa_ready_now() ? qa_tls_self : NULL;
+    if (self != NULL)
+        qa_look_if_marked(self, __builtin_return_address(0));
     struct qa_thread *t = qa_ready_now() ? qa_enter() : NULL;
     *seen = t != NULL;
     if (t == NULL)

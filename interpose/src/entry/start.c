@@ -10,8 +10,15 @@
 #include "../records/records.h"
 #include "entry.h"
 
-/* What the records keep in each thread record (base/threads.c sets records up through these). */
-static const struct qa_thread_parts record_parts = {qa_records_new_record, qa_records_new_owner};
+/* A record's new owner: the records' state of its calls, and its first look (output/looks.c). */
+static void new_owner(struct qa_thread *t)
+{
+    qa_records_new_owner(t);
+    qa_look_new_owner(t);
+}
+
+/* What the parts keep in each thread record (base/threads.c sets records up through these). */
+static const struct qa_thread_parts record_parts = {qa_records_new_record, new_owner};
 
 /* Whether the settings leave every call to the fast path (base.h, qa_fast_path). */
 static bool settings_allow_fast_path(void)

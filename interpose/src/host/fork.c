@@ -45,6 +45,7 @@ static void after_fork_parent(void)
     qa_blocks_after_fork_parent();
     qa_dump_after_fork_parent();
     qa_patterns_release();
+    qa_writer_after_fork_parent();
 }
 
 static void after_fork_child(void)

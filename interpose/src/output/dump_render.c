@@ -392,6 +392,8 @@ void qa_dump_render(struct qa_json *j, enum qa_dump_reason reason, int signo,
     write_config(j);
     write_modules(j, modules);
     qa_timeline_write(j, now); /* first: its points raise the peak that totals gives */
+    if (qa_timeline_on())
+        qa_writer_write_state(j);
     write_totals(j);
     write_sites(j);
     write_inherited_sites(j);

@@ -63,15 +63,19 @@ void qa_control_detach_served(uint64_t request);
 void qa_writer_start(bool attached);
 void qa_writer_wake(void); /* async-signal-safe */
 void qa_writer_after_fork_child(void);
-/* The lazy writer (writer.c, "lazily"): whether a malloc called from caller should start it now
- * (QAUDIT_WRITER_LAZY_MS since the image's start or fork, a dump signal or a request, threads of
- * the program's, and a caller outside the C library and the loader): a forked child's on each of
- * its calls (the clock read every 64th), and another image's at a call marked
- * QA_GATE_WRITER_DUE; its start, 0 or -EAGAIN (from malloc, and through ptrace:
+void qa_writer_after_fork_parent(void); /* it keeps one thread from then on, for the time alone */
+/* The lazy writer (writer.c, "lazily"): when it is due to start (CLOCK_MONOTONIC; 0: at once, a
+ * dump signal or a request, threads of the program's; UINT64_MAX: it runs, it never will, or only
+ * for those: the image has forked);
+ * whether an allocation called from caller (outside the C library and the loader) should start
+ * it now; its start, 0 or -EAGAIN (from an allocation's look, and through ptrace:
  * entry/writer_start.c). */
-bool qa_writer_lazy_due(uintptr_t caller);
+uint64_t qa_writer_due_at(void);
+void qa_writer_note_thread(void); /* a thread's record has a new owner */
 bool qa_writer_due_now(uintptr_t caller);
 int qa_writer_start_lazy(void);
+/* The dump's timeline_writer: whether the writer thread runs, since when (docs/dump-format.md). */
+void qa_writer_write_state(struct qa_json *j);
 /* The main thread is leaving by pthread_exit (host/exits.c): the writer ends, for good, before it
  * does. glibc ends the process when its last thread ends, counting the writer among them, so a
  * writer still running then would keep the process alive after the program's last thread. */
@@ -80,5 +84,21 @@ void qa_writer_main_thread_leaving(void);
  * and on the control record's detach request calls restore (every entry point put back), writes
  * the last dump, marks the request served and ends. Set before the writer starts. */
 void qa_writer_attached(void (*poll)(void), void (*restore)(void));
+
+/* ---- looks.c: a thread's look at the lazy writer and the timeline, every so many of its
+ * counted allocations (QA_GATE_LOOK). Context: the thread's own allocation call, outside
+ * the guard; the new owner's and the fork's with the record's owner. ---- */
+void qa_look(struct qa_thread *t, uintptr_t caller);
+/* The look of a call its thread's countdown marked, made where the caller is known (the lazy
+ * writer starts only from a call made outside the C library and the loader, whose own may hold
+ * a lock pthread_create takes); never under the guard: the interposer's own allocations
+ * (libunwind's, the writer's start) start nothing. */
+static inline void qa_look_if_marked(struct qa_thread *t, const void *caller)
+{
+    if ((t->gate & (QA_GATE_LOOK | QA_GATE_BUSY)) == QA_GATE_LOOK)
+        qa_look(t, (uintptr_t)caller);
+}
+void qa_look_new_owner(struct qa_thread *t);
+void qa_look_after_fork_child(struct qa_thread *self, uint64_t forked_ns);
 
 #endif

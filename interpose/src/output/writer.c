@@ -8,7 +8,7 @@
  * first needed (below, "lazily").
  * Context: the writer thread (every signal blocked, the guard held for its whole life), the exit
  * handler the destructor registers, fork's handler in the child, and the program's allocation
- * calls (qa_writer_lazy_due, qa_writer_start_lazy) or a call through ptrace
+ * calls (their looks: output/looks.c) or a call through ptrace
  * (qaudit_writer_start). */
 #include <errno.h>
 #include <linux/futex.h>
@@ -31,6 +31,15 @@ static _Atomic int requests QA_FORK_STATE;
  * below); once ended for good, it never starts again in this image. */
 static _Atomic int writer_tid QA_FORK_STATE;
 static _Atomic bool ended_for_good QA_FORK_STATE;
+
+/* CLOCK_REALTIME: when the writer last started and when it ended or failed to start (0: not),
+ * for the dump's timeline_writer. */
+static uint64_t started_at_ns QA_FORK_STATE, stopped_at_ns QA_FORK_STATE;
+static bool failed QA_FORK_STATE; /* stopped_at_ns: when it could not start */
+/* The image has forked a child: it keeps one thread (qa_writer_due_at). */
+static _Atomic bool has_forked QA_FORK_STATE;
+/* A thread registered since this image's fork (qa_writer_note_thread, program_threaded). */
+static _Atomic bool threads_since_fork QA_FORK_STATE;
 
 void qa_writer_wake(void)
 {
@@ -145,6 +154,7 @@ static void *writer_main(void *arg)
     uint64_t next_dump = interval_ns ? qa_monotonic_ns() + interval_ns : UINT64_MAX;
     uint64_t poll_ns = (uint64_t)QA_REQUEST_POLL_MS * 1000000u;
     atomic_store(&writer_tid, (int)gettid());
+    started_at_ns = qa_now_ns();
     qa_control_writer_state(QAUDIT_WRITER_RUNNING);
     for (;;) {
         uint64_t due = earliest(qa_timeline_due(), next_dump);
@@ -197,6 +207,21 @@ static void wake_for_a_point(void)
     qa_futex(&requests, FUTEX_WAKE, 1, NULL);
 }
 
+/* A writer that could not start is not tried again (a process out of threads or memory would pay
+ * for a failing pthread_create at every look): the image is from then on as one whose writer
+ * waits for good. The dump signal's handler writes its dumps (qa_writer_wake) and the allocating
+ * threads take the timeline's points (output/looks.c). */
+static void fail_for_good(void)
+{
+    qa_log("cannot start the dump writer thread; dumps at exit and on the dump signal only");
+    atomic_store(&ended_for_good, true);
+    failed = true;
+    stopped_at_ns = qa_now_ns();
+    atomic_store(&qa_writer_waiting, true);
+    qa_control_signal_state(QAUDIT_SIGNAL_NO_WRITER);
+    qa_control_writer_state(QAUDIT_WRITER_FAILED);
+}
+
 /* The writer thread starts with every signal blocked, so it can never take the program's
  * SIGTERM or SIGINT, nor the dump signal. False when it could not start. */
 static bool start_thread(void)
@@ -205,11 +230,8 @@ static bool start_thread(void)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     bool started = create_thread(true) || create_thread(false);
-    if (!started) {
-        qa_log("cannot start the dump writer thread; dumps only at exit");
-        qa_control_signal_state(QAUDIT_SIGNAL_NO_WRITER);
-        qa_control_writer_state(QAUDIT_WRITER_FAILED);
-    }
+    if (!started)
+        fail_for_good();
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return started;
 }
@@ -230,22 +252,20 @@ static bool start_guarded(struct qa_thread *t)
  * paths for good: every fork then copies more (bench/RESULTS.md, "Forks"), and unshare of a user
  * namespace fails with EINVAL (`unshare -U` under the preload did). Most children of a shell or
  * a prefork server live a millisecond or two, and a thread's start there was a quarter of what
- * the interposer added to such a life. It starts at a malloc call made outside the C library and
- * the loader (whose own calls may hold a lock pthread_create takes), QAUDIT_WRITER_LAZY_MS after
- * the image's start or fork, or at once after a dump signal or a request in the control record,
- * or when the program has threads of its own; or when qaudit snapshot calls qaudit_writer_start
- * through ptrace, for a process that never allocates again.
- * Which malloc calls look: in a forked child, each of its own (out of line already, entry/
- * malloc.c: the clock and the record are read every LAZY_CLOCK_EVERY calls only); elsewhere, a
- * thread's first, and its next after its live bytes moved QA_LIVE_BATCH (records/stats.c marks
- * it with QA_GATE_WRITER_DUE): the fast path carries nothing for it. So a process whose live
- * bytes stay within a batch after its first 100 ms, and that takes no request, starts no thread.
- * Until it starts, a dump signal's dump is written by the handler, and the timeline's points
- * are taken by the allocating thread as its live bytes move (records/timeline.c); the first is
- * due at the start (a period after a fork). */
-static _Atomic unsigned lazy_calls QA_FORK_STATE;
+ * the interposer added to such a life. It starts at an allocation call made outside the C
+ * library and the loader (whose own calls may hold a lock pthread_create takes),
+ * QAUDIT_WRITER_LAZY_MS after the image's start or fork, or at once after a dump signal or a
+ * request in the control record, or when the program has threads of its own; or when qaudit
+ * snapshot calls qaudit_writer_start through ptrace, for a process that never allocates again.
+ * Which calls look: a thread's first, then each of its first allocations and every so many
+ * after them, fewer the faster it allocates (output/looks.c): the fast path carries one
+ * countdown for it. So a process that allocates past its first 100 ms starts its writer then,
+ * steady or growing; one that makes no allocation after them, and takes no request, starts
+ * none, nor does one that has forked a child (qa_writer_after_fork_parent). Until it starts, a dump
+ * signal's dump is written by the handler, and the timeline's points are taken by the allocating
+ * threads at their looks and as their live bytes move (records/timeline.c); the first is due at the
+ * start (a period after a fork). */
 static uint64_t waiting_since_ns QA_FORK_STATE; /* CLOCK_MONOTONIC: the image's start or fork */
-#define LAZY_CLOCK_EVERY 64                     /* a child's calls between two clock readings */
 
 /* The writer for an image that needs it on a schedule starts now; any other waits (above). The
  * control record says which (after_fork: a forked child's record is updated in one step). */
@@ -260,7 +280,6 @@ static void start_or_wait(bool scheduled, bool after_fork)
         start_guarded(qa_self_if_registered());
         return;
     }
-    atomic_store_explicit(&lazy_calls, 0, memory_order_relaxed);
     atomic_store(&qa_writer_waiting, true);
 }
 
@@ -270,35 +289,60 @@ void qa_writer_after_fork_child(void)
     atomic_store(&requests, 0);
     waiting_since_ns = qa_monotonic_ns();
     qa_timeline_start(waiting_since_ns); /* the parent's points are not the child's */
+    started_at_ns = stopped_at_ns = 0;
+    failed = false;
+    atomic_store_explicit(&has_forked, false, memory_order_relaxed);
+    atomic_store(&threads_since_fork, false);
+    qa_look_after_fork_child(qa_self_if_registered(), waiting_since_ns);
     start_or_wait(qa_cfg.interval != 0 || attach_poll != NULL, true);
 }
 
-/* Whether a waiting writer is due now, but for the caller (checked by the callers first). */
-static bool lazy_start_due(void)
+/* Whether the program runs threads of its own. glibc's flag says so, except in a forked child of
+ * a process that had a second thread (its writer, say): there it stays false for good although
+ * the child has one thread, and a prefork server's every child would start its writer at once.
+ * There a thread's registration after the fork says so (qa_writer_note_thread). */
+
+void qa_writer_note_thread(void)
 {
-    return qa_control_pending_request() != 0 || !__libc_single_threaded ||
-           qa_monotonic_ns() - waiting_since_ns >= (uint64_t)QAUDIT_WRITER_LAZY_MS * 1000000u;
+    if (qa_is_forked_child() && !atomic_load_explicit(&threads_since_fork, memory_order_relaxed))
+        atomic_store(&threads_since_fork, true);
 }
 
-bool qa_writer_lazy_due(uintptr_t caller)
+static bool program_threaded(void)
+{
+    return qa_is_forked_child() ? atomic_load_explicit(&threads_since_fork, memory_order_relaxed)
+                                : !__libc_single_threaded;
+}
+
+/* A process that forks children (a prefork master, a shell, PostgreSQL's postmaster) starts no
+ * writer for the time alone: with a second thread, each of its later forks would take glibc's
+ * multi-threaded path (about 7 pages more a fork, bench/RESULTS.md "Forks"). Its allocating
+ * threads take the timeline's points at the period as they allocate (output/looks.c); a request,
+ * a dump signal or threads of its own still start the writer. */
+void qa_writer_after_fork_parent(void)
+{
+    if (!atomic_load_explicit(&has_forked, memory_order_relaxed))
+        atomic_store_explicit(&has_forked, true, memory_order_relaxed);
+}
+
+uint64_t qa_writer_due_at(void)
 {
     if (!atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed) ||
-        atomic_load_explicit(&ended_for_good, memory_order_relaxed) ||
-        qa_runtime_code_holds(caller))
-        return false;
-    if (atomic_load_explicit(&requests, memory_order_relaxed) != 0)
-        return true;
-    if (atomic_fetch_add_explicit(&lazy_calls, 1, memory_order_relaxed) % LAZY_CLOCK_EVERY != 0)
-        return false;
-    return lazy_start_due();
+        atomic_load_explicit(&ended_for_good, memory_order_relaxed))
+        return UINT64_MAX;
+    if (atomic_load_explicit(&requests, memory_order_relaxed) != 0 ||
+        qa_control_pending_request() != 0 || program_threaded())
+        return 0;
+    if (atomic_load_explicit(&has_forked, memory_order_relaxed))
+        return UINT64_MAX;
+    return waiting_since_ns + (uint64_t)QAUDIT_WRITER_LAZY_MS * 1000000u;
 }
 
 bool qa_writer_due_now(uintptr_t caller)
 {
-    return atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed) &&
-           !atomic_load_explicit(&ended_for_good, memory_order_relaxed) &&
-           !qa_runtime_code_holds(caller) &&
-           (atomic_load_explicit(&requests, memory_order_relaxed) != 0 || lazy_start_due());
+    uint64_t due = qa_writer_due_at();
+    return due != UINT64_MAX && !qa_runtime_code_holds(caller) &&
+           (due == 0 || qa_monotonic_ns() >= due);
 }
 
 int qa_writer_start_lazy(void)
@@ -308,6 +352,27 @@ int qa_writer_start_lazy(void)
     if (!atomic_exchange(&qa_writer_waiting, false))
         return 0; /* started already, or not lazy: the control record says how it went */
     return start_guarded(qa_self()) ? 0 : -EAGAIN;
+}
+
+/* running: the writer takes the timeline's points at the period; waiting: it has not started
+ * (lazily: at an allocation delay_ms after the start or fork), the allocating threads take them;
+ * ended: it ended at the main thread's pthread_exit; failed: it could not start. In the last
+ * three the points come only as threads allocate. forks: the image has forked a child, so it
+ * waits for a request, a dump signal or threads of the program's, not for the time. */
+void qa_writer_write_state(struct qa_json *j)
+{
+    bool waiting = atomic_load(&qa_writer_waiting), ended = atomic_load(&ended_for_good);
+    const char *state = !waiting ? "running" : failed ? "failed" : ended ? "ended" : "waiting";
+    qa_json_key(j, "timeline_writer");
+    qa_json_begin_object(j);
+    qa_json_key(j, "state"), qa_json_str(j, state);
+    qa_json_key(j, "delay_ms"), qa_json_u64(j, QAUDIT_WRITER_LAZY_MS);
+    if (started_at_ns != 0)
+        qa_json_key(j, "started_ns"), qa_json_u64(j, started_at_ns);
+    if (ended && stopped_at_ns != 0)
+        qa_json_key(j, "stopped_ns"), qa_json_u64(j, stopped_at_ns);
+    qa_json_key(j, "forks"), qa_json_bool(j, atomic_load(&has_forked));
+    qa_json_end_object(j);
 }
 
 /* QAUDIT_ASSERT_DEPTH1=abort: the image's state before it aborts. */
@@ -341,6 +406,7 @@ void qa_writer_main_thread_leaving(void)
 {
     if (atomic_exchange(&ended_for_good, true))
         return;
+    stopped_at_ns = qa_now_ns();
     atomic_store(&qa_writer_waiting, true);
     qa_control_writer_state(QAUDIT_WRITER_FAILED);
     int tid = atomic_load(&writer_tid);

@@ -7,10 +7,11 @@
  * Context: the malloc fast path, without the re-entrancy guard (nothing here can allocate).
  * What they touch, all in the calling thread's record (types.h): last_alloc, the counters c
  * (by_call, bytes_requested, bytes_usable, bytes_freed_usable, temporary, size_hist),
- * requested_direct, usable_direct, live_at_publish, peak_usable, sample_left; and qa_cfg's
- * sampling settings. A forked child's own-block marks (qa_mark_own_block,
- * qa_count_inherited_free) are kept off the parent's fast path: a call there would make every
- * malloc and free save and restore registers (11 instructions a pair, measured). */
+ * requested_direct, usable_direct, live_at_publish, peak_usable, sample_left, look_left (and
+ * the gate's QA_GATE_LOOK); and qa_cfg's sampling settings. A forked child's own-block marks
+ * (qa_mark_own_block, qa_count_inherited_free) are kept off the parent's fast path: a call
+ * there would make every malloc and free save and restore registers (11 instructions a pair,
+ * measured). */
 #ifndef QAUDIT_COUNTING_H
 #define QAUDIT_COUNTING_H
 
@@ -88,6 +89,15 @@ static inline bool qa_sample_due(struct qa_thread *t, size_t size)
     return true;
 }
 
+/* Every look_left counted allocations the thread's next call looks at the writer thread and the
+ * timeline (output/looks.c sets how many): one decrement and a branch on the fast path, and a
+ * mark in the gate, not a call (a call here would make every malloc save registers). */
+static inline void qa_look_countdown(struct qa_thread *t)
+{
+    if (__builtin_expect(--t->look_left == 0, 0))
+        t->gate |= QA_GATE_LOOK;
+}
+
 /* The totals of a new block. They call nothing, so the fast path runs them without the
  * re-entrancy guard; it reads usable sizes from glibc's headers (gates are shut otherwise). */
 static inline void qa_count_new_block(struct qa_thread *t, void *p, size_t size, size_t usable,
@@ -101,6 +111,7 @@ static inline void qa_count_new_block(struct qa_thread *t, void *p, size_t size,
     qa_size_hist_add(t, size);
     qa_usable_hist_add(t, usable);
     qa_live_grew(t);
+    qa_look_countdown(t);
 }
 
 /* Whether a block about to be freed is temporary, heaptrack's way: it is the thread's last new

@@ -88,5 +88,5 @@ void qa_inherited_after_fork_child(void)
     qa_owned_reset_after_fork();
     struct qa_thread *self = qa_self_if_registered();
     if (self != NULL && qa_owned_tracking) /* the child's only thread leaves the fast path */
-        self->gate = (self->gate & ~(unsigned)QA_GATE_WRITER_DUE) | QA_GATE_FORKED;
+        self->gate |= QA_GATE_FORKED;
 }

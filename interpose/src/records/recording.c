@@ -87,6 +87,7 @@ void *qa_counted_resize(struct qa_thread *t, void *old, size_t size, enum qa_cal
     qa_size_hist_add(t, size);
     qa_usable_hist_add(t, usable);
     qa_live_grew(t);
+    qa_look_countdown(t);
     t->last_alloc = (uintptr_t)p; /* the thread's newest block, as after a malloc */
     if (known) {
         if (before.generation != qa_fork_generation)

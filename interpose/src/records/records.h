@@ -174,6 +174,9 @@ void qa_timeline_take(void);
 /* From records/stats.c as t's live bytes move (live: the total); a large move wakes the writer
  * through wake (set once it can be woken), and sets what qa_timeline_move_wanted reads once. */
 void qa_timeline_moved(struct qa_thread *t, int64_t live, bool writer_waiting);
+/* A thread's look while the writer waits (output/looks.c): the period's point when due (now:
+ * CLOCK_MONOTONIC). */
+void qa_timeline_point_if_due(struct qa_thread *t, uint64_t now);
 void qa_timeline_wake_with(void (*wake)(void));
 bool qa_timeline_move_wanted(void);
 void qa_timeline_write(struct qa_json *j, uint64_t now_ns);

@@ -89,12 +89,9 @@ void qa_live_publish(struct qa_thread *t, int64_t live)
     t->live_at_publish = target;
     int64_t total = atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
     qa_peak_observe(total);
-    /* A writer that has not started (output/writer.c, "lazily"): this thread's next malloc,
-     * where the caller is known, looks whether it is time (a forked child looks at each of its
-     * own); meanwhile the timeline's points are taken here. */
+    /* A writer that has not started (output/writer.c, "lazily"): the timeline's points for
+     * large moves are taken here (the period's at the thread's looks, output/looks.c). */
     bool waiting = atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed);
-    if (waiting && !(t->gate & QA_GATE_FORKED))
-        t->gate |= QA_GATE_WRITER_DUE;
     qa_timeline_moved(t, total, waiting);
 }
 

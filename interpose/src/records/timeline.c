@@ -1,9 +1,11 @@
 /* Memory over time: the writer thread takes a point every QAUDIT_TIMELINE milliseconds (time,
  * live bytes, allocations, resident set) into a fixed array; when the array is full every other
  * point goes and the period doubles, so the series always spans the whole run in bounded memory.
- * A large move of the live bytes wakes the writer for a point of its own; until the writer starts
- * (it starts lazily: output/writer.c) the allocating thread takes the points itself
- * (qa_timeline_moved). Each dump writes the series and a last point taken as it is written.
+ * A large move of the live bytes wakes the writer for a point of its own; while no writer runs
+ * (it starts lazily, output/writer.c, or could not) the allocating threads take the points
+ * themselves, at the period when they allocate (their looks, output/looks.c) and as their live
+ * bytes move (qa_timeline_moved). Each dump writes the series and a last point taken as it is
+ * written.
  * Context: the writer thread or an allocating one takes the points, each dump writes them (both
  * under the dump lock). */
 #include <errno.h>
@@ -106,14 +108,29 @@ bool qa_timeline_move_wanted(void)
            atomic_exchange(&move_wanted, false);
 }
 
+/* A point taken by an allocating thread (the writer waits: output/writer.c): it reads
+ * /proc/self/statm (about 15 us here), never waits (it is skipped while a dump is being written)
+ * and keeps the program's errno. */
+static void take_here(struct qa_thread *t)
+{
+    int saved_errno = errno;
+    bool was_busy = qa_guard(t);
+    struct point p = current_point(qa_now_ns());
+    if (qa_dump_lock_try()) {
+        append(p);
+        qa_dump_unlock();
+    }
+    qa_guard_restore(t, was_busy);
+    errno = saved_errno;
+}
+
 /* A point, besides the period's, when the live bytes moved by an eighth of the last point's and
  * at least a MiB since it (live: as just published), so that a burst's end is in the series
  * within an eighth at a cost bounded by the MiB moved, whatever the period: the writer thread
  * is woken for it. While the writer waits (it starts lazily: output/writer.c), the allocating
  * thread takes that point itself, and the period's too, so that memory a program takes at its
  * start and then holds while it sleeps (it makes no call that would start the writer) is in the
- * series when taken. Such a point reads /proc/self/statm (about 15 us here), never waits (it is
- * skipped while a dump is being written) and keeps the program's errno. */
+ * series when taken. */
 void qa_timeline_moved(struct qa_thread *t, int64_t live, bool writer_waiting)
 {
     if (period_ns == 0)
@@ -127,15 +144,15 @@ void qa_timeline_moved(struct qa_thread *t, int64_t live, bool writer_waiting)
     }
     if (qa_monotonic_ns() < next_due && moved < enough)
         return;
-    int saved_errno = errno;
-    bool was_busy = qa_guard(t);
-    struct point p = current_point(qa_now_ns());
-    if (qa_dump_lock_try()) {
-        append(p);
-        qa_dump_unlock();
-    }
-    qa_guard_restore(t, was_busy);
-    errno = saved_errno;
+    take_here(t);
+}
+
+/* A thread's look while the writer waits (output/looks.c): the period's point, when due (now:
+ * CLOCK_MONOTONIC). */
+void qa_timeline_point_if_due(struct qa_thread *t, uint64_t now)
+{
+    if (period_ns != 0 && now >= next_due)
+        take_here(t);
 }
 
 /* The series in a dump, ending with a point at the dump's moment now_ns (the caller holds the

@@ -140,6 +140,10 @@ struct report_point {
     uint64_t live_bytes, allocs, rss_bytes;
 };
 
+/* The state of a process's dump writer thread at its last dump (timeline_writer.state):
+ * unknown in dumps older than it. */
+enum report_writer { WRITER_UNKNOWN, WRITER_RUNNING, WRITER_WAITING, WRITER_ENDED, WRITER_FAILED };
+
 /* How a dump's stacks were sampled (config.stacks "sampled"). */
 enum report_sampling { SAMPLING_NONE, SAMPLING_COUNT, SAMPLING_BYTES };
 
@@ -180,6 +184,13 @@ struct report_process {
     uint64_t timeline_period_ns; /* the last dump's period, 0 without a timeline */
     uint64_t *dump_times;
     size_t dump_time_count;
+    /* Who took the points (the last dump's timeline_writer): the writer thread every period
+     * while it ran, the allocating threads as they allocated otherwise. Times on the clock of
+     * dump_time_ns, 0 when not so. */
+    enum report_writer writer;
+    uint64_t writer_started_ns, writer_stopped_ns;
+    uint64_t writer_delay_ms; /* how long after the start the writer may start lazily */
+    bool writer_forks;        /* it forked children: no writer for the time alone */
 };
 
 enum report_call {
