@@ -32,5 +32,24 @@ echo "$summary" | sed -n 2p | grep -q "the items below are python3[.0-9]*'s" &&
 leak=$(echo "$summary" | grep "^Largest leak")
 [ -n "$leak" ] && ! echo "$leak" | grep -Eq "bash|hash_create|xmalloc|env\+|readlink|basename" &&
   pass "its largest leak is python's: ${leak:0:100}" || fail "leak: $leak"
+# Every item of the summary is python's: blocks held by design, the share of its own calls, the
+# debug symbols worth installing (bash ships none, and bash's frames are no user's work).
+held=$(echo "$summary" | grep "^Held by design" | grep -o "in [0-9,]* blocks" | tr -dc 0-9)
+python_live=$(field "$work/p.json" "d['totals']['live_blocks']")
+[ -z "$held" ] || [ "$held" -le "$python_live" ] &&
+  pass "held by design: python's blocks (${held:-none} of its $python_live live)" ||
+  fail "held by design counts $held blocks, python holds $python_live live: $(echo "$summary" | grep "^Held")"
+echo "$summary" | grep "^Most allocations" | grep -q "of python3[.0-9]*'s [0-9,]* allocation calls" &&
+  pass "most allocations: a share of python's calls" ||
+  fail "most allocations: $(echo "$summary" | grep "^Most allocations")"
+echo "$summary" | grep -q "Frames in /usr/bin/bash\|bash-dbgsym" &&
+  fail "the summary sends the user to bash's symbols" || pass "no hint about bash's symbols"
+# The table of dumps: python's first, one line each (a -c script would wrap over five).
+first=$(sed -n 4p "$work/r.txt")
+echo "$first" | grep -q "^ *[0-9]*  python3 -c x = \[str(i) for i.*  $work/p.json  *exit" &&
+  pass "the table's first dump is python's: $first" || fail "the table's first row: $first"
+rows=$(sed -n '4,/^[^ ]/p' "$work/r.txt" | grep -c "^ *[0-9][0-9]*  ")
+table=$(sed -n '4,/^[^ ]/p' "$work/r.txt" | sed '$d' | wc -l)
+[ "$rows" -eq "$table" ] && pass "one line per dump ($rows)" || fail "$rows dumps on $table lines"
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -3,6 +3,7 @@
  * allocations, sizes against classes, injected failures, bytes never written, layouts,
  * precision. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,21 +18,23 @@
 #define DUMPS_LISTED 10
 #define PROGRAMS_COUNTED 4
 
-/* "/bin/true 300, bash 292, seq 1": the dumps from index first on, by executable. */
-static void dumps_not_listed(struct document *d, const struct report *r, size_t first)
+/* "/bin/true 300, bash 292, seq 1": the dumps of order[first..] (indexes into r->processes), by
+ * executable. */
+static void dumps_not_listed(struct document *d, const struct report *r, const size_t *order,
+                             size_t first)
 {
     char counted[256] = "";
     size_t used = 0, groups = 0;
     for (size_t i = first; i < r->process_count; i++) {
-        const char *exe = r->processes[i].exe;
+        const char *exe = r->processes[order[i]].exe;
         bool seen = false;
         for (size_t j = first; j < i && !seen; j++)
-            seen = strcmp(r->processes[j].exe, exe) == 0;
+            seen = strcmp(r->processes[order[j]].exe, exe) == 0;
         if (seen || groups++ >= PROGRAMS_COUNTED)
             continue;
         size_t n = 0;
         for (size_t j = i; j < r->process_count; j++)
-            n += strcmp(r->processes[j].exe, exe) == 0;
+            n += strcmp(r->processes[order[j]].exe, exe) == 0;
         char count[CELL];
         used += (size_t)snprintf(counted + used, used < sizeof counted ? sizeof counted - used : 0,
                                  "%s%s %s", used ? ", " : "", exe, count_cell(count, n));
@@ -43,24 +46,68 @@ static void dumps_not_listed(struct document *d, const struct report *r, size_t 
                   groups > PROGRAMS_COUNTED ? ", ..." : "");
 }
 
+/* The command of a dump, one line that fits its column: the program's base name, then its
+ * arguments (a shim's or a shell's `-c` script would wrap over five lines of the table). The
+ * JSON report keeps the command and the executable's path whole. */
+#define COMMAND_SHOWN 34
+
+static void command_cell(char *out, size_t size, const struct report_process *p)
+{
+    const char *command = p->argv[0] ? p->argv : p->exe ? p->exe : "";
+    const char *arguments = strchr(command, ' ');
+    char first[PATH_MAX];
+    snprintf(first, sizeof first, "%.*s",
+             (int)(arguments ? arguments - command : (long)strlen(command)), command);
+    char whole[COMMAND_SHOWN + 2];
+    snprintf(whole, sizeof whole, "%s%s", path_base_name(first), arguments ? arguments : "");
+    if (strlen(whole) <= COMMAND_SHOWN)
+        snprintf(out, size, "%s", whole);
+    else
+        snprintf(out, size, "%.*s...", COMMAND_SHOWN - 3, whole);
+}
+
+static void dump_row(struct document *d, const struct report_process *p)
+{
+    char pid[CELL], command[COMMAND_SHOWN + 1];
+    snprintf(pid, sizeof pid, "%" PRIu64, p->pid);
+    char reason[CELL], stacks[96];
+    snprintf(reason, sizeof reason, "%s%s%s%s", p->reason, p->end_signal ? " (" : "",
+             p->end_signal ? p->end_signal : "", p->end_signal ? ")" : "");
+    process_stacks(p, stacks, sizeof stacks);
+    command_cell(command, sizeof command, p);
+    doc_row(d, (const char *const[]){pid, command, p->source, reason, stacks});
+}
+
+/* The dumps in the order a reader wants them: the leading program's first (a run through a
+ * pyenv shim holds python's one dump among 70 of bash, env and readlink), then the others as
+ * given. Fills order with indexes into r->processes; the listed ones come first in it. */
+static void dumps_in_order(const struct report *r, size_t *order)
+{
+    uint64_t lead = report_lead_program(r, NULL);
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < r->process_count; i++) {
+            bool of_lead = lead != 0 && report_program_id(r->processes[i].exe) == lead;
+            if (of_lead == (pass == 0))
+                order[n++] = i;
+        }
+}
+
 static void section_dumps(struct document *d, const struct report *r)
 {
     doc_heading(d, 1, "qaudit allocation report");
     doc_table(d, (const char *const[]){"pid", "program", "dump", "written at", "stacks", NULL});
     size_t listed = r->process_count > DUMPS_LISTED ? DUMPS_LISTED : r->process_count;
-    for (size_t i = 0; i < listed; i++) {
-        const struct report_process *p = &r->processes[i];
-        char pid[CELL];
-        snprintf(pid, sizeof pid, "%" PRIu64, p->pid);
-        char reason[CELL], stacks[96];
-        snprintf(reason, sizeof reason, "%s%s%s%s", p->reason, p->end_signal ? " (" : "",
-                 p->end_signal ? p->end_signal : "", p->end_signal ? ")" : "");
-        process_stacks(p, stacks, sizeof stacks);
-        doc_row(d, (const char *const[]){pid, p->argv[0] ? p->argv : p->exe, p->source, reason,
-                                         stacks});
-    }
-    if (listed < r->process_count)
-        dumps_not_listed(d, r, listed);
+    size_t *order = calloc(r->process_count + 1, sizeof *order);
+    if (order == NULL)
+        listed = 0;
+    else
+        dumps_in_order(r, order);
+    for (size_t i = 0; i < listed; i++)
+        dump_row(d, &r->processes[order[i]]);
+    if (order != NULL && listed < r->process_count)
+        dumps_not_listed(d, r, order, listed);
+    free(order);
     if (r->superseded > 0)
         doc_paragraph(d,
                       "%zu earlier snapshot%s superseded by a later dump of the same process "
@@ -466,7 +513,7 @@ static void section_precision(struct document *d, const struct report *r)
     for (size_t i = 0; i < r->trust.note_count; i++)
         doc_paragraph(d, "%s", r->trust.notes[i]);
     struct debug_hint hints[16];
-    size_t n = debug_hints(r, hints, 16);
+    size_t n = debug_hints(r, 0, hints, 16);
     for (size_t i = 0; i < n; i++) {
         char sentence[1024];
         debug_hint_sentence(r, &hints[i], sentence, sizeof sentence);

@@ -422,9 +422,12 @@ bool by_design_sentence(const struct report *r, bool detailed, char *out, size_t
     size_t sites = 0, used = 0;
     bool estimated = false;
     char list[1024] = "", a[CELL], b[CELL];
+    /* What to look at first speaks of the leading program alone (programs.c); Live at exit of
+     * every dump. */
+    uint64_t lead = detailed ? 0 : report_lead_program(r, NULL);
     for (size_t i = 0; i < r->site_count; i++) {
         const struct report_site *s = &r->sites[i];
-        if (s->by_design == NULL || s->est.live_blocks < 0.5)
+        if (s->by_design == NULL || s->est.live_blocks < 0.5 || !report_site_of_lead(s, lead))
             continue;
         bytes += s->est.live_bytes;
         blocks += s->est.live_blocks;
@@ -469,7 +472,6 @@ static void live_sites(struct document *d, const struct report *r, unsigned top,
     for (size_t i = 0; i < n; i++)
         leaking += ranked[i]->by_design == NULL;
     size_t listed = listed_live(r, top, ranked, n);
-    units_paragraph(d, r);
     char sentence[2048];
     if (by_design_sentence(r, true, sentence, sizeof sentence))
         doc_paragraph(d, "%s", sentence);
@@ -477,6 +479,7 @@ static void live_sites(struct document *d, const struct report *r, unsigned top,
         doc_paragraph(d, "No other site holds live bytes.");
         return;
     }
+    units_paragraph(d, r); /* of the sites listed below: none, none to say */
     doc_paragraph(d,
                   "Sites by bytes still allocated: %zu of the %zu holding any%s (the top %u, and "
                   "every site with >= 1 %% of the live bytes or >= 100 blocks):",

@@ -149,10 +149,17 @@ static void cost_items(struct document *d, const struct report *r)
     char name[1100], a[CELL], b[CELL], c[CELL];
     const struct report_site *top = top_site(r, RANK_ALLOCS);
     uint64_t calls = r->totals.allocs + r->totals.reallocs;
+    /* of several programs, the share of the leading one's calls, as the site is one of its */
+    struct report_program lead;
+    char whose[300] = "the";
+    if (report_programs(r, &lead, 1) > 1) {
+        calls = lead.alloc_calls;
+        snprintf(whose, sizeof whose, "%s's", path_base_name(lead.exe));
+    }
     if (top != NULL) {
         site_name(r, top, d->long_names, name, sizeof name);
-        doc_item(d, "Most allocations: %s: %s of the %s allocation calls (%.1f %%), %s.", name,
-                 fig_count(a, top->est.allocs, top->estimated), count_cell(b, calls),
+        doc_item(d, "Most allocations: %s: %s of %s %s allocation calls (%.1f %%), %s.", name,
+                 fig_count(a, top->est.allocs, top->estimated), whose, count_cell(b, calls),
                  percent(top->est.allocs, (double)calls),
                  fig_bytes(c, top->est.bytes, top->estimated));
     }
@@ -202,7 +209,7 @@ static void interpreter_items(struct document *d, const struct report *r)
                      (unsigned long long)p->pid);
     }
     struct debug_hint hints[16];
-    size_t n = debug_hints(r, hints, 16), most = 0;
+    size_t n = debug_hints(r, report_lead_program(r, NULL), hints, 16), most = 0;
     for (size_t i = 1; i < n; i++)
         most = hints[i].frames > hints[most].frames ? i : most;
     if (n > 0) {

@@ -1,5 +1,6 @@
 /* Figures every rendering derives the same way: sites ranked by one of their (estimated) figures,
  * whether the live bytes are at exit or at a snapshot, and how shallow the stacks are. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,10 @@ bool live_worth_listing(const struct report *r, const struct report_site *s)
 void attribute_command(const struct report *r, char *out, size_t size)
 {
     const struct report_process *p = r->process_count ? &r->processes[0] : NULL;
+    if (p != NULL && p->attached_at_ns != 0) { /* counted from an attach: attach it so again */
+        snprintf(out, size, "qaudit attach %" PRIu64 " --stacks always", p->pid);
+        return;
+    }
     snprintf(out, size, "qaudit run --stacks always -- %s",
              p == NULL                     ? "PROGRAM"
              : p->command && p->command[0] ? p->command

@@ -15,9 +15,10 @@ extern const char html_script[];
 
 /* html_flame.c: the flame graph's controls, canvas and data (compact JSON in a
  * <script type="application/json" id="flame-data">), frames as the folded views walk them
- * (stacks.h). At most HTML_FLAME_NODES nodes: the smallest in every weight are left out. */
+ * (stacks.h). At most HTML_FLAME_NODES nodes: the smallest in every weight are left out. C++
+ * names shortened (names.c) unless long_names. */
 #define HTML_FLAME_NODES 20000
-void html_flame(FILE *out, const struct report *r);
+void html_flame(FILE *out, const struct report *r, bool long_names);
 
 /* html_sites.c: one sortable table of the sites in the top `top` by allocations, bytes, peak live
  * or live bytes; sorted by any column, that column's top come first. */

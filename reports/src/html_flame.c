@@ -381,11 +381,17 @@ static void json_text(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static void print_strings(FILE *out, const struct strings *s, const uint32_t *order, size_t n)
+/* The page's strings; names shortened as the text report shortens C++ names (names.c) unless
+ * shorten is false: the tree is merged on the full names, so two instantiations that shorten
+ * alike stay two boxes with their own figures. */
+static void print_strings(FILE *out, const struct strings *s, const uint32_t *order, size_t n,
+                          bool shorten)
 {
+    char buf[1024];
     for (size_t i = 0; i < n; i++) {
         fputs(i ? "," : "", out);
-        json_text(out, s->items[order[i]]);
+        const char *text = s->items[order[i]];
+        json_text(out, shorten ? short_name(text, buf, sizeof buf) : text);
     }
 }
 
@@ -446,16 +452,16 @@ static bool page_strings_init(struct page_strings *p, size_t n)
 }
 
 static void print_data(FILE *out, const struct tree *t, const struct children *c, size_t left_out,
-                       const char *live_label)
+                       const char *live_label, bool long_names)
 {
     struct page_strings names = {0}, locs = {0};
     if (page_strings_init(&names, t->names.count) && page_strings_init(&locs, t->locs.count)) {
         fputs("<script type=\"application/json\" id=\"flame-data\">{\"nodes\":[", out);
         print_nodes(out, t, c, &names, &locs);
         fputs("],\"names\":[", out);
-        print_strings(out, &t->names, names.order, names.count);
+        print_strings(out, &t->names, names.order, names.count, !long_names);
         fputs("],\"locs\":[", out);
-        print_strings(out, &t->locs, locs.order, locs.count);
+        print_strings(out, &t->locs, locs.order, locs.count, false);
         fprintf(out, "],\"left_out\":%zu,\"weights\":[\"allocations\",\"bytes allocated\",",
                 left_out);
         json_text(out, live_label);
@@ -514,7 +520,7 @@ static void print_note(FILE *out, size_t left_out)
     fputs("</p>\n", out);
 }
 
-void html_flame(FILE *out, const struct report *r)
+void html_flame(FILE *out, const struct report *r, bool long_names)
 {
     struct tree t = {0};
     build(&t, r);
@@ -527,7 +533,7 @@ void html_flame(FILE *out, const struct report *r)
             const char *live = live_label_of(r);
             print_controls(out, &t, live);
             print_note(out, left_out);
-            print_data(out, &t, &c, left_out, live);
+            print_data(out, &t, &c, left_out, live, long_names);
             fputs("</div>\n", out);
         }
     }

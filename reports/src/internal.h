@@ -139,7 +139,7 @@ double live_rounding_bytes(const struct report *r);
 /* A site "Live at exit" always lists: >= 1 % of the live bytes, or >= 100 live blocks. */
 bool live_worth_listing(const struct report *r, const struct report_site *s);
 /* The command that gives every live block its site: qaudit run (always, its default) on the
- * first process's command line. */
+ * first process's command line, or qaudit attach on its pid when it was counted from an attach. */
 void attribute_command(const struct report *r, char *out, size_t size);
 
 /* names.c: a C++ name shortened as the tables show it (std::string, default template arguments
@@ -171,7 +171,9 @@ struct debug_hint {
     char package[128]; /* the Debian package that ships it, "" when none does */
     char debug[160];   /* the package with its debug symbols, "" when unknown */
 };
-size_t debug_hints(const struct report *r, struct debug_hint *out, size_t max);
+/* The modules with frames without names, over the sites of program (report_program_id; 0: of
+ * every program). */
+size_t debug_hints(const struct report *r, uint64_t program, struct debug_hint *out, size_t max);
 /* "Frames in /usr/bin/python3.11 have no function names (...): Debian ships its symbols in
  * python3.11-dbg (apt-get install python3.11-dbg, then report again)." */
 void debug_hint_sentence(const struct report *r, const struct debug_hint *h, char *out,

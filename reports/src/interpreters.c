@@ -89,13 +89,16 @@ const char *runtime_objects(unsigned runtime)
     return runtime < RUNTIMES ? runtimes[runtime].objects : NULL;
 }
 
-/* Frames of each module that have no function name, over every site. */
-static uint64_t *unnamed_frames(const struct report *r)
+/* Frames of each module that have no function name, over every site of program (every site
+ * when 0). */
+static uint64_t *unnamed_frames(const struct report *r, uint64_t program)
 {
     uint64_t *count = calloc(r->module_count + 1, sizeof *count);
     for (size_t i = 0; count && i < r->site_count; i++) {
         const struct report_stack *s = &r->sites[i].stack;
         if (r->sites[i].by_design != NULL) /* no leak: its names would change nothing */
+            continue;
+        if (!report_site_of_lead(&r->sites[i], program))
             continue;
         for (size_t f = 0; f < s->frame_count; f++) {
             const struct report_frame *frame = &s->frames[f];
@@ -192,9 +195,9 @@ static void debug_package(const char *package, char *out, size_t size)
         snprintf(out, size, "%s-dbgsym", package);
 }
 
-size_t debug_hints(const struct report *r, struct debug_hint *out, size_t max)
+size_t debug_hints(const struct report *r, uint64_t program, struct debug_hint *out, size_t max)
 {
-    uint64_t *unnamed = r->symbolized ? unnamed_frames(r) : NULL;
+    uint64_t *unnamed = r->symbolized ? unnamed_frames(r, program) : NULL;
     size_t n = 0;
     for (size_t m = 0; unnamed && m < r->module_count && n < max; m++) {
         const struct report_module *mod = &r->modules[m];

@@ -140,7 +140,7 @@ static void print_view(FILE *out, const struct document *d, const struct block *
         fputs("<h3 id=\"site-table\">Sites</h3>\n", out);
         html_site_table(out, r, d->top ? d->top : 10, d->long_names);
         fputs("<h3 id=\"flame-graph\">Flame graph</h3>\n", out);
-        html_flame(out, r);
+        html_flame(out, r, d->long_names);
     } else if (b->view == VIEW_TIMELINE && b->view_arg < r->process_count) {
         print_timeline(out, r, b->view_arg);
     }

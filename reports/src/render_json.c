@@ -383,7 +383,7 @@ static json_t *sizes_json(const struct report *r)
 static json_t *modules_json(const struct report *r)
 {
     struct debug_hint hints[64];
-    size_t n = debug_hints(r, hints, 64);
+    size_t n = debug_hints(r, 0, hints, 64);
     json_t *list = json_array();
     for (size_t i = 0; i < r->module_count; i++) {
         const struct report_module *m = &r->modules[i];

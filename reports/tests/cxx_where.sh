@@ -77,6 +77,19 @@ check "JSON: live.held_by_design holds libstdc++'s pool, its reason on its site"
 report --format html -o "$work/leak.html"
 grep -q 'title="std::map&lt;std::__cxx11::basic_string' "$work/leak.html" &&
   pass "HTML: the full name in the where cell's title" || fail "HTML: no full name on hover"
+# The flame graph's names (its JSON in the page): shortened as the text's, full with --long-names.
+flame_names() { sed -n 's/.*id="flame-data">//p' "$1" | sed 's#</script>$##' |
+  python3 -c 'import json,sys; print("\n".join(json.load(sys.stdin)["names"]))'; }
+flame_names "$work/leak.html" >"$work/leak.flame"
+grep -qx "std::map<std::string, std::vector<int>>::operator\[\]" "$work/leak.flame" &&
+  ! grep -q "__cxx11\|char_traits" "$work/leak.flame" &&
+  pass "HTML flame graph: C++ names shortened" ||
+  fail "HTML flame graph names: $(grep -m3 'std::map\|__cxx11' "$work/leak.flame")"
+report --format html --long-names -o "$work/long.html"
+flame_names "$work/long.html" >"$work/long.flame"
+grep -q "std::map<std::__cxx11::basic_string<char, std::char_traits<char>" "$work/long.flame" &&
+  pass "HTML flame graph with --long-names: the full names" ||
+  fail "HTML flame graph with --long-names: no full name"
 
 echo "--- every connection freed"
 run clean free
@@ -87,4 +100,9 @@ grep -q "Largest leak" "$work/clean.summary" && fail "a leak named where there i
   pass "no leak named: the program frees all it keeps"
 grep -q "Held by design, not leaks" "$work/clean.summary" && pass "the start-up blocks said apart" ||
   fail "no held-by-design line"
+sed -n '/^== Live at exit/,/^== /p' "$work/clean.txt" >"$work/clean.live"
+grep -q "^No other site holds live bytes" "$work/clean.live" &&
+  ! grep -q "The sites below count" "$work/clean.live" &&
+  pass "Live at exit: no word about the sites below when none is listed" ||
+  fail "Live at exit: $(cat "$work/clean.live")"
 [ "$failures" -eq 0 ] || exit 1

@@ -337,6 +337,43 @@ static void a_detach_dump_is_named_as_such(void **state)
     json_decref(doc);
 }
 
+/* The command that gives every live block its site, for a process counted from an attach: an
+ * attach to its pid, not a run of its command line (the server is already running). */
+static void an_attached_process_is_told_to_attach_again(void **state)
+{
+    (void)state;
+    json_t *doc = example();
+    json_t *config = json_object_get(doc, "config");
+    json_object_set_new(config, "stacks", json_string("sampled"));
+    json_object_set_new(config, "sample_every", json_integer(64));
+    json_object_set_new(config, "sample_by_bytes", json_false());
+    struct report r;
+    load_doc(doc, "run.json", &r);
+    json_t *out = render_json(&r);
+    const char *command =
+        json_string_value(path_get(path_get(out, "live", "without_site"), "command", NULL));
+    assert_non_null(command);
+    assert_non_null(strstr(command, "qaudit run --stacks always -- "));
+    json_decref(out);
+    report_free(&r);
+    json_t *p = json_object_get(doc, "process");
+    json_object_set(p, "attached_at", json_object_get(p, "start_time_ns"));
+    load_doc(doc, "attached.json", &r);
+    out = render_json(&r);
+    command = json_string_value(path_get(path_get(out, "live", "without_site"), "command", NULL));
+    char expected[64];
+    snprintf(expected, sizeof expected, "qaudit attach %llu --stacks always",
+             (unsigned long long)r.processes[0].pid);
+    assert_non_null(command);
+    assert_string_equal(command, expected);
+    char *text = render(&r, REPORT_TEXT);
+    assert_null(strstr(text, "qaudit run --stacks always"));
+    free(text);
+    json_decref(out);
+    report_free(&r);
+    json_decref(doc);
+}
+
 /* A program's name as the user ran it, at the edges: a title, a path, no command line. */
 static void programs_are_named_as_run(void **state)
 {
@@ -679,6 +716,7 @@ int main(void)
         cmocka_unit_test(a_status_in_the_dump_is_read),
         cmocka_unit_test(sampled_by_count_is_scaled_with_a_range),
         cmocka_unit_test(sampled_by_bytes_is_unbiased_as_the_sampler_was),
+        cmocka_unit_test(an_attached_process_is_told_to_attach_again),
         cmocka_unit_test(precision_is_partial_with_a_note),
         cmocka_unit_test(the_leak_ranks_first_in_live_at_exit),
         cmocka_unit_test(live_shares_without_a_site_for_every_block_are_of_the_total),
