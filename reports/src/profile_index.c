@@ -62,20 +62,3 @@ void index_fill(struct index *x, struct slot *slot, uint64_t hash, uint64_t a, u
     *slot = (struct slot){hash, a, b, c, value, string, true};
     x->count++;
 }
-
-/* Appends one zeroed element to a growing array; NULL when memory ran out. */
-void *grow(void *items, size_t *count, size_t *capacity, size_t size)
-{
-    void **array = items;
-    if (*count == *capacity) {
-        size_t more = *capacity ? 2 * *capacity : 256;
-        void *grown = realloc(*array, more * size);
-        if (grown == NULL)
-            return NULL;
-        *array = grown;
-        *capacity = more;
-    }
-    char *item = (char *)*array + (*count)++ * size;
-    memset(item, 0, size);
-    return item;
-}

@@ -29,8 +29,4 @@ struct slot *index_find(struct index *x, uint64_t hash, uint64_t a, uint64_t b, 
 void index_fill(struct index *x, struct slot *slot, uint64_t hash, uint64_t a, uint64_t b,
                 uint64_t c, const char *string, uint64_t value);
 
-/* Appends one zeroed element of size bytes to *items (count used of capacity); NULL when memory
- * ran out (the array is then unchanged). */
-void *grow(void *items, size_t *count, size_t *capacity, size_t size);
-
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
 #include "elf_build_id.h"
 #include "gzip_sink.h"
 #include "profile_index.h"
@@ -78,7 +79,7 @@ static int64_t string_id(struct builder *b, const char *s)
     }
     if (slot->used)
         return (int64_t)slot->value;
-    char **entry = grow(&b->strings, &b->string_count, &b->string_capacity, sizeof *entry);
+    char **entry = array_push(&b->strings, &b->string_count, &b->string_capacity, sizeof *entry);
     if (entry == NULL || (*entry = strdup(s)) == NULL) {
         b->failed = true;
         return 0;
@@ -98,7 +99,7 @@ static uint64_t function_id(struct builder *b, const char *name, const char *fil
         b->failed |= slot == NULL;
         return slot ? slot->value : 0;
     }
-    Function *fn = grow(&b->functions, &b->function_count, &b->function_capacity, sizeof *fn);
+    Function *fn = array_push(&b->functions, &b->function_count, &b->function_capacity, sizeof *fn);
     if (fn == NULL) {
         b->failed = true;
         return 0;
@@ -114,7 +115,7 @@ static uint64_t function_id(struct builder *b, const char *name, const char *fil
 static void add_line(struct builder *b, const char *function, const char *file, unsigned line)
 {
     uint64_t id = function_id(b, function, file);
-    Line *l = grow(&b->lines, &b->line_count, &b->line_capacity, sizeof *l);
+    Line *l = array_push(&b->lines, &b->line_count, &b->line_capacity, sizeof *l);
     if (l == NULL) {
         b->failed = true;
         return;
@@ -166,7 +167,7 @@ static uint64_t location_id(struct builder *b, const struct report_frame *f, siz
         return slot ? slot->value : 0;
     }
     struct built_location *built =
-        grow(&b->locations, &b->location_count, &b->location_capacity, sizeof *built);
+        array_push(&b->locations, &b->location_count, &b->location_capacity, sizeof *built);
     if (built == NULL) {
         b->failed = true;
         return 0;
@@ -194,7 +195,7 @@ __attribute__((format(printf, 2, 3))) static void comment(struct builder *b, con
     va_start(ap, fmt);
     int n = vasprintf(&text, fmt, ap);
     va_end(ap);
-    int64_t *slot = grow(&b->comments, &b->comment_count, &b->comment_capacity, sizeof *slot);
+    int64_t *slot = array_push(&b->comments, &b->comment_count, &b->comment_capacity, sizeof *slot);
     if (n < 0 || slot == NULL) {
         b->failed = true;
         if (n >= 0)
@@ -493,7 +494,7 @@ void render_pprof(FILE *out, const struct report *r, FILE *warn)
                                                  {"alloc_space", "bytes"},
                                                  {"inuse_objects", "count"},
                                                  {"inuse_space", "bytes"}};
-    char **first = grow(&b.strings, &b.string_count, &b.string_capacity, sizeof *first);
+    char **first = array_push(&b.strings, &b.string_count, &b.string_capacity, sizeof *first);
     if (first == NULL || (*first = strdup("")) == NULL || !prepare_mappings(&b))
         b.failed = true;
     for (int i = 0; i < VALUES && !b.failed; i++) {
