@@ -297,7 +297,10 @@ static bool managed(int signo)
            !atomic_load(&stepped_aside) && (signo == qa_cfg.signal || is_ending(signo));
 }
 
-QA_EXPORT int sigaction(int signo, const struct sigaction *act, struct sigaction *old)
+/* The exported sigaction's body, which signal() and its variants call (not the exported name). */
+int qa_sigaction_entry(int signo, const struct sigaction *act, struct sigaction *old);
+
+int qa_sigaction_entry(int signo, const struct sigaction *act, struct sigaction *old)
 {
     if (next_sigaction() == NULL) {
         errno = ENOSYS;
@@ -307,8 +310,10 @@ QA_EXPORT int sigaction(int signo, const struct sigaction *act, struct sigaction
         return real_sigaction(signo, act, old);
     return program_sigaction(signo, act, old);
 }
+extern int sigaction(int signo, const struct sigaction *act, struct sigaction *old)
+    QA_EXPORT_AS(qa_sigaction_entry);
 
-/* signal() and its variants, with glibc's semantics, through the sigaction above. */
+/* signal() and its variants, with glibc's semantics, through the sigaction above (its body). */
 static handler_fn set_handler(int signo, handler_fn handler, int flags)
 {
     struct sigaction act, old;
@@ -318,7 +323,7 @@ static handler_fn set_handler(int signo, handler_fn handler, int flags)
     sigemptyset(&act.sa_mask);
     if (!(flags & SA_NODEFER))
         sigaddset(&act.sa_mask, signo);
-    if (signo <= 0 || signo >= MAX_SIGNAL || sigaction(signo, &act, &old) != 0) {
+    if (signo <= 0 || signo >= MAX_SIGNAL || qa_sigaction_entry(signo, &act, &old) != 0) {
         errno = EINVAL;
         return SIG_ERR;
     }

@@ -415,7 +415,8 @@ void qa_writer_main_thread_leaving(void)
     atomic_fetch_add(&requests, 1); /* the futex word moves: the writer wakes and sees the end */
     qa_futex(&requests, FUTEX_WAKE, 1, NULL);
     for (int waited = 0; waited < WRITER_END_WAIT_MS; waited++) {
-        if (syscall(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH)
+        /* the C library's syscall: the exported one is host/unwinder_fds.c's */
+        if (qa_real.syscall_fn(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH)
             return;
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
