@@ -468,8 +468,9 @@ void qa_attach_module_loaded(void)
 
 /* The writer thread, at detach: the program's signal dispositions back, every entry back, then
  * nothing more is counted or written. */
-static void restore_all(void)
+QA_CTX_WRITER static void restore_all(void)
 {
+    qa_assert_on_writer();
     qa_signals_restore();
     pthread_mutex_lock(&slots_lock);
     active = false;

@@ -102,18 +102,23 @@ static void unlock_table(const sigset_t *saved)
     pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
-static void on_dump_signal(int signo)
+/* The interposer's own handlers: what they call is tagged QA_CTX_SIGNAL_SAFE (base/context.h);
+ * a -DQA_DEBUG build counts them on the thread, and qa_dump asserts it is not inside one. */
+QA_CTX_SIGNAL_SAFE static void on_dump_signal(int signo)
 {
     (void)signo;
     int saved = errno;
+    qa_ctx_handler_enter();
     qa_writer_wake();
+    qa_ctx_handler_leave();
     errno = saved;
 }
 
-static void on_ending_signal(int signo, siginfo_t *info, void *context)
+QA_CTX_SIGNAL_SAFE static void on_ending_signal(int signo, siginfo_t *info, void *context)
 {
     (void)info, (void)context;
     int saved = errno;
+    qa_ctx_handler_enter();
     if (!qa_inert)
         qa_dump_final(QA_DUMP_FATAL, signo);
     struct sigaction dfl;
@@ -124,6 +129,7 @@ static void on_ending_signal(int signo, siginfo_t *info, void *context)
     /* Raised again at this thread: delivered as soon as the handler returns (the signal is
      * blocked until then), with the default action, whatever the first one's cause was. */
     tgkill(getpid(), gettid(), signo);
+    qa_ctx_handler_leave();
     errno = saved;
 }
 

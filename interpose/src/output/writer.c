@@ -142,9 +142,10 @@ static void unpin(void)
 
 /* Serves dump requests (the dump signal, the control record), QAUDIT_INTERVAL's dumps and the
  * timeline's points, each on its own schedule; after an attach, the detach request. */
-static void *writer_main(void *arg)
+QA_CTX_WRITER static void *writer_main(void *arg)
 {
     (void)arg;
+    qa_ctx_writer_thread();
     struct qa_thread *t = qa_self();
     if (t)
         qa_guard(t);     /* nothing this thread does is the program's allocation */
