@@ -132,94 +132,190 @@ static inline __attribute__((always_inline)) void free_counted(unsigned entry, s
         shim_free(entry, x->p, forward, x);
 }
 
+/* mimalloc's regular entry points, one line each (mimalloc's own alloc-override.c is the model):
+ * X(return type, name, (parameters), forward shape, (forward arguments), counted call). Each
+ * line declares the entry point and its slot for the next definition (MI_DECLARE) and defines
+ * the exported wrapper (MI_DEFINE): its arguments gathered for the forward, then the counted
+ * call, which reads them through x. The frees likewise (MI_FREES: the entry counted as). The
+ * entry points below the table do more than one counted call, and are written out. */
+#define MI_ALLOCS(X)                                                                               \
+    X(void *, mi_malloc, (size_t size), A1, (.a = size),                                           \
+      shim_alloc(QAUDIT_mi_malloc, QAUDIT_AS_MALLOC, size, true, forward, &x))                     \
+    X(void *, mi_malloc_small, (size_t size), A1, (.a = size),                                     \
+      shim_alloc(QAUDIT_mi_malloc, QAUDIT_AS_MALLOC, size, true, forward, &x))                     \
+    X(void *, mi_zalloc, (size_t size), A1, (.a = size),                                           \
+      shim_alloc(QAUDIT_mi_zalloc, QAUDIT_AS_CALLOC, size, true, forward, &x))                     \
+    X(void *, mi_zalloc_small, (size_t size), A1, (.a = size),                                     \
+      shim_alloc(QAUDIT_mi_zalloc, QAUDIT_AS_CALLOC, size, true, forward, &x))                     \
+    X(void *, mi_calloc, (size_t n, size_t size), A2, (.a = n, .b = size),                         \
+      alloc_n(QAUDIT_mi_calloc, QAUDIT_AS_CALLOC, n, size, &x))                                    \
+    X(void *, mi_mallocn, (size_t n, size_t size), A2, (.a = n, .b = size),                        \
+      alloc_n(QAUDIT_mi_malloc, QAUDIT_AS_MALLOC, n, size, &x))                                    \
+    X(void *, mi_realloc, (void *p, size_t size), P1, (.p = p, .a = size),                         \
+      resize(QAUDIT_mi_realloc, QAUDIT_AS_MALLOC, p, size, false, &x))                             \
+    X(void *, mi_reallocn, (void *p, size_t n, size_t size), P2, (.p = p, .a = n, .b = size),      \
+      resize_n(QAUDIT_mi_realloc, QAUDIT_AS_MALLOC, p, n, size, false, &x))                        \
+    X(void *, mi_rezalloc, (void *p, size_t size), P1, (.p = p, .a = size),                        \
+      resize(QAUDIT_mi_realloc, QAUDIT_AS_CALLOC, p, size, true, &x))                              \
+    X(void *, mi_recalloc, (void *p, size_t n, size_t size), P2, (.p = p, .a = n, .b = size),      \
+      resize_n(QAUDIT_mi_realloc, QAUDIT_AS_CALLOC, p, n, size, true, &x))                         \
+    X(void *, mi_malloc_aligned, (size_t size, size_t align), A2, (.a = size, .b = align),         \
+      shim_alloc(QAUDIT_mi_aligned, QAUDIT_AS_ALIGNED_ALLOC, size, true, forward, &x))             \
+    X(void *, mi_malloc_aligned_at, (size_t size, size_t align, size_t offset), A3,                \
+      (.a = size, .b = align, .c = offset),                                                        \
+      shim_alloc(QAUDIT_mi_aligned, QAUDIT_AS_ALIGNED_ALLOC, size, true, forward, &x))             \
+    X(void *, mi_zalloc_aligned, (size_t size, size_t align), A2, (.a = size, .b = align),         \
+      shim_alloc(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, size, true, forward, &x))                    \
+    X(void *, mi_zalloc_aligned_at, (size_t size, size_t align, size_t offset), A3,                \
+      (.a = size, .b = align, .c = offset),                                                        \
+      shim_alloc(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, size, true, forward, &x))                    \
+    X(void *, mi_calloc_aligned, (size_t n, size_t size, size_t align), A3,                        \
+      (.a = n, .b = size, .c = align), alloc_n(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, n, size, &x))  \
+    X(void *, mi_calloc_aligned_at, (size_t n, size_t size, size_t align, size_t offset), A4,      \
+      (.a = n, .b = size, .c = align, .d = offset),                                                \
+      alloc_n(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, n, size, &x))                                   \
+    X(void *, mi_realloc_aligned, (void *p, size_t size, size_t align), P2,                        \
+      (.p = p, .a = size, .b = align),                                                             \
+      resize(QAUDIT_mi_aligned, QAUDIT_AS_ALIGNED_ALLOC, p, size, false, &x))                      \
+    X(void *, mi_realloc_aligned_at, (void *p, size_t size, size_t align, size_t offset), P3,      \
+      (.p = p, .a = size, .b = align, .c = offset),                                                \
+      resize(QAUDIT_mi_aligned, QAUDIT_AS_ALIGNED_ALLOC, p, size, false, &x))                      \
+    X(void *, mi_rezalloc_aligned, (void *p, size_t size, size_t align), P2,                       \
+      (.p = p, .a = size, .b = align),                                                             \
+      resize(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, p, size, true, &x))                              \
+    X(void *, mi_rezalloc_aligned_at, (void *p, size_t size, size_t align, size_t offset), P3,     \
+      (.p = p, .a = size, .b = align, .c = offset),                                                \
+      resize(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, p, size, true, &x))                              \
+    X(void *, mi_recalloc_aligned, (void *p, size_t n, size_t size, size_t align), P3,             \
+      (.p = p, .a = n, .b = size, .c = align),                                                     \
+      resize_n(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, p, n, size, true, &x))                         \
+    X(void *, mi_recalloc_aligned_at,                                                              \
+      (void *p, size_t n, size_t size, size_t align, size_t offset), P4,                           \
+      (.p = p, .a = n, .b = size, .c = align, .d = offset),                                        \
+      resize_n(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, p, n, size, true, &x))                         \
+    X(void *, mi_aligned_recalloc, (void *p, size_t n, size_t size, size_t align), P3,             \
+      (.p = p, .a = n, .b = size, .c = align),                                                     \
+      resize_n(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, p, n, size, true, &x))                         \
+    X(void *, mi_aligned_offset_recalloc,                                                          \
+      (void *p, size_t n, size_t size, size_t align, size_t offset), P4,                           \
+      (.p = p, .a = n, .b = size, .c = align, .d = offset),                                        \
+      resize_n(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, p, n, size, true, &x))                         \
+    X(void *, mi_memalign, (size_t align, size_t size), A2, (.a = align, .b = size),               \
+      shim_alloc(QAUDIT_mi_posix, QAUDIT_AS_MEMALIGN, size, true, forward, &x))                    \
+    X(void *, mi_aligned_alloc, (size_t align, size_t size), A2, (.a = align, .b = size),          \
+      shim_alloc(QAUDIT_mi_posix, QAUDIT_AS_ALIGNED_ALLOC, size, true, forward, &x))               \
+    X(void *, mi_valloc, (size_t size), A1, (.a = size),                                           \
+      shim_alloc(QAUDIT_mi_posix, QAUDIT_AS_VALLOC, size, true, forward, &x))                      \
+    X(void *, mi_pvalloc, (size_t size), A1, (.a = size),                                          \
+      shim_alloc(QAUDIT_mi_posix, QAUDIT_AS_PVALLOC, size, true, forward, &x))                     \
+    X(void *, mi_new_nothrow, (size_t size), A1, (.a = size),                                      \
+      shim_alloc(QAUDIT_mi_new, QAUDIT_AS_MALLOC, size, true, forward, &x))                        \
+    X(void *, mi_new_aligned_nothrow, (size_t size, size_t align), A2, (.a = size, .b = align),    \
+      shim_alloc(QAUDIT_mi_new, QAUDIT_AS_ALIGNED_ALLOC, size, true, forward, &x))                 \
+    X(void *, mi_heap_malloc, (void *h, size_t size), P1, (.p = h, .a = size),                     \
+      shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_MALLOC, size, true, forward, &x))                 \
+    X(void *, mi_heap_malloc_small, (void *h, size_t size), P1, (.p = h, .a = size),               \
+      shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_MALLOC, size, true, forward, &x))                 \
+    X(void *, mi_heap_zalloc, (void *h, size_t size), P1, (.p = h, .a = size),                     \
+      shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_CALLOC, size, true, forward, &x))                 \
+    X(void *, mi_heap_calloc, (void *h, size_t n, size_t size), P2, (.p = h, .a = n, .b = size),   \
+      alloc_n(QAUDIT_mi_heap_alloc, QAUDIT_AS_CALLOC, n, size, &x))                                \
+    X(void *, mi_heap_mallocn, (void *h, size_t n, size_t size), P2, (.p = h, .a = n, .b = size),  \
+      alloc_n(QAUDIT_mi_heap_alloc, QAUDIT_AS_MALLOC, n, size, &x))                                \
+    X(void *, mi_heap_malloc_aligned, (void *h, size_t size, size_t align), P2,                    \
+      (.p = h, .a = size, .b = align),                                                             \
+      shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_ALIGNED_ALLOC, size, true, forward, &x))          \
+    X(void *, mi_heap_malloc_aligned_at, (void *h, size_t size, size_t align, size_t offset), P3,  \
+      (.p = h, .a = size, .b = align, .c = offset),                                                \
+      shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_ALIGNED_ALLOC, size, true, forward, &x))          \
+    X(void *, mi_heap_zalloc_aligned, (void *h, size_t size, size_t align), P2,                    \
+      (.p = h, .a = size, .b = align),                                                             \
+      shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_CALLOC, size, true, forward, &x))                 \
+    X(void *, mi_heap_zalloc_aligned_at, (void *h, size_t size, size_t align, size_t offset), P3,  \
+      (.p = h, .a = size, .b = align, .c = offset),                                                \
+      shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_CALLOC, size, true, forward, &x))                 \
+    X(void *, mi_heap_calloc_aligned, (void *h, size_t n, size_t size, size_t align), P3,          \
+      (.p = h, .a = n, .b = size, .c = align),                                                     \
+      alloc_n(QAUDIT_mi_heap_alloc, QAUDIT_AS_CALLOC, n, size, &x))                                \
+    X(void *, mi_heap_calloc_aligned_at,                                                           \
+      (void *h, size_t n, size_t size, size_t align, size_t offset), P4,                           \
+      (.p = h, .a = n, .b = size, .c = align, .d = offset),                                        \
+      alloc_n(QAUDIT_mi_heap_alloc, QAUDIT_AS_CALLOC, n, size, &x))                                \
+    X(void *, mi_heap_realloc, (void *h, void *p, size_t size), PP1, (.h = h, .p = p, .a = size),  \
+      resize(QAUDIT_mi_heap_realloc, QAUDIT_AS_MALLOC, p, size, false, &x))                        \
+    X(void *, mi_heap_reallocn, (void *h, void *p, size_t n, size_t size), PP2,                    \
+      (.h = h, .p = p, .a = n, .b = size),                                                         \
+      resize_n(QAUDIT_mi_heap_realloc, QAUDIT_AS_MALLOC, p, n, size, false, &x))                   \
+    X(void *, mi_heap_rezalloc, (void *h, void *p, size_t size), PP1, (.h = h, .p = p, .a = size), \
+      resize(QAUDIT_mi_heap_realloc, QAUDIT_AS_CALLOC, p, size, true, &x))                         \
+    X(void *, mi_heap_recalloc, (void *h, void *p, size_t n, size_t size), PP2,                    \
+      (.h = h, .p = p, .a = n, .b = size),                                                         \
+      resize_n(QAUDIT_mi_heap_realloc, QAUDIT_AS_CALLOC, p, n, size, true, &x))                    \
+    X(void *, mi_heap_realloc_aligned, (void *h, void *p, size_t size, size_t align), PP2,         \
+      (.h = h, .p = p, .a = size, .b = align),                                                     \
+      resize(QAUDIT_mi_heap_realloc, QAUDIT_AS_ALIGNED_ALLOC, p, size, false, &x))                 \
+    X(void *, mi_heap_realloc_aligned_at,                                                          \
+      (void *h, void *p, size_t size, size_t align, size_t offset), PP3,                           \
+      (.h = h, .p = p, .a = size, .b = align, .c = offset),                                        \
+      resize(QAUDIT_mi_heap_realloc, QAUDIT_AS_ALIGNED_ALLOC, p, size, false, &x))                 \
+    X(void *, mi_heap_rezalloc_aligned, (void *h, void *p, size_t size, size_t align), PP2,        \
+      (.h = h, .p = p, .a = size, .b = align),                                                     \
+      resize(QAUDIT_mi_heap_realloc, QAUDIT_AS_CALLOC, p, size, true, &x))                         \
+    X(void *, mi_heap_rezalloc_aligned_at,                                                         \
+      (void *h, void *p, size_t size, size_t align, size_t offset), PP3,                           \
+      (.h = h, .p = p, .a = size, .b = align, .c = offset),                                        \
+      resize(QAUDIT_mi_heap_realloc, QAUDIT_AS_CALLOC, p, size, true, &x))                         \
+    X(void *, mi_heap_recalloc_aligned, (void *h, void *p, size_t n, size_t size, size_t align),   \
+      PP3, (.h = h, .p = p, .a = n, .b = size, .c = align),                                        \
+      resize_n(QAUDIT_mi_heap_realloc, QAUDIT_AS_CALLOC, p, n, size, true, &x))                    \
+    X(void *, mi_heap_recalloc_aligned_at,                                                         \
+      (void *h, void *p, size_t n, size_t size, size_t align, size_t offset), PP4,                 \
+      (.h = h, .p = p, .a = n, .b = size, .c = align, .d = offset),                                \
+      resize_n(QAUDIT_mi_heap_realloc, QAUDIT_AS_CALLOC, p, n, size, true, &x))
+
+#define MI_FREES(X)                                                                                \
+    X(mi_free, (void *p), F0, (.p = p), QAUDIT_mi_free)                                            \
+    X(mi_cfree, (void *p), F0, (.p = p), QAUDIT_mi_free)                                           \
+    X(mi_free_size, (void *p, size_t size), F1, (.p = p, .a = size), QAUDIT_mi_free)               \
+    X(mi_free_aligned, (void *p, size_t align), F1, (.p = p, .a = align), QAUDIT_mi_free)          \
+    X(mi_free_size_aligned, (void *p, size_t size, size_t align), F2,                              \
+      (.p = p, .a = size, .b = align), QAUDIT_mi_free)
+
+#define MI_UNPAREN(...) __VA_ARGS__
+#define MI_DECLARE(ret, name, params, shape, init, call)                                           \
+    ret name params;                                                                               \
+    SHIM_SLOT(name);
+#define MI_DEFINE(ret, name, params, shape, init, call)                                            \
+    SHIM_EXPORT ret name params                                                                    \
+    {                                                                                              \
+        struct mi_args x = MI(name, shape, MI_UNPAREN init);                                       \
+        return call;                                                                               \
+    }
+#define MI_DECLARE_FREE(name, params, shape, init, entry)                                          \
+    void name params;                                                                              \
+    SHIM_SLOT(name);
+#define MI_DEFINE_FREE(name, params, shape, init, entry)                                           \
+    SHIM_EXPORT void name params                                                                   \
+    {                                                                                              \
+        struct mi_args x = MI(name, shape, MI_UNPAREN init);                                       \
+        free_counted(entry, &x);                                                                   \
+    }
+
+MI_ALLOCS(MI_DECLARE)
+MI_FREES(MI_DECLARE_FREE)
+MI_ALLOCS(MI_DEFINE)
+MI_FREES(MI_DEFINE_FREE)
+
 /* The basic calls. */
-void *mi_malloc(size_t size);
-void *mi_malloc_small(size_t size);
-void *mi_zalloc(size_t size);
-void *mi_zalloc_small(size_t size);
-void *mi_calloc(size_t n, size_t size);
-void *mi_mallocn(size_t n, size_t size);
-void *mi_realloc(void *p, size_t size);
-void *mi_reallocn(void *p, size_t n, size_t size);
 void *mi_reallocf(void *p, size_t size);
-void *mi_rezalloc(void *p, size_t size);
-void *mi_recalloc(void *p, size_t n, size_t size);
 void *mi_reallocarray(void *p, size_t n, size_t size);
 int mi_reallocarr(void *p, size_t n, size_t size);
 void *mi_expand(void *p, size_t size);
 void *mi__expand(void *p, size_t size);
-void mi_free(void *p);
-void mi_cfree(void *p);
-void mi_free_size(void *p, size_t size);
-void mi_free_aligned(void *p, size_t align);
-void mi_free_size_aligned(void *p, size_t size, size_t align);
-SHIM_SLOT(mi_malloc);
-SHIM_SLOT(mi_malloc_small);
-SHIM_SLOT(mi_zalloc);
-SHIM_SLOT(mi_zalloc_small);
-SHIM_SLOT(mi_calloc);
-SHIM_SLOT(mi_mallocn);
-SHIM_SLOT(mi_realloc);
-SHIM_SLOT(mi_reallocn);
-SHIM_SLOT(mi_rezalloc);
-SHIM_SLOT(mi_recalloc);
 SHIM_SLOT(mi_reallocarray);
 SHIM_SLOT(mi_reallocarr);
 SHIM_SLOT(mi_expand);
 SHIM_SLOT(mi__expand);
-SHIM_SLOT(mi_free);
-SHIM_SLOT(mi_cfree);
-SHIM_SLOT(mi_free_size);
-SHIM_SLOT(mi_free_aligned);
-SHIM_SLOT(mi_free_size_aligned);
-
-SHIM_EXPORT void *mi_malloc(size_t size)
-{
-    struct mi_args x = MI(mi_malloc, A1, .a = size);
-    return shim_alloc(QAUDIT_mi_malloc, QAUDIT_AS_MALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_malloc_small(size_t size)
-{
-    struct mi_args x = MI(mi_malloc_small, A1, .a = size);
-    return shim_alloc(QAUDIT_mi_malloc, QAUDIT_AS_MALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_zalloc(size_t size)
-{
-    struct mi_args x = MI(mi_zalloc, A1, .a = size);
-    return shim_alloc(QAUDIT_mi_zalloc, QAUDIT_AS_CALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_zalloc_small(size_t size)
-{
-    struct mi_args x = MI(mi_zalloc_small, A1, .a = size);
-    return shim_alloc(QAUDIT_mi_zalloc, QAUDIT_AS_CALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_calloc(size_t n, size_t size)
-{
-    struct mi_args x = MI(mi_calloc, A2, .a = n, .b = size);
-    return alloc_n(QAUDIT_mi_calloc, QAUDIT_AS_CALLOC, n, size, &x);
-}
-
-SHIM_EXPORT void *mi_mallocn(size_t n, size_t size)
-{
-    struct mi_args x = MI(mi_mallocn, A2, .a = n, .b = size);
-    return alloc_n(QAUDIT_mi_malloc, QAUDIT_AS_MALLOC, n, size, &x);
-}
-
-SHIM_EXPORT void *mi_realloc(void *p, size_t size)
-{
-    struct mi_args x = MI(mi_realloc, P1, .p = p, .a = size);
-    return resize(QAUDIT_mi_realloc, QAUDIT_AS_MALLOC, p, size, false, &x);
-}
-
-SHIM_EXPORT void *mi_reallocn(void *p, size_t n, size_t size)
-{
-    struct mi_args x = MI(mi_reallocn, P2, .p = p, .a = n, .b = size);
-    return resize_n(QAUDIT_mi_realloc, QAUDIT_AS_MALLOC, p, n, size, false, &x);
-}
 
 /* As mimalloc does it: a failed realloc frees the block. */
 SHIM_EXPORT void *mi_reallocf(void *p, size_t size)
@@ -231,18 +327,6 @@ SHIM_EXPORT void *mi_reallocf(void *p, size_t size)
         free_counted(QAUDIT_mi_free, &f);
     }
     return q;
-}
-
-SHIM_EXPORT void *mi_rezalloc(void *p, size_t size)
-{
-    struct mi_args x = MI(mi_rezalloc, P1, .p = p, .a = size);
-    return resize(QAUDIT_mi_realloc, QAUDIT_AS_CALLOC, p, size, true, &x);
-}
-
-SHIM_EXPORT void *mi_recalloc(void *p, size_t n, size_t size)
-{
-    struct mi_args x = MI(mi_recalloc, P2, .p = p, .a = n, .b = size);
-    return resize_n(QAUDIT_mi_realloc, QAUDIT_AS_CALLOC, p, n, size, true, &x);
 }
 
 SHIM_EXPORT void *mi_reallocarray(void *p, size_t n, size_t size)
@@ -304,165 +388,9 @@ SHIM_EXPORT void *mi__expand(void *p, size_t size)
     return shim_resize(QAUDIT_mi_expand, QAUDIT_AS_REALLOC, p, size, false, forward, &x);
 }
 
-SHIM_EXPORT void mi_free(void *p)
-{
-    struct mi_args x = MI(mi_free, F0, .p = p);
-    free_counted(QAUDIT_mi_free, &x);
-}
-
-SHIM_EXPORT void mi_cfree(void *p)
-{
-    struct mi_args x = MI(mi_cfree, F0, .p = p);
-    free_counted(QAUDIT_mi_free, &x);
-}
-
-SHIM_EXPORT void mi_free_size(void *p, size_t size)
-{
-    struct mi_args x = MI(mi_free_size, F1, .p = p, .a = size);
-    free_counted(QAUDIT_mi_free, &x);
-}
-
-SHIM_EXPORT void mi_free_aligned(void *p, size_t align)
-{
-    struct mi_args x = MI(mi_free_aligned, F1, .p = p, .a = align);
-    free_counted(QAUDIT_mi_free, &x);
-}
-
-SHIM_EXPORT void mi_free_size_aligned(void *p, size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_free_size_aligned, F2, .p = p, .a = size, .b = align);
-    free_counted(QAUDIT_mi_free, &x);
-}
-
-/* Aligned allocations and resizes (counted as aligned_alloc, zeroed ones as calloc). */
-void *mi_malloc_aligned(size_t size, size_t align);
-void *mi_malloc_aligned_at(size_t size, size_t align, size_t offset);
-void *mi_zalloc_aligned(size_t size, size_t align);
-void *mi_zalloc_aligned_at(size_t size, size_t align, size_t offset);
-void *mi_calloc_aligned(size_t n, size_t size, size_t align);
-void *mi_calloc_aligned_at(size_t n, size_t size, size_t align, size_t offset);
-void *mi_realloc_aligned(void *p, size_t size, size_t align);
-void *mi_realloc_aligned_at(void *p, size_t size, size_t align, size_t offset);
-void *mi_rezalloc_aligned(void *p, size_t size, size_t align);
-void *mi_rezalloc_aligned_at(void *p, size_t size, size_t align, size_t offset);
-void *mi_recalloc_aligned(void *p, size_t n, size_t size, size_t align);
-void *mi_recalloc_aligned_at(void *p, size_t n, size_t size, size_t align, size_t offset);
-void *mi_aligned_recalloc(void *p, size_t n, size_t size, size_t align);
-void *mi_aligned_offset_recalloc(void *p, size_t n, size_t size, size_t align, size_t offset);
-SHIM_SLOT(mi_malloc_aligned);
-SHIM_SLOT(mi_malloc_aligned_at);
-SHIM_SLOT(mi_zalloc_aligned);
-SHIM_SLOT(mi_zalloc_aligned_at);
-SHIM_SLOT(mi_calloc_aligned);
-SHIM_SLOT(mi_calloc_aligned_at);
-SHIM_SLOT(mi_realloc_aligned);
-SHIM_SLOT(mi_realloc_aligned_at);
-SHIM_SLOT(mi_rezalloc_aligned);
-SHIM_SLOT(mi_rezalloc_aligned_at);
-SHIM_SLOT(mi_recalloc_aligned);
-SHIM_SLOT(mi_recalloc_aligned_at);
-SHIM_SLOT(mi_aligned_recalloc);
-SHIM_SLOT(mi_aligned_offset_recalloc);
-
-SHIM_EXPORT void *mi_malloc_aligned(size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_malloc_aligned, A2, .a = size, .b = align);
-    return shim_alloc(QAUDIT_mi_aligned, QAUDIT_AS_ALIGNED_ALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_malloc_aligned_at(size_t size, size_t align, size_t offset)
-{
-    struct mi_args x = MI(mi_malloc_aligned_at, A3, .a = size, .b = align, .c = offset);
-    return shim_alloc(QAUDIT_mi_aligned, QAUDIT_AS_ALIGNED_ALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_zalloc_aligned(size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_zalloc_aligned, A2, .a = size, .b = align);
-    return shim_alloc(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_zalloc_aligned_at(size_t size, size_t align, size_t offset)
-{
-    struct mi_args x = MI(mi_zalloc_aligned_at, A3, .a = size, .b = align, .c = offset);
-    return shim_alloc(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_calloc_aligned(size_t n, size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_calloc_aligned, A3, .a = n, .b = size, .c = align);
-    return alloc_n(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, n, size, &x);
-}
-
-SHIM_EXPORT void *mi_calloc_aligned_at(size_t n, size_t size, size_t align, size_t offset)
-{
-    struct mi_args x = MI(mi_calloc_aligned_at, A4, .a = n, .b = size, .c = align, .d = offset);
-    return alloc_n(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, n, size, &x);
-}
-
-SHIM_EXPORT void *mi_realloc_aligned(void *p, size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_realloc_aligned, P2, .p = p, .a = size, .b = align);
-    return resize(QAUDIT_mi_aligned, QAUDIT_AS_ALIGNED_ALLOC, p, size, false, &x);
-}
-
-SHIM_EXPORT void *mi_realloc_aligned_at(void *p, size_t size, size_t align, size_t offset)
-{
-    struct mi_args x = MI(mi_realloc_aligned_at, P3, .p = p, .a = size, .b = align, .c = offset);
-    return resize(QAUDIT_mi_aligned, QAUDIT_AS_ALIGNED_ALLOC, p, size, false, &x);
-}
-
-SHIM_EXPORT void *mi_rezalloc_aligned(void *p, size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_rezalloc_aligned, P2, .p = p, .a = size, .b = align);
-    return resize(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, p, size, true, &x);
-}
-
-SHIM_EXPORT void *mi_rezalloc_aligned_at(void *p, size_t size, size_t align, size_t offset)
-{
-    struct mi_args x = MI(mi_rezalloc_aligned_at, P3, .p = p, .a = size, .b = align, .c = offset);
-    return resize(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, p, size, true, &x);
-}
-
-SHIM_EXPORT void *mi_recalloc_aligned(void *p, size_t n, size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_recalloc_aligned, P3, .p = p, .a = n, .b = size, .c = align);
-    return resize_n(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, p, n, size, true, &x);
-}
-
-SHIM_EXPORT void *mi_recalloc_aligned_at(void *p, size_t n, size_t size, size_t align,
-                                         size_t offset)
-{
-    struct mi_args x =
-        MI(mi_recalloc_aligned_at, P4, .p = p, .a = n, .b = size, .c = align, .d = offset);
-    return resize_n(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, p, n, size, true, &x);
-}
-
-SHIM_EXPORT void *mi_aligned_recalloc(void *p, size_t n, size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_aligned_recalloc, P3, .p = p, .a = n, .b = size, .c = align);
-    return resize_n(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, p, n, size, true, &x);
-}
-
-SHIM_EXPORT void *mi_aligned_offset_recalloc(void *p, size_t n, size_t size, size_t align,
-                                             size_t offset)
-{
-    struct mi_args x =
-        MI(mi_aligned_offset_recalloc, P4, .p = p, .a = n, .b = size, .c = align, .d = offset);
-    return resize_n(QAUDIT_mi_aligned, QAUDIT_AS_CALLOC, p, n, size, true, &x);
-}
-
 /* The posix names. */
 int mi_posix_memalign(void **out, size_t align, size_t size);
-void *mi_memalign(size_t align, size_t size);
-void *mi_aligned_alloc(size_t align, size_t size);
-void *mi_valloc(size_t size);
-void *mi_pvalloc(size_t size);
 SHIM_SLOT(mi_posix_memalign);
-SHIM_SLOT(mi_memalign);
-SHIM_SLOT(mi_aligned_alloc);
-SHIM_SLOT(mi_valloc);
-SHIM_SLOT(mi_pvalloc);
 
 struct posix_memalign_args {
     size_t align, size;
@@ -489,30 +417,6 @@ SHIM_EXPORT int mi_posix_memalign(void **out, size_t align, size_t size)
         return a.called ? a.error : ENOMEM;
     *out = p;
     return 0;
-}
-
-SHIM_EXPORT void *mi_memalign(size_t align, size_t size)
-{
-    struct mi_args x = MI(mi_memalign, A2, .a = align, .b = size);
-    return shim_alloc(QAUDIT_mi_posix, QAUDIT_AS_MEMALIGN, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_aligned_alloc(size_t align, size_t size)
-{
-    struct mi_args x = MI(mi_aligned_alloc, A2, .a = align, .b = size);
-    return shim_alloc(QAUDIT_mi_posix, QAUDIT_AS_ALIGNED_ALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_valloc(size_t size)
-{
-    struct mi_args x = MI(mi_valloc, A1, .a = size);
-    return shim_alloc(QAUDIT_mi_posix, QAUDIT_AS_VALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_pvalloc(size_t size)
-{
-    struct mi_args x = MI(mi_pvalloc, A1, .a = size);
-    return shim_alloc(QAUDIT_mi_posix, QAUDIT_AS_PVALLOC, size, true, forward, &x);
 }
 
 /* Strings: the copy's size is known before the call. realpath copies into a buffer of its own
@@ -608,25 +512,15 @@ SHIM_EXPORT int mi_dupenv_s(char **buf, size_t *size, const char *name)
 /* The C++ helpers, counted through their nothrow forms (an exception must not cross the
  * preload's frames); when those fail, the throwing form throws outside the preload. */
 void *mi_new(size_t size);
-void *mi_new_nothrow(size_t size);
 void *mi_new_aligned(size_t size, size_t align);
-void *mi_new_aligned_nothrow(size_t size, size_t align);
 void *mi_new_n(size_t n, size_t size);
 void *mi_new_realloc(void *p, size_t size);
 void *mi_new_reallocn(void *p, size_t n, size_t size);
 SHIM_SLOT(mi_new);
-SHIM_SLOT(mi_new_nothrow);
 SHIM_SLOT(mi_new_aligned);
-SHIM_SLOT(mi_new_aligned_nothrow);
 SHIM_SLOT(mi_new_n);
 SHIM_SLOT(mi_new_realloc);
 SHIM_SLOT(mi_new_reallocn);
-
-SHIM_EXPORT void *mi_new_nothrow(size_t size)
-{
-    struct mi_args x = MI(mi_new_nothrow, A1, .a = size);
-    return shim_alloc(QAUDIT_mi_new, QAUDIT_AS_MALLOC, size, true, forward, &x);
-}
 
 SHIM_EXPORT void *mi_new(size_t size)
 {
@@ -637,12 +531,6 @@ SHIM_EXPORT void *mi_new(size_t size)
         p = forward(&t);
     }
     return p;
-}
-
-SHIM_EXPORT void *mi_new_aligned_nothrow(size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_new_aligned_nothrow, A2, .a = size, .b = align);
-    return shim_alloc(QAUDIT_mi_new, QAUDIT_AS_ALIGNED_ALLOC, size, true, forward, &x);
 }
 
 SHIM_EXPORT void *mi_new_aligned(size_t size, size_t align)
@@ -690,108 +578,16 @@ SHIM_EXPORT void *mi_new_reallocn(void *p, size_t n, size_t size)
 }
 
 /* mi_heap_*: the same calls in a given heap (h). */
-void *mi_heap_malloc(void *h, size_t size);
-void *mi_heap_malloc_small(void *h, size_t size);
-void *mi_heap_zalloc(void *h, size_t size);
-void *mi_heap_calloc(void *h, size_t n, size_t size);
-void *mi_heap_mallocn(void *h, size_t n, size_t size);
-void *mi_heap_malloc_aligned(void *h, size_t size, size_t align);
-void *mi_heap_malloc_aligned_at(void *h, size_t size, size_t align, size_t offset);
-void *mi_heap_zalloc_aligned(void *h, size_t size, size_t align);
-void *mi_heap_zalloc_aligned_at(void *h, size_t size, size_t align, size_t offset);
-void *mi_heap_calloc_aligned(void *h, size_t n, size_t size, size_t align);
-void *mi_heap_calloc_aligned_at(void *h, size_t n, size_t size, size_t align, size_t offset);
 char *mi_heap_strdup(void *h, const char *s);
 char *mi_heap_strndup(void *h, const char *s, size_t n);
 char *mi_heap_realpath(void *h, const char *name, char *resolved);
 void *mi_heap_alloc_new(void *h, size_t size);
 void *mi_heap_alloc_new_n(void *h, size_t n, size_t size);
-SHIM_SLOT(mi_heap_malloc);
-SHIM_SLOT(mi_heap_malloc_small);
-SHIM_SLOT(mi_heap_zalloc);
-SHIM_SLOT(mi_heap_calloc);
-SHIM_SLOT(mi_heap_mallocn);
-SHIM_SLOT(mi_heap_malloc_aligned);
-SHIM_SLOT(mi_heap_malloc_aligned_at);
-SHIM_SLOT(mi_heap_zalloc_aligned);
-SHIM_SLOT(mi_heap_zalloc_aligned_at);
-SHIM_SLOT(mi_heap_calloc_aligned);
-SHIM_SLOT(mi_heap_calloc_aligned_at);
 SHIM_SLOT(mi_heap_strdup);
 SHIM_SLOT(mi_heap_strndup);
 SHIM_SLOT(mi_heap_realpath);
 SHIM_SLOT(mi_heap_alloc_new);
 SHIM_SLOT(mi_heap_alloc_new_n);
-
-SHIM_EXPORT void *mi_heap_malloc(void *h, size_t size)
-{
-    struct mi_args x = MI(mi_heap_malloc, P1, .p = h, .a = size);
-    return shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_MALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_heap_malloc_small(void *h, size_t size)
-{
-    struct mi_args x = MI(mi_heap_malloc_small, P1, .p = h, .a = size);
-    return shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_MALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_heap_zalloc(void *h, size_t size)
-{
-    struct mi_args x = MI(mi_heap_zalloc, P1, .p = h, .a = size);
-    return shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_CALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_heap_calloc(void *h, size_t n, size_t size)
-{
-    struct mi_args x = MI(mi_heap_calloc, P2, .p = h, .a = n, .b = size);
-    return alloc_n(QAUDIT_mi_heap_alloc, QAUDIT_AS_CALLOC, n, size, &x);
-}
-
-SHIM_EXPORT void *mi_heap_mallocn(void *h, size_t n, size_t size)
-{
-    struct mi_args x = MI(mi_heap_mallocn, P2, .p = h, .a = n, .b = size);
-    return alloc_n(QAUDIT_mi_heap_alloc, QAUDIT_AS_MALLOC, n, size, &x);
-}
-
-SHIM_EXPORT void *mi_heap_malloc_aligned(void *h, size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_heap_malloc_aligned, P2, .p = h, .a = size, .b = align);
-    return shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_ALIGNED_ALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_heap_malloc_aligned_at(void *h, size_t size, size_t align, size_t offset)
-{
-    struct mi_args x =
-        MI(mi_heap_malloc_aligned_at, P3, .p = h, .a = size, .b = align, .c = offset);
-    return shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_ALIGNED_ALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_heap_zalloc_aligned(void *h, size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_heap_zalloc_aligned, P2, .p = h, .a = size, .b = align);
-    return shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_CALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_heap_zalloc_aligned_at(void *h, size_t size, size_t align, size_t offset)
-{
-    struct mi_args x =
-        MI(mi_heap_zalloc_aligned_at, P3, .p = h, .a = size, .b = align, .c = offset);
-    return shim_alloc(QAUDIT_mi_heap_alloc, QAUDIT_AS_CALLOC, size, true, forward, &x);
-}
-
-SHIM_EXPORT void *mi_heap_calloc_aligned(void *h, size_t n, size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_heap_calloc_aligned, P3, .p = h, .a = n, .b = size, .c = align);
-    return alloc_n(QAUDIT_mi_heap_alloc, QAUDIT_AS_CALLOC, n, size, &x);
-}
-
-SHIM_EXPORT void *mi_heap_calloc_aligned_at(void *h, size_t n, size_t size, size_t align,
-                                            size_t offset)
-{
-    struct mi_args x =
-        MI(mi_heap_calloc_aligned_at, P4, .p = h, .a = n, .b = size, .c = align, .d = offset);
-    return alloc_n(QAUDIT_mi_heap_alloc, QAUDIT_AS_CALLOC, n, size, &x);
-}
 
 SHIM_EXPORT char *mi_heap_strdup(void *h, const char *s)
 {
@@ -843,40 +639,7 @@ SHIM_EXPORT void *mi_heap_alloc_new_n(void *h, size_t n, size_t size)
     return p ? p : forward(&t);
 }
 
-void *mi_heap_realloc(void *h, void *p, size_t size);
-void *mi_heap_reallocn(void *h, void *p, size_t n, size_t size);
 void *mi_heap_reallocf(void *h, void *p, size_t size);
-void *mi_heap_rezalloc(void *h, void *p, size_t size);
-void *mi_heap_recalloc(void *h, void *p, size_t n, size_t size);
-void *mi_heap_realloc_aligned(void *h, void *p, size_t size, size_t align);
-void *mi_heap_realloc_aligned_at(void *h, void *p, size_t size, size_t align, size_t offset);
-void *mi_heap_rezalloc_aligned(void *h, void *p, size_t size, size_t align);
-void *mi_heap_rezalloc_aligned_at(void *h, void *p, size_t size, size_t align, size_t offset);
-void *mi_heap_recalloc_aligned(void *h, void *p, size_t n, size_t size, size_t align);
-void *mi_heap_recalloc_aligned_at(void *h, void *p, size_t n, size_t size, size_t align,
-                                  size_t offset);
-SHIM_SLOT(mi_heap_realloc);
-SHIM_SLOT(mi_heap_reallocn);
-SHIM_SLOT(mi_heap_rezalloc);
-SHIM_SLOT(mi_heap_recalloc);
-SHIM_SLOT(mi_heap_realloc_aligned);
-SHIM_SLOT(mi_heap_realloc_aligned_at);
-SHIM_SLOT(mi_heap_rezalloc_aligned);
-SHIM_SLOT(mi_heap_rezalloc_aligned_at);
-SHIM_SLOT(mi_heap_recalloc_aligned);
-SHIM_SLOT(mi_heap_recalloc_aligned_at);
-
-SHIM_EXPORT void *mi_heap_realloc(void *h, void *p, size_t size)
-{
-    struct mi_args x = MI(mi_heap_realloc, PP1, .h = h, .p = p, .a = size);
-    return resize(QAUDIT_mi_heap_realloc, QAUDIT_AS_MALLOC, p, size, false, &x);
-}
-
-SHIM_EXPORT void *mi_heap_reallocn(void *h, void *p, size_t n, size_t size)
-{
-    struct mi_args x = MI(mi_heap_reallocn, PP2, .h = h, .p = p, .a = n, .b = size);
-    return resize_n(QAUDIT_mi_heap_realloc, QAUDIT_AS_MALLOC, p, n, size, false, &x);
-}
 
 SHIM_EXPORT void *mi_heap_reallocf(void *h, void *p, size_t size)
 {
@@ -887,61 +650,6 @@ SHIM_EXPORT void *mi_heap_reallocf(void *h, void *p, size_t size)
         free_counted(QAUDIT_mi_free, &f);
     }
     return q;
-}
-
-SHIM_EXPORT void *mi_heap_rezalloc(void *h, void *p, size_t size)
-{
-    struct mi_args x = MI(mi_heap_rezalloc, PP1, .h = h, .p = p, .a = size);
-    return resize(QAUDIT_mi_heap_realloc, QAUDIT_AS_CALLOC, p, size, true, &x);
-}
-
-SHIM_EXPORT void *mi_heap_recalloc(void *h, void *p, size_t n, size_t size)
-{
-    struct mi_args x = MI(mi_heap_recalloc, PP2, .h = h, .p = p, .a = n, .b = size);
-    return resize_n(QAUDIT_mi_heap_realloc, QAUDIT_AS_CALLOC, p, n, size, true, &x);
-}
-
-SHIM_EXPORT void *mi_heap_realloc_aligned(void *h, void *p, size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_heap_realloc_aligned, PP2, .h = h, .p = p, .a = size, .b = align);
-    return resize(QAUDIT_mi_heap_realloc, QAUDIT_AS_ALIGNED_ALLOC, p, size, false, &x);
-}
-
-SHIM_EXPORT void *mi_heap_realloc_aligned_at(void *h, void *p, size_t size, size_t align,
-                                             size_t offset)
-{
-    struct mi_args x =
-        MI(mi_heap_realloc_aligned_at, PP3, .h = h, .p = p, .a = size, .b = align, .c = offset);
-    return resize(QAUDIT_mi_heap_realloc, QAUDIT_AS_ALIGNED_ALLOC, p, size, false, &x);
-}
-
-SHIM_EXPORT void *mi_heap_rezalloc_aligned(void *h, void *p, size_t size, size_t align)
-{
-    struct mi_args x = MI(mi_heap_rezalloc_aligned, PP2, .h = h, .p = p, .a = size, .b = align);
-    return resize(QAUDIT_mi_heap_realloc, QAUDIT_AS_CALLOC, p, size, true, &x);
-}
-
-SHIM_EXPORT void *mi_heap_rezalloc_aligned_at(void *h, void *p, size_t size, size_t align,
-                                              size_t offset)
-{
-    struct mi_args x =
-        MI(mi_heap_rezalloc_aligned_at, PP3, .h = h, .p = p, .a = size, .b = align, .c = offset);
-    return resize(QAUDIT_mi_heap_realloc, QAUDIT_AS_CALLOC, p, size, true, &x);
-}
-
-SHIM_EXPORT void *mi_heap_recalloc_aligned(void *h, void *p, size_t n, size_t size, size_t align)
-{
-    struct mi_args x =
-        MI(mi_heap_recalloc_aligned, PP3, .h = h, .p = p, .a = n, .b = size, .c = align);
-    return resize_n(QAUDIT_mi_heap_realloc, QAUDIT_AS_CALLOC, p, n, size, true, &x);
-}
-
-SHIM_EXPORT void *mi_heap_recalloc_aligned_at(void *h, void *p, size_t n, size_t size, size_t align,
-                                              size_t offset)
-{
-    struct mi_args x = MI(mi_heap_recalloc_aligned_at, PP4, .h = h, .p = p, .a = n, .b = size,
-                          .c = align, .d = offset);
-    return resize_n(QAUDIT_mi_heap_realloc, QAUDIT_AS_CALLOC, p, n, size, true, &x);
 }
 
 /* mi_heap_destroy frees every block of a heap at once, without a free per block: each block the

@@ -15,6 +15,12 @@
 
 /* The interposed functions; everything else in the library stays hidden. */
 #define QA_EXPORT __attribute__((visibility("default")))
+/* An exported name for a hidden body (mimalloc's alias style), for an entry point the preload
+ * itself also calls: its own calls go to the hidden name, bound at link time, so none of them
+ * goes through an exported symbol, whose binding depends on how the library was loaded
+ * (preloaded, it is the interposer; attached with dlopen, the C library's). tests/
+ * test_self_binding.c checks the library's relocations for it. */
+#define QA_EXPORT_AS(body) __attribute__((alias(#body), visibility("default")))
 
 /* ---- base/config.c: the settings, read once at start-up ---- */
 #define QA_MAX_DEPTH 64

@@ -1,7 +1,9 @@
-/* Forked children: what a child inherited at its fork is kept apart from what it did itself,
- * exactly, in every stack mode; no figure of any dump is negative; `qaudit report` reads each
- * dump alone and the tree merged, counting every allocation once (fixtures/fork_inherit.c says
- * what each process did, measured by the program itself). */
+/* Forked children (the forks' tests, in one file): each child writes its own dump, counted from
+ * the fork, and an exec'd image its own; what a child inherited at its fork is kept apart from what
+ * it did itself, exactly, in every stack mode; no figure of any dump is negative; `qaudit report`
+ * reads each dump alone and the tree merged, counting every allocation once
+ * (fixtures/fork_inherit.c says what each process did, measured by the program itself). */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -400,6 +402,63 @@ static void test_writer_pinned_until_it_wakes(void **state)
     remove_dir();
 }
 
+/* A forked child writes its own dump, counted from the fork; an exec'd one its own too (moved
+ * here from test_preload.c: the forks' tests in one file). */
+static void test_fork_and_exec(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_forker"), NULL};
+    pid_t pid = start(argv, NULL);
+    assert_int_equal(wait_exit(pid), 0);
+    /* Two dumps: the parent's (100 of its own) and the child's (250, counted from the fork). */
+    json_t *parent = load_pid(pid);
+    assert_int_equal(num(parent, "totals.calls.malloc"), 100);
+    DIR *dir = opendir(dump_dir);
+    struct dirent *e;
+    int children = 0;
+    char path[600];
+    while ((e = readdir(dir)) != NULL) {
+        int other;
+        if (sscanf(e->d_name, "dump-%d.json", &other) != 1 || other == pid ||
+            strstr(e->d_name, ".tmp"))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dump_dir, e->d_name);
+        json_t *child = load(path);
+        assert_int_equal(num(child, "totals.calls.malloc"), 250);
+        assert_int_equal(num(child, "totals.frees"), 250);
+        assert_int_equal(num(child, "process.ppid"), pid);
+        json_decref(child);
+        children++;
+    }
+    closedir(dir);
+    assert_int_equal(children, 1);
+    json_decref(parent);
+    remove_dir();
+
+    fresh_dir();
+    const char *exec_argv[] = {FIXTURE("fixture_forker"), "exec", NULL};
+    pid = start(exec_argv, NULL);
+    assert_int_equal(wait_exit(pid), 0);
+    dir = opendir(dump_dir);
+    int execd = 0;
+    while ((e = readdir(dir)) != NULL) {
+        int other;
+        if (sscanf(e->d_name, "dump-%d.json", &other) != 1 || other == pid)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dump_dir, e->d_name);
+        json_t *child = load(path);
+        json_t *args = json_object_get(json_object_get(child, "process"), "argv");
+        assert_string_equal(json_string_value(json_array_get(args, 1)), "execd");
+        assert_int_equal(num(child, "totals.calls.malloc"), 70);
+        json_decref(child);
+        execd++;
+    }
+    closedir(dir);
+    assert_int_equal(execd, 1);
+    remove_dir();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_child_of_threaded_parent_starts_its_writer_lazily),
         cmocka_unit_test(test_program_starts_its_writer_lazily),
         cmocka_unit_test(test_writer_pinned_until_it_wakes),
+        cmocka_unit_test(test_fork_and_exec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

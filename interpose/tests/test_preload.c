@@ -150,61 +150,6 @@ static void test_frees_on_another_thread_reach_their_site(void **state)
     remove_dir();
 }
 
-static void test_fork_and_exec(void **state)
-{
-    (void)state;
-    fresh_dir();
-    const char *argv[] = {FIXTURE("fixture_forker"), NULL};
-    pid_t pid = start(argv, NULL);
-    assert_int_equal(wait_exit(pid), 0);
-    /* Two dumps: the parent's (100 of its own) and the child's (250, counted from the fork). */
-    json_t *parent = load_pid(pid);
-    assert_int_equal(num(parent, "totals.calls.malloc"), 100);
-    DIR *dir = opendir(dump_dir);
-    struct dirent *e;
-    int children = 0;
-    char path[600];
-    while ((e = readdir(dir)) != NULL) {
-        int other;
-        if (sscanf(e->d_name, "dump-%d.json", &other) != 1 || other == pid ||
-            strstr(e->d_name, ".tmp"))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dump_dir, e->d_name);
-        json_t *child = load(path);
-        assert_int_equal(num(child, "totals.calls.malloc"), 250);
-        assert_int_equal(num(child, "totals.frees"), 250);
-        assert_int_equal(num(child, "process.ppid"), pid);
-        json_decref(child);
-        children++;
-    }
-    closedir(dir);
-    assert_int_equal(children, 1);
-    json_decref(parent);
-    remove_dir();
-
-    fresh_dir();
-    const char *exec_argv[] = {FIXTURE("fixture_forker"), "exec", NULL};
-    pid = start(exec_argv, NULL);
-    assert_int_equal(wait_exit(pid), 0);
-    dir = opendir(dump_dir);
-    int execd = 0;
-    while ((e = readdir(dir)) != NULL) {
-        int other;
-        if (sscanf(e->d_name, "dump-%d.json", &other) != 1 || other == pid)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dump_dir, e->d_name);
-        json_t *child = load(path);
-        json_t *args = json_object_get(json_object_get(child, "process"), "argv");
-        assert_string_equal(json_string_value(json_array_get(args, 1)), "execd");
-        assert_int_equal(num(child, "totals.calls.malloc"), 70);
-        json_decref(child);
-        execd++;
-    }
-    closedir(dir);
-    assert_int_equal(execd, 1);
-    remove_dir();
-}
-
 /* QAUDIT_FOLLOW_EXEC=0: the exec'd program runs without the preload, so no dump of its own. */
 static void test_follow_exec_off(void **state)
 {
@@ -875,7 +820,6 @@ int main(void)
         cmocka_unit_test(test_agrees_with_valgrind),
         cmocka_unit_test(test_leaked_blocks_are_live),
         cmocka_unit_test(test_threads_exact_without_deadlock),
-        cmocka_unit_test(test_fork_and_exec),
         cmocka_unit_test(test_follow_exec_off),
         cmocka_unit_test(test_forwards_to_jemalloc),
         cmocka_unit_test(test_usable_bytes_agree_with_the_allocator),

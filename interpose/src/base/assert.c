@@ -9,6 +9,11 @@
 #include "base.h"
 
 #ifdef QA_DEBUG
+/* base/context.h's run-time state: the depth of the interposer's own signal handlers on this
+ * thread, and whether this thread is the dump writer. */
+__thread int qa_ctx_handler_depth __attribute__((tls_model("initial-exec")));
+__thread bool qa_ctx_on_writer __attribute__((tls_model("initial-exec")));
+
 static void append(char *line, size_t *len, size_t size, const char *text)
 {
     size_t n = strlen(text);

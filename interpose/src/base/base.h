@@ -11,6 +11,7 @@
 
 #include "../types.h"
 #include "assert.h"
+#include "context.h"
 #include "globals.h"
 
 /* ---- config.c: QAUDIT_* read once at start-up ---- */
@@ -94,30 +95,38 @@ void qa_fd_return(int borrowed);
 
 /* ---- json.c: a JSON writer into mmap'd memory (no malloc; integers formatted by hand, so it
  * serves a fatal signal's dump) ---- */
-void qa_json_release(struct qa_json *j);
-void qa_json_raw(struct qa_json *j, const char *s, size_t n);
-void qa_json_key(struct qa_json *j, const char *key);
-void qa_json_begin_object(struct qa_json *j);
-void qa_json_end_object(struct qa_json *j);
-void qa_json_begin_array(struct qa_json *j);
-void qa_json_end_array(struct qa_json *j);
-void qa_json_u64(struct qa_json *j, uint64_t v);
-void qa_json_i64(struct qa_json *j, int64_t v);
-void qa_json_bool(struct qa_json *j, bool v);
-void qa_json_str(struct qa_json *j, const char *s);
-void qa_json_strn(struct qa_json *j, const char *s, size_t n);
-void qa_json_hex(struct qa_json *j, uintptr_t v);
-void qa_json_double(struct qa_json *j, double v);
+QA_CTX_SIGNAL_SAFE void qa_json_release(struct qa_json *j);
+QA_CTX_SIGNAL_SAFE void qa_json_raw(struct qa_json *j, const char *s, size_t n);
+QA_CTX_SIGNAL_SAFE void qa_json_key(struct qa_json *j, const char *key);
+QA_CTX_SIGNAL_SAFE void qa_json_begin_object(struct qa_json *j);
+QA_CTX_SIGNAL_SAFE void qa_json_end_object(struct qa_json *j);
+QA_CTX_SIGNAL_SAFE void qa_json_begin_array(struct qa_json *j);
+QA_CTX_SIGNAL_SAFE void qa_json_end_array(struct qa_json *j);
+QA_CTX_SIGNAL_SAFE void qa_json_u64(struct qa_json *j, uint64_t v);
+QA_CTX_SIGNAL_SAFE void qa_json_i64(struct qa_json *j, int64_t v);
+QA_CTX_SIGNAL_SAFE void qa_json_bool(struct qa_json *j, bool v);
+QA_CTX_SIGNAL_SAFE void qa_json_str(struct qa_json *j, const char *s);
+QA_CTX_SIGNAL_SAFE void qa_json_strn(struct qa_json *j, const char *s, size_t n);
+QA_CTX_SIGNAL_SAFE void qa_json_hex(struct qa_json *j, uintptr_t v);
+QA_CTX_SIGNAL_SAFE void qa_json_double(struct qa_json *j, double v);
 /* "frames": ["0x...", ...] */
-void qa_json_frames(struct qa_json *j, void *const *frames, int depth);
-size_t qa_u64_text(char *out, uint64_t v); /* decimal, NUL-terminated; its length */
+QA_CTX_SIGNAL_SAFE void qa_json_frames(struct qa_json *j, void *const *frames, int depth);
+QA_CTX_SIGNAL_SAFE size_t qa_u64_text(char *out, uint64_t v); /* decimal, NUL-terminated */
+/* A line of text without printf: as snprintf into out[size] (cut at size - 1, NUL-terminated). */
+struct qa_text {
+    char *out;
+    size_t size, len;
+};
+QA_CTX_SIGNAL_SAFE void qa_text_begin(struct qa_text *t, char *out, size_t size);
+QA_CTX_SIGNAL_SAFE void qa_text_add(struct qa_text *t, const char *s);
+QA_CTX_SIGNAL_SAFE void qa_text_u64(struct qa_text *t, uint64_t v);
 
 /* ---- names.c: names of signals and errors (async-signal-safe: no strerror), and the last
  * ending signal a program's handler took, for the dump ---- */
-const char *qa_signal_name(int signo);
-const char *qa_error_text(int error);
-void qa_note_last_signal(int signo);
-const char *qa_last_signal(void); /* NULL when none */
+QA_CTX_SIGNAL_SAFE const char *qa_signal_name(int signo);
+QA_CTX_SIGNAL_SAFE const char *qa_error_text(int error);
+QA_CTX_SIGNAL_SAFE void qa_note_last_signal(int signo);
+QA_CTX_SIGNAL_SAFE const char *qa_last_signal(void); /* NULL when none */
 
 /* ---- lock.c: the dump lock. A futex word holding its holder's tid: a dump writes under it,
  * the timeline appends its points under it, fork holds it across. A handler that finds its own

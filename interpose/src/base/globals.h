@@ -76,6 +76,10 @@ struct qa_real_allocator {
      * libunwind's wrappers (host/unwinder_fds.c), never meant for the lower layers. */
     ssize_t (*read_fn)(int, void *, size_t);
     long (*syscall_fn)(long, ...);
+    /* The loader's, for the interposer's own loads: its exported dlopen and dlclose are the
+     * program's (host/loader.c). */
+    void *(*dlopen_fn)(const char *, int);
+    int (*dlclose_fn)(void *);
 };
 extern struct qa_real_allocator qa_real;
 

@@ -110,6 +110,36 @@ size_t qa_u64_text(char *out, uint64_t v)
     return n;
 }
 
+/* A line of text built without printf (a check's detail in a fatal signal's dump): as snprintf
+ * into out[size], cut at size - 1 characters, always NUL-terminated. */
+void qa_text_begin(struct qa_text *t, char *out, size_t size)
+{
+    t->out = out;
+    t->size = size;
+    t->len = 0;
+    if (size > 0)
+        out[0] = '\0';
+}
+
+void qa_text_add(struct qa_text *t, const char *s)
+{
+    size_t n = strlen(s);
+    if (t->size == 0 || t->len >= t->size - 1)
+        return;
+    if (n > t->size - 1 - t->len)
+        n = t->size - 1 - t->len;
+    memcpy(t->out + t->len, s, n);
+    t->len += n;
+    t->out[t->len] = '\0';
+}
+
+void qa_text_u64(struct qa_text *t, uint64_t v)
+{
+    char number[21];
+    qa_u64_text(number, v);
+    qa_text_add(t, number);
+}
+
 void qa_json_u64(struct qa_json *j, uint64_t v)
 {
     char buf[20];

@@ -93,7 +93,17 @@ __attribute__((noinline)) static void *malloc_slow(size_t size, const void *call
     return p;
 }
 
-QA_EXPORT void *malloc(size_t size)
+/* The bodies of malloc, free and realloc, which realloc and reallocarray call too; each exported
+ * under its name by an alias (types.h, QA_EXPORT_AS), so that those calls never go through an
+ * exported symbol. Same code: the alias is the body's own address. */
+void *qa_malloc_entry(size_t size);
+void qa_free_entry(void *p);
+void *qa_realloc_entry(void *old, size_t size);
+/* Not inlined into realloc: a call from there stays a call, whose return address (the caller a
+ * thread's look is judged by) is realloc's, as it was when realloc called malloc by name. */
+#define ENTRY_BODY __attribute__((noinline))
+
+ENTRY_BODY void *qa_malloc_entry(size_t size)
 {
     struct qa_thread *t = fast_thread();
     if (t == NULL)
@@ -106,6 +116,7 @@ QA_EXPORT void *malloc(size_t size)
     }
     return p;
 }
+extern void *malloc(size_t size) QA_EXPORT_AS(qa_malloc_entry);
 
 __attribute__((noinline)) static void free_slow(void *p)
 {
@@ -129,7 +140,7 @@ __attribute__((noinline)) static void free_slow(void *p)
     qa_leave(t);
 }
 
-QA_EXPORT void free(void *p)
+ENTRY_BODY void qa_free_entry(void *p)
 {
     if (p == NULL)
         return;
@@ -141,6 +152,7 @@ QA_EXPORT void free(void *p)
     qa_count_freed_block(t, p, qa_glibc_chunk_usable(p));
     qa_real.free_fn(p);
 }
+extern void free(void *p) QA_EXPORT_AS(qa_free_entry);
 
 QA_EXPORT void *calloc(size_t n, size_t size)
 {
@@ -185,10 +197,10 @@ static void *counted_realloc(struct qa_thread *t, void *old, size_t size, enum q
     return qa_counted_resize(t, old, size, call, false, forward_realloc, &args);
 }
 
-QA_EXPORT void *realloc(void *old, size_t size)
+ENTRY_BODY void *qa_realloc_entry(void *old, size_t size)
 {
     if (old != NULL && qa_in_bootstrap(old)) {
-        void *p = malloc(size);
+        void *p = qa_malloc_entry(size);
         if (p != NULL) {
             size_t keep = qa_bootstrap_size(old);
             memcpy(p, old, keep < size ? keep : size);
@@ -196,11 +208,11 @@ QA_EXPORT void *realloc(void *old, size_t size)
         return p;
     }
     if (old == NULL)
-        return malloc(size);
+        return qa_malloc_entry(size);
     if (!qa_ready_now())
         return NULL;
     if (size == 0) {
-        free(old);
+        qa_free_entry(old);
         return NULL;
     }
     look_if_registered(__builtin_return_address(0));
@@ -211,6 +223,7 @@ QA_EXPORT void *realloc(void *old, size_t size)
     qa_leave(t);
     return p;
 }
+extern void *realloc(void *old, size_t size) QA_EXPORT_AS(qa_realloc_entry);
 
 QA_EXPORT void *reallocarray(void *old, size_t n, size_t size)
 {
@@ -220,7 +233,7 @@ QA_EXPORT void *reallocarray(void *old, size_t n, size_t size)
         return NULL;
     }
     if (old == NULL || size == 0 || n == 0 || qa_in_bootstrap(old) || !qa_ready_now())
-        return realloc(old, bytes);
+        return qa_realloc_entry(old, bytes);
     look_if_registered(__builtin_return_address(0));
     struct qa_thread *t = qa_enter();
     if (t == NULL)

@@ -74,28 +74,30 @@ static struct target targets[] = {
 
 /* qaudit/control.h: what the attach could not do as asked, read by the command after the call.
  * Written only by the attach's own call, the program's other threads stopped. */
-QA_EXPORT char qaudit_attach_notes[QAUDIT_ATTACH_NOTES_MAX];
+static char notes[QAUDIT_ATTACH_NOTES_MAX];
+/* Exported for the command; the preload's own code writes notes, bound at link time. */
+extern char qaudit_attach_notes[QAUDIT_ATTACH_NOTES_MAX] QA_EXPORT_AS(notes);
 
 void qa_attach_notes_clear(void)
 {
-    qaudit_attach_notes[0] = '\0';
+    notes[0] = '\0';
 }
 
 /* One line of the notes (formatted without malloc); a line that does not fit is cut. */
 void qa_attach_note(const char *fmt, ...)
 {
-    size_t used = strlen(qaudit_attach_notes), room = sizeof qaudit_attach_notes - used;
+    size_t used = strlen(notes), room = sizeof notes - used;
     if (room < 2)
         return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(qaudit_attach_notes + used, room - 1, fmt, ap);
+    int n = vsnprintf(notes + used, room - 1, fmt, ap);
     va_end(ap);
     if (n < 0)
         return;
     used += (size_t)n < room - 1 ? (size_t)n : room - 2;
-    qaudit_attach_notes[used] = '\n';
-    qaudit_attach_notes[used + 1] = '\0';
+    notes[used] = '\n';
+    notes[used + 1] = '\0';
 }
 
 /* Each redirected entry and what it held, for the restore. */
@@ -176,7 +178,9 @@ static bool resolve_targets(void)
     Dl_info self;
     if (!dladdr((void *)resolve_targets, &self))
         return false;
-    void *handle = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    /* the loader's dlopen and dlclose (base/real.c), not the preload's own exported ones */
+    void *handle =
+        qa_real.dlopen_fn ? qa_real.dlopen_fn(self.dli_fname, RTLD_NOW | RTLD_NOLOAD) : NULL;
     if (handle == NULL)
         return false;
     for (size_t i = 0; i < TARGETS; i++) {
@@ -187,7 +191,8 @@ static bool resolve_targets(void)
         if (targets[i].ours == targets[i].before)
             targets[i].before = 0;
     }
-    dlclose(handle); /* only the reference RTLD_NOLOAD took */
+    if (qa_real.dlclose_fn)
+        qa_real.dlclose_fn(handle); /* only the reference RTLD_NOLOAD took */
     return targets[0].ours != 0;
 }
 
@@ -463,8 +468,9 @@ void qa_attach_module_loaded(void)
 
 /* The writer thread, at detach: the program's signal dispositions back, every entry back, then
  * nothing more is counted or written. */
-static void restore_all(void)
+QA_CTX_WRITER static void restore_all(void)
 {
+    qa_assert_on_writer();
     qa_signals_restore();
     pthread_mutex_lock(&slots_lock);
     active = false;

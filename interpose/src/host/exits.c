@@ -61,7 +61,13 @@ static void before_exec(void)
         qa_dump(QA_DUMP_EXEC);
 }
 
-QA_EXPORT __attribute__((noreturn)) void _exit(int status)
+/* The bodies the preload's own calls reach (_Exit, the execl family), each exported under its
+ * name by an alias (types.h, QA_EXPORT_AS): none of them goes through an exported symbol. */
+__attribute__((noreturn)) void qa_exit_entry(int status);
+int qa_execve_entry(const char *path, char *const argv[], char *const envp[]);
+int qa_execvpe_entry(const char *file, char *const argv[], char *const envp[]);
+
+__attribute__((noreturn)) void qa_exit_entry(int status)
 {
     if (!qa_inert)
         qa_dump_final(QA_DUMP_EXIT_NOW, 0);
@@ -70,12 +76,13 @@ QA_EXPORT __attribute__((noreturn)) void _exit(int status)
     if (real_exit != NULL)
         real_exit(status);
     for (;;)
-        syscall(SYS_exit_group, status);
+        qa_syscall_entry(SYS_exit_group, status, 0, 0, 0, 0, 0);
 }
+extern __attribute__((noreturn)) void _exit(int status) QA_EXPORT_AS(qa_exit_entry);
 
 QA_EXPORT __attribute__((noreturn)) void _Exit(int status)
 {
-    _exit(status);
+    qa_exit_entry(status);
 }
 
 /* A main thread that leaves by pthread_exit lets the process live on until its last thread ends,
@@ -105,30 +112,34 @@ void qa_exits_watch_quick_exit(void)
         qa_log("cannot register with at_quick_exit: a quick_exit will leave no dump");
 }
 
-QA_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+int qa_execve_entry(const char *path, char *const argv[], char *const envp[])
 {
     before_exec();
     if (real_execve == NULL)
         qa_exits_resolve();
     return real_execve(path, argv, envp);
 }
+extern int execve(const char *path, char *const argv[], char *const envp[])
+    QA_EXPORT_AS(qa_execve_entry);
 
 QA_EXPORT int execv(const char *path, char *const argv[])
 {
-    return execve(path, argv, environ);
+    return qa_execve_entry(path, argv, environ);
 }
 
-QA_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+int qa_execvpe_entry(const char *file, char *const argv[], char *const envp[])
 {
     before_exec();
     if (real_execvpe == NULL)
         qa_exits_resolve();
     return real_execvpe(file, argv, envp);
 }
+extern int execvpe(const char *file, char *const argv[], char *const envp[])
+    QA_EXPORT_AS(qa_execvpe_entry);
 
 QA_EXPORT int execvp(const char *file, char *const argv[])
 {
-    return execvpe(file, argv, environ);
+    return qa_execvpe_entry(file, argv, environ);
 }
 
 QA_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
@@ -171,19 +182,19 @@ QA_EXPORT int execl(const char *path, const char *arg, ...)
 {
     va_list ap;
     GATHER_ARGS(arg, ap, argv, false, envp);
-    return execve(path, argv, envp);
+    return qa_execve_entry(path, argv, envp);
 }
 
 QA_EXPORT int execle(const char *path, const char *arg, ...)
 {
     va_list ap;
     GATHER_ARGS(arg, ap, argv, true, envp);
-    return execve(path, argv, envp);
+    return qa_execve_entry(path, argv, envp);
 }
 
 QA_EXPORT int execlp(const char *file, const char *arg, ...)
 {
     va_list ap;
     GATHER_ARGS(arg, ap, argv, false, envp);
-    return execvpe(file, argv, envp);
+    return qa_execvpe_entry(file, argv, envp);
 }

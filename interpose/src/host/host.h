@@ -45,6 +45,8 @@ void qa_seccomp_start(void);
 
 /* unwinder_fds.c: libunwind keeps no descriptor in the host (pipe2, read, syscall) */
 void qa_unwinder_fds_init(void);
+/* the exported syscall's body: for the host's own last-resort calls (exits.c) */
+long qa_syscall_entry(long number, long a0, long a1, long a2, long a3, long a4, long a5);
 
 /* attach.c: qaudit attach, in the process: the modules' GOT entries of the malloc family and
  * qaudit_hook redirected to the preload (restored by the writer thread at detach) */

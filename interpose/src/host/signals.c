@@ -102,18 +102,23 @@ static void unlock_table(const sigset_t *saved)
     pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
-static void on_dump_signal(int signo)
+/* The interposer's own handlers: what they call is tagged QA_CTX_SIGNAL_SAFE (base/context.h);
+ * a -DQA_DEBUG build counts them on the thread, and qa_dump asserts it is not inside one. */
+QA_CTX_SIGNAL_SAFE static void on_dump_signal(int signo)
 {
     (void)signo;
     int saved = errno;
+    qa_ctx_handler_enter();
     qa_writer_wake();
+    qa_ctx_handler_leave();
     errno = saved;
 }
 
-static void on_ending_signal(int signo, siginfo_t *info, void *context)
+QA_CTX_SIGNAL_SAFE static void on_ending_signal(int signo, siginfo_t *info, void *context)
 {
     (void)info, (void)context;
     int saved = errno;
+    qa_ctx_handler_enter();
     if (!qa_inert)
         qa_dump_final(QA_DUMP_FATAL, signo);
     struct sigaction dfl;
@@ -124,6 +129,7 @@ static void on_ending_signal(int signo, siginfo_t *info, void *context)
     /* Raised again at this thread: delivered as soon as the handler returns (the signal is
      * blocked until then), with the default action, whatever the first one's cause was. */
     tgkill(getpid(), gettid(), signo);
+    qa_ctx_handler_leave();
     errno = saved;
 }
 
@@ -297,7 +303,10 @@ static bool managed(int signo)
            !atomic_load(&stepped_aside) && (signo == qa_cfg.signal || is_ending(signo));
 }
 
-QA_EXPORT int sigaction(int signo, const struct sigaction *act, struct sigaction *old)
+/* The exported sigaction's body, which signal() and its variants call (not the exported name). */
+int qa_sigaction_entry(int signo, const struct sigaction *act, struct sigaction *old);
+
+int qa_sigaction_entry(int signo, const struct sigaction *act, struct sigaction *old)
 {
     if (next_sigaction() == NULL) {
         errno = ENOSYS;
@@ -307,8 +316,10 @@ QA_EXPORT int sigaction(int signo, const struct sigaction *act, struct sigaction
         return real_sigaction(signo, act, old);
     return program_sigaction(signo, act, old);
 }
+extern int sigaction(int signo, const struct sigaction *act, struct sigaction *old)
+    QA_EXPORT_AS(qa_sigaction_entry);
 
-/* signal() and its variants, with glibc's semantics, through the sigaction above. */
+/* signal() and its variants, with glibc's semantics, through the sigaction above (its body). */
 static handler_fn set_handler(int signo, handler_fn handler, int flags)
 {
     struct sigaction act, old;
@@ -318,7 +329,7 @@ static handler_fn set_handler(int signo, handler_fn handler, int flags)
     sigemptyset(&act.sa_mask);
     if (!(flags & SA_NODEFER))
         sigaddset(&act.sa_mask, signo);
-    if (signo <= 0 || signo >= MAX_SIGNAL || sigaction(signo, &act, &old) != 0) {
+    if (signo <= 0 || signo >= MAX_SIGNAL || qa_sigaction_entry(signo, &act, &old) != 0) {
         errno = EINVAL;
         return SIG_ERR;
     }

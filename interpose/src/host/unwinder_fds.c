@@ -105,6 +105,19 @@ static long readable(const void *addr)
     return -1;
 }
 
+/* The exported syscall's body, which exits.c's last resort calls too (not the exported name). */
+long qa_syscall_entry(long number, long a0, long a1, long a2, long a3, long a4, long a5)
+{
+    /* The descriptor was passed as an int: only its low 32 bits are defined. */
+    if (__builtin_expect(number == SYS_write && (int)a0 == FAKE_WRITE_END, 0))
+        return readable((const void *)a1);
+    if (number == SYS_seccomp) /* libseccomp's way: the writer's own fd table is off (seccomp.c) */
+        qa_fd_table_stay_shared();
+    if (real_syscall == NULL)
+        resolve();
+    return real_syscall(number, a0, a1, a2, a3, a4, a5);
+}
+
 /* glibc's syscall() takes up to six arguments after the number; all six are passed on. */
 QA_EXPORT long syscall(long number, ...)
 {
@@ -114,12 +127,5 @@ QA_EXPORT long syscall(long number, ...)
     for (int i = 0; i < 6; i++)
         a[i] = va_arg(ap, long);
     va_end(ap);
-    /* The descriptor was passed as an int: only its low 32 bits are defined. */
-    if (__builtin_expect(number == SYS_write && (int)a[0] == FAKE_WRITE_END, 0))
-        return readable((const void *)a[1]);
-    if (number == SYS_seccomp) /* libseccomp's way: the writer's own fd table is off (seccomp.c) */
-        qa_fd_table_stay_shared();
-    if (real_syscall == NULL)
-        resolve();
-    return real_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+    return qa_syscall_entry(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -103,6 +103,7 @@ static void write_locked(enum qa_dump_reason reason, int signo,
 /* An ordinary dump: any thread, not in a signal handler. */
 void qa_dump(enum qa_dump_reason reason)
 {
+    qa_assert_not_in_handler(); /* the loader's lock below: a handler may have interrupted it */
     if (!qa_dump_file_is_image_process())
         return; /* a vfork child, or one made by clone(): the parent's account, not its own */
     struct qa_thread *t = qa_self();

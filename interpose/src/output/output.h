@@ -11,17 +11,17 @@
 /* ---- dump.c: when a dump is written, under the dump lock (base/lock.c). qa_dump: any thread,
  * not a signal handler (it gathers the module map, taking the loader's lock first). qa_dump_final:
  * async-signal-safe, once per image (_exit, a fatal signal). ---- */
-void qa_dump(enum qa_dump_reason reason);
-void qa_dump_final(enum qa_dump_reason reason, int signo);
-bool qa_dump_in_handler(enum qa_dump_reason reason); /* async-signal-safe, never waits */
+QA_CTX_WRITER void qa_dump(enum qa_dump_reason reason);
+QA_CTX_SIGNAL_SAFE void qa_dump_final(enum qa_dump_reason reason, int signo);
+QA_CTX_SIGNAL_SAFE bool qa_dump_in_handler(enum qa_dump_reason reason); /* never waits */
 void qa_dump_note_deepbind(const char *path);
 void qa_dump_before_fork(void);
 void qa_dump_after_fork_parent(void);
 void qa_dump_reset_after_fork(void);
 
 /* ---- dump_render.c: the dump's JSON, section by section (the caller holds the dump lock) ---- */
-void qa_dump_render(struct qa_json *j, enum qa_dump_reason reason, int signo,
-                    const struct qa_module_list *modules, uint64_t sequence);
+QA_CTX_SIGNAL_SAFE void qa_dump_render(struct qa_json *j, enum qa_dump_reason reason, int signo,
+                                       const struct qa_module_list *modules, uint64_t sequence);
 bool qa_dump_is_final(enum qa_dump_reason reason); /* the image's last: exit, _exit, fatal */
 const char *qa_dump_reason_name(enum qa_dump_reason reason); /* as the dump's reason says */
 const char *qa_stacks_name(enum qa_stacks mode); /* as config.stacks says: "off", "sampled"... */
@@ -61,7 +61,7 @@ void qa_control_detach_served(uint64_t request);
  * 100 ms to read the control record's request) and the dump at exit ---- */
 /* attached: started by qaudit attach, whose poll needs the thread from the start. */
 void qa_writer_start(bool attached);
-void qa_writer_wake(void); /* async-signal-safe */
+QA_CTX_SIGNAL_SAFE void qa_writer_wake(void);
 void qa_writer_after_fork_child(void);
 void qa_writer_after_fork_parent(void); /* it keeps one thread from then on, for the time alone */
 /* The lazy writer (writer.c, "lazily"): when it is due to start (CLOCK_MONOTONIC; 0: at once, a

@@ -142,9 +142,10 @@ static void unpin(void)
 
 /* Serves dump requests (the dump signal, the control record), QAUDIT_INTERVAL's dumps and the
  * timeline's points, each on its own schedule; after an attach, the detach request. */
-static void *writer_main(void *arg)
+QA_CTX_WRITER static void *writer_main(void *arg)
 {
     (void)arg;
+    qa_ctx_writer_thread();
     struct qa_thread *t = qa_self();
     if (t)
         qa_guard(t);     /* nothing this thread does is the program's allocation */
@@ -415,7 +416,8 @@ void qa_writer_main_thread_leaving(void)
     atomic_fetch_add(&requests, 1); /* the futex word moves: the writer wakes and sees the end */
     qa_futex(&requests, FUTEX_WAKE, 1, NULL);
     for (int waited = 0; waited < WRITER_END_WAIT_MS; waited++) {
-        if (syscall(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH)
+        /* the C library's syscall: the exported one is host/unwinder_fds.c's */
+        if (qa_real.syscall_fn(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH)
             return;
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     }

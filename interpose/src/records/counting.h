@@ -22,7 +22,7 @@
  * owner's first counted call, to count the thread (live_at_publish starts far out of range). */
 #define QA_LIVE_BATCH (64 * 1024)
 #define QA_LIVE_NEVER_PUBLISHED (INT64_MIN / 4)
-static inline void qa_live_check(struct qa_thread *t, int64_t live)
+QA_CTX_FAST static inline void qa_live_check(struct qa_thread *t, int64_t live)
 {
     uint64_t moved = (uint64_t)(live - t->live_at_publish) + (QA_LIVE_BATCH - 1);
     if (__builtin_expect(moved > 2 * (QA_LIVE_BATCH - 1), 0))
@@ -30,7 +30,7 @@ static inline void qa_live_check(struct qa_thread *t, int64_t live)
 }
 
 /* After an allocation: the peak can only rise then. */
-static inline void qa_live_grew(struct qa_thread *t)
+QA_CTX_FAST static inline void qa_live_grew(struct qa_thread *t)
 {
     int64_t live = qa_counters_live_bytes(&t->c);
     if (live > t->peak_usable)
@@ -38,14 +38,14 @@ static inline void qa_live_grew(struct qa_thread *t)
     qa_live_check(t, live);
 }
 
-static inline void qa_live_shrank(struct qa_thread *t)
+QA_CTX_FAST static inline void qa_live_shrank(struct qa_thread *t)
 {
     qa_live_check(t, qa_counters_live_bytes(&t->c));
 }
 /* 16-byte steps up to 512 (32 buckets), then one bucket per power of two. Branch-free: requested
  * sizes are as random as the program's, and a mispredicted branch here costs more than the rest
  * of the counting. */
-static inline unsigned qa_size_bucket(size_t size)
+QA_CTX_FAST static inline unsigned qa_size_bucket(size_t size)
 {
     size_t below = size - (size != 0); /* sizes 0 and 1 both land in bucket 0 */
     unsigned linear = (unsigned)(below >> 4);
@@ -58,7 +58,7 @@ static inline unsigned qa_size_bucket(size_t size)
 
 /* The requested-size histogram. Every step of requested_direct lies in one bucket: the buckets'
  * bounds are multiples of 16. */
-static inline void qa_size_hist_add(struct qa_thread *t, size_t size)
+QA_CTX_FAST static inline void qa_size_hist_add(struct qa_thread *t, size_t size)
 {
     if (__builtin_expect(size <= QA_DIRECT_REQUESTED, 1)) {
         t->requested_direct[(size + 15) / 16]++;
@@ -69,7 +69,7 @@ static inline void qa_size_hist_add(struct qa_thread *t, size_t size)
 
 /* Usable sizes are the allocator's size classes, a small set; the common ones are counted in a
  * table indexed by size. */
-static inline void qa_usable_hist_add(struct qa_thread *t, size_t usable)
+QA_CTX_FAST static inline void qa_usable_hist_add(struct qa_thread *t, size_t usable)
 {
     if (__builtin_expect(usable <= QA_DIRECT_USABLE && (usable & 7) == 0, 1)) {
         t->usable_direct[usable / 8]++;
@@ -80,7 +80,7 @@ static inline void qa_usable_hist_add(struct qa_thread *t, size_t usable)
 /* Stacks sampled:N: whether this allocation is the thread's Nth since the last sample (or takes
  * its bytes past N since then). Every allocation of the thread passes here exactly once, on the
  * fast path or the slow one. */
-static inline bool qa_sample_due(struct qa_thread *t, size_t size)
+QA_CTX_FAST static inline bool qa_sample_due(struct qa_thread *t, size_t size)
 {
     t->sample_left -= qa_cfg.sample_by_bytes ? (int64_t)size : 1;
     if (__builtin_expect(t->sample_left > 0, 1))
@@ -92,7 +92,7 @@ static inline bool qa_sample_due(struct qa_thread *t, size_t size)
 /* Every look_left counted allocations the thread's next call looks at the writer thread and the
  * timeline (output/looks.c sets how many): one decrement and a branch on the fast path, and a
  * mark in the gate, not a call (a call here would make every malloc save registers). */
-static inline void qa_look_countdown(struct qa_thread *t)
+QA_CTX_FAST static inline void qa_look_countdown(struct qa_thread *t)
 {
     if (__builtin_expect(--t->look_left == 0, 0))
         t->gate |= QA_GATE_LOOK;
@@ -100,8 +100,8 @@ static inline void qa_look_countdown(struct qa_thread *t)
 
 /* The totals of a new block. They call nothing, so the fast path runs them without the
  * re-entrancy guard; it reads usable sizes from glibc's headers (gates are shut otherwise). */
-static inline void qa_count_new_block(struct qa_thread *t, void *p, size_t size, size_t usable,
-                                      enum qa_call call)
+QA_CTX_FAST static inline void qa_count_new_block(struct qa_thread *t, void *p, size_t size,
+                                                  size_t usable, enum qa_call call)
 {
     struct qa_counters *c = &t->c;
     t->last_alloc = (uintptr_t)p;
@@ -119,7 +119,7 @@ static inline void qa_count_new_block(struct qa_thread *t, void *p, size_t size,
  * QA_LAST_ALLOC_SPENT, which no block has (blocks are at least 8-byte aligned) and which still
  * names a region the thread used for owned.c's fork. p + 1 rather than last | 1: one lea, not a
  * move and an or (churn: 283.9 instructions a pair with the or, against 280.8 before). */
-static inline bool qa_temporary_spent(struct qa_thread *t, const void *p)
+QA_CTX_FAST static inline bool qa_temporary_spent(struct qa_thread *t, const void *p)
 {
     bool temporary = t->last_alloc == (uintptr_t)p;
     t->last_alloc = (uintptr_t)p + QA_LAST_ALLOC_SPENT;
@@ -128,7 +128,7 @@ static inline bool qa_temporary_spent(struct qa_thread *t, const void *p)
 
 /* The totals of a block about to be freed (the same guarantee as above); whether it was
  * temporary. */
-static inline bool qa_count_freed_block(struct qa_thread *t, void *p, size_t usable)
+QA_CTX_FAST static inline bool qa_count_freed_block(struct qa_thread *t, void *p, size_t usable)
 {
     bool temporary = qa_temporary_spent(t, p);
     if (__builtin_expect(temporary, 0))
@@ -143,13 +143,13 @@ static inline bool qa_count_freed_block(struct qa_thread *t, void *p, size_t usa
  * a freed block's mark taken back; a block without one was inherited. Kept out of the functions
  * above, which the fast path inlines: a call there would make every malloc and free save and
  * restore registers (11 instructions a pair, measured). */
-static inline void qa_mark_own_block(void *p)
+QA_CTX_FAST static inline void qa_mark_own_block(void *p)
 {
     if (qa_owned_tracking)
         qa_owned_mark(p);
 }
 
-static inline void qa_count_inherited_free(struct qa_thread *t, void *p, size_t usable)
+QA_CTX_FAST static inline void qa_count_inherited_free(struct qa_thread *t, void *p, size_t usable)
 {
     if (qa_owned_tracking && !qa_owned_take(p)) {
         t->c.inherited_freed++;

@@ -4,7 +4,6 @@
  * values are conserved and that nothing is allocated at depth one.
  * Context: qaudit_hook's calls on the program's threads and the slow path of an allocation
  * inside a queue operation, both under the guard; dumps read the records and run the checks. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -532,17 +531,22 @@ static void check_depth_one(struct qa_json *j, bool hooks_seen)
               "no queue hooks seen: the program reports no queue operations (qaudit/hooks.h)");
         return;
     }
-    if (v == 0)
-        snprintf(detail, sizeof detail,
-                 "no allocation inside a queue operation at depth <= 1 (%llu allocations inside "
-                 "queue operations in all)",
-                 (unsigned long long)atomic_load(&hook_allocs));
-    else
-        snprintf(detail, sizeof detail,
-                 "%llu allocations inside queue operations at depth <= 1; the first at depth "
-                 "%llu, %llu bytes",
-                 (unsigned long long)v, (unsigned long long)first_violations[0].depth,
-                 (unsigned long long)first_violations[0].size);
+    /* Formatted without printf: the checks are written in a fatal signal's dump too. */
+    struct qa_text text;
+    qa_text_begin(&text, detail, sizeof detail);
+    if (v == 0) {
+        qa_text_add(&text, "no allocation inside a queue operation at depth <= 1 (");
+        qa_text_u64(&text, atomic_load(&hook_allocs));
+        qa_text_add(&text, " allocations inside queue operations in all)");
+    } else {
+        qa_text_u64(&text, v);
+        qa_text_add(&text,
+                    " allocations inside queue operations at depth <= 1; the first at depth ");
+        qa_text_u64(&text, first_violations[0].depth);
+        qa_text_add(&text, ", ");
+        qa_text_u64(&text, first_violations[0].size);
+        qa_text_add(&text, " bytes");
+    }
     check(j, "depth_one_no_alloc", verdict(v == 0), detail);
 }
 
@@ -555,15 +559,26 @@ static void check_conservation(struct qa_json *j, const struct summary *s, bool 
     char detail[256], held[64] = "";
     bool balanced = s->held_at_first + s->pushes + s->moved_in ==
                     s->pops + s->discarded + s->moved_out + s->depth_now;
-    if (s->held_at_first > 0) /* queues first seen holding values: after an attach */
-        snprintf(held, sizeof held, " + held when first seen %llu",
-                 (unsigned long long)s->held_at_first);
-    snprintf(detail, sizeof detail,
-             "pushes %llu%s = pops %llu + discarded %llu + still queued %llu%s; %llu queues out "
-             "of balance",
-             (unsigned long long)s->pushes, held, (unsigned long long)s->pops,
-             (unsigned long long)s->discarded, (unsigned long long)s->depth_now,
-             balanced ? "" : " does not hold", (unsigned long long)s->broken_connections);
+    struct qa_text text;
+    if (s->held_at_first > 0) { /* queues first seen holding values: after an attach */
+        qa_text_begin(&text, held, sizeof held);
+        qa_text_add(&text, " + held when first seen ");
+        qa_text_u64(&text, s->held_at_first);
+    }
+    qa_text_begin(&text, detail, sizeof detail); /* without printf: see check_depth_one */
+    qa_text_add(&text, "pushes ");
+    qa_text_u64(&text, s->pushes);
+    qa_text_add(&text, held);
+    qa_text_add(&text, " = pops ");
+    qa_text_u64(&text, s->pops);
+    qa_text_add(&text, " + discarded ");
+    qa_text_u64(&text, s->discarded);
+    qa_text_add(&text, " + still queued ");
+    qa_text_u64(&text, s->depth_now);
+    qa_text_add(&text, balanced ? "" : " does not hold");
+    qa_text_add(&text, "; ");
+    qa_text_u64(&text, s->broken_connections);
+    qa_text_add(&text, " queues out of balance");
     check(j, "conservation", verdict(balanced && s->broken_connections == 0), detail);
 }
 
@@ -582,9 +597,14 @@ static void check_connections(struct qa_json *j, const struct summary *s, bool f
         return;
     }
     char detail[256];
-    snprintf(detail, sizeof detail, "%llu opened, %llu closed, %llu open now",
-             (unsigned long long)opened, (unsigned long long)closed,
-             (unsigned long long)s->open_now);
+    struct qa_text text; /* without printf: see check_depth_one */
+    qa_text_begin(&text, detail, sizeof detail);
+    qa_text_u64(&text, opened);
+    qa_text_add(&text, " opened, ");
+    qa_text_u64(&text, closed);
+    qa_text_add(&text, " closed, ");
+    qa_text_u64(&text, s->open_now);
+    qa_text_add(&text, " open now");
     check(j, "connections_closed", verdict(opened == closed), detail);
 }
 

@@ -156,7 +156,7 @@ void qa_queue_on_alloc(struct qa_thread *t, uint64_t size, void *const *frames, 
 bool qa_queue_in_op(const struct qa_thread *t);
 void qa_queue_new_owner(struct qa_thread *t);
 void qa_queue_write(struct qa_json *j);
-void qa_queue_write_checks(struct qa_json *j, bool final); /* final: the image's last dump */
+QA_CTX_SIGNAL_SAFE void qa_queue_write_checks(struct qa_json *j, bool final); /* final: last dump */
 void qa_queue_reset_after_fork(void);
 void qa_queue_before_abort(void (*dump)(void)); /* what runs before a depth-one abort */
 

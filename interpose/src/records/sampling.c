@@ -63,7 +63,8 @@ static double (*log_fn)(double), (*log1p_fn)(double), (*expm1_fn)(double);
 
 static void math_load(void)
 {
-    void *libm = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
+    /* The loader's dlopen, not the exported one (host/loader.c, the program's). */
+    void *libm = qa_real.dlopen_fn ? qa_real.dlopen_fn("libm.so.6", RTLD_NOW | RTLD_LOCAL) : NULL;
     if (libm != NULL) {
         log_fn = (double (*)(double))dlsym(libm, "log");
         log1p_fn = (double (*)(double))dlsym(libm, "log1p");
