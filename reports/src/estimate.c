@@ -1,7 +1,7 @@
 /* Sampled sites scaled to estimates. A dump with `config.stacks` "sampled" keeps a stack for one
  * allocation in N (by count), or one per N bytes (by bytes); its sites count those samples only.
  * Each site's figures are scaled by the weight of one sample, with a range from a 99 % Poisson
- * interval on its number of samples (docs/report-format.md, "Sampled sites"). */
+ * interval on its number of samples (docs/report-format.md, "How exact each figure is": Sites). */
 #include <math.h>
 
 #include "internal.h"
