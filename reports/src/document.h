@@ -69,7 +69,7 @@ struct document {
     unsigned top;                /* sites per ranking */
     bool html_replacing; /* blocks added now are html_replaced (content_sites.c's rankings) */
     bool queue_audit;    /* report_queue_audit: queue sections, columns and checks shown */
-    bool long_names;     /* C++ names in full (--long-names), else shortened (names.c) */
+    bool long_names;     /* C++ names in full (--long-names), else shortened (cxx_short_names.c) */
 };
 
 void doc_heading(struct document *d, int level, const char *fmt, ...)

@@ -15,8 +15,8 @@ extern const char html_script[];
 
 /* html_flame.c: the flame graph's controls, canvas and data (compact JSON in a
  * <script type="application/json" id="flame-data">), frames as the folded views walk them
- * (stacks.h). At most HTML_FLAME_NODES nodes: the smallest in every weight are left out. C++
- * names shortened (names.c) unless long_names. */
+ * (flame_stacks.h). At most HTML_FLAME_NODES nodes: the smallest in every weight are left out. C++
+ * names shortened (cxx_short_names.c) unless long_names. */
 #define HTML_FLAME_NODES 20000
 void html_flame(FILE *out, const struct report *r, bool long_names);
 

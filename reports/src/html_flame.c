@@ -1,7 +1,8 @@
 /* The HTML page's flame graph: every site's stack walked root first as the folded views walk it
- * (stacks.c: symbolized, inlined calls expanded, wrappers folded), merged into a tree by function
- * name under each caller, each node with its allocations, bytes allocated and bytes live at the
- * dump. The tree goes to the page once, as compact JSON the inline script draws on a canvas. */
+ * (flame_stacks.c: symbolized, inlined calls expanded, wrappers folded), merged into a tree by
+ * function name under each caller, each node with its allocations, bytes allocated and bytes live
+ * at the dump. The tree goes to the page once, as compact JSON the inline script draws on a canvas.
+ */
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -11,7 +12,7 @@
 #include "html.h"
 #include "internal.h"
 #include "probe/render.h"
-#include "stacks.h"
+#include "flame_stacks.h"
 
 #define NONE UINT32_MAX
 enum { FLAG_ESTIMATED = 1, FLAG_LINES = 2, FLAG_INLINED = 4 };
@@ -381,8 +382,8 @@ static void json_text(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* The page's strings; names shortened as the text report shortens C++ names (names.c) unless
- * shorten is false: the tree is merged on the full names, so two instantiations that shorten
+/* The page's strings; names shortened as the text report shortens C++ names (cxx_short_names.c)
+ * unless shorten is false: the tree is merged on the full names, so two instantiations that shorten
  * alike stay two boxes with their own figures. */
 static void print_strings(FILE *out, const struct strings *s, const uint32_t *order, size_t n,
                           bool shorten)

@@ -21,7 +21,7 @@ struct report_stack stack_copy(const struct report_stack *stack, const uint32_t 
 
 /* Adds a single dump (already read) into the merged report; module indices are remapped. */
 void report_merge_one(struct report *into, const struct report *dump);
-/* inherited.c: each forked child's inherited_sites given the stacks its parents' dumps hold
+/* fork_inheritance.c: each forked child's inherited_sites given the stacks its parents' dumps hold
  * for the same ids (as sites with only inherited figures), or counted unattributed. */
 void inherited_resolve(struct report *dumps, size_t count);
 
@@ -142,8 +142,9 @@ bool live_worth_listing(const struct report *r, const struct report_site *s);
  * first process's command line, or qaudit attach on its pid when it was counted from an attach. */
 void attribute_command(const struct report *r, char *out, size_t size);
 
-/* names.c: a C++ name shortened as the tables show it (std::string, default template arguments
- * dropped, a long argument list <...>); name unchanged when nothing shortens. Returns out. */
+/* cxx_short_names.c: a C++ name shortened as the tables show it (std::string, default template
+ * arguments dropped, a long argument list <...>); name unchanged when nothing shortens. Returns
+ * out. */
 const char *short_name(const char *name, char *out, size_t size);
 
 /* symbolize.c: a frame from its location first on, as report_frame_describe_from, with its

@@ -1,14 +1,15 @@
 /* Folded stacks (`--format folded`): one line per distinct stack, its frames root first joined by
  * ';', a space and its count, the input of flamegraph.pl, speedscope and Pyroscope's "folded"
- * ingestion. Frames are those of the pprof profile (stacks.c); the count is a site's allocations,
- * bytes or live bytes (--weight), estimates for sampled sites, rounded. Lines come sorted, and
- * sites whose stacks read the same (two return addresses in one function) are one line. */
+ * ingestion. Frames are those of the pprof profile (flame_stacks.c); the count is a site's
+ * allocations, bytes or live bytes (--weight), estimates for sampled sites, rounded. Lines come
+ * sorted, and sites whose stacks read the same (two return addresses in one function) are one line.
+ */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render_profiles.h"
-#include "stacks.h"
+#include "flame_stacks.h"
 
 struct folded_line {
     char *stack;

@@ -505,7 +505,7 @@ json_t *report_json(const struct report *r, const struct report_options *o)
     json_object_set_new(doc, "sites", sites_json(r));
     json_object_set_new(doc, "live", live_json(r));
     json_object_set_new(doc, "temporary", temporary_json(r));
-    json_object_set_new(doc, "timeline", timeline_json(r)); /* timeline.c */
+    json_object_set_new(doc, "timeline", timeline_json(r)); /* timeline_series.c */
     json_object_set_new(doc, "depth_one_violations",
                         events_json(r, r->violations, r->violation_count, "depth"));
     json_object_set_new(doc, "injected_failures",

@@ -1,7 +1,7 @@
 /* pprof export (`--format pprof`): a gzipped profile.proto heap profile with the sample types of
  * Go's heap profiles (alloc_objects, alloc_space, inuse_objects, inuse_space, the last the
  * default), one sample per site with its figures as the text report gives them (a sampled site's
- * estimates, estimate.c), frames as the folded view walks them (stacks.c): a location per
+ * estimates, estimate.c), frames as the folded view walks them (flame_stacks.c): a location per
  * distinct frame, its inlined functions as several lines, innermost first; a mapping per module
  * with its build id (from the dump, else read from the file). The message is built with
  * protobuf-c's generated code (reports/proto/profile.proto) and deflated while it is packed. */
@@ -20,7 +20,7 @@
 #include "internal.h"
 #include "profile.pb-c.h"
 #include "render_profiles.h"
-#include "stacks.h"
+#include "flame_stacks.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__Sample Sample;

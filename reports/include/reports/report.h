@@ -177,7 +177,7 @@ struct report_process {
     bool queue_sites;       /* config.queue_sites names queue code (qaudit run --sites) */
     uint64_t small_allocs;  /* its allocations of 512 bytes or less (requested_sizes) */
     uint64_t alloc_calls;   /* its allocs + reallocs (totals), kept apart from the merged ones */
-    /* Memory over time (timeline.c): the points of every dump of this image, merged by time;
+    /* Memory over time (timeline_series.c): the points of every dump of this image, merged by time;
      * dump_times: when each of its dumps was written (snapshots and the last), sorted. */
     struct report_point *timeline;
     size_t timeline_count;

@@ -1,8 +1,8 @@
 /* The frame walk the flame views share (pprof, folded stacks): a site's stack as the text report
  * shows it (symbolized, inlined calls expanded, wrappers already folded by report_fold), with a
  * wrapper inlined into its caller at the leaf folded too, and each level's name. */
-#ifndef REPORTS_STACKS_H
-#define REPORTS_STACKS_H
+#ifndef REPORTS_FLAME_STACKS_H
+#define REPORTS_FLAME_STACKS_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
-/* The frame walk shared by the flame views (stacks.h): which levels of a site's stack they show,
- * in which order, under which names, and what a site weighs. */
-#include "stacks.h"
+/* The frame walk shared by the flame views (flame_stacks.h): which levels of a site's stack they
+ * show, in which order, under which names, and what a site weighs. */
+#include "flame_stacks.h"
 
 #include <inttypes.h>
 #include <stdio.h>
