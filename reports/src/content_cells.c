@@ -5,34 +5,34 @@
 
 #include "content.h"
 
-const char *count_cell(char *buf, uint64_t n)
+const char *report_count_cell(char *buf, uint64_t n)
 {
-    return fmt_count(buf, CELL, n);
+    return report_fmt_count(buf, CELL, n);
 }
 
-const char *fig_count(char *buf, double v, bool estimated)
+const char *report_fig_count(char *buf, double v, bool estimated)
 {
     char n[CELL - 2];
-    fmt_count(n, sizeof n, (unsigned long long)(v + 0.5));
+    report_fmt_count(n, sizeof n, (unsigned long long)(v + 0.5));
     snprintf(buf, CELL, "%s%s", estimated ? "~" : "", n);
     return buf;
 }
 
-const char *fig_bytes(char *buf, double v, bool estimated)
+const char *report_fig_bytes(char *buf, double v, bool estimated)
 {
     char n[CELL - 2];
-    fmt_bytes(n, sizeof n, (unsigned long long)(v + 0.5));
+    report_fmt_bytes(n, sizeof n, (unsigned long long)(v + 0.5));
     snprintf(buf, CELL, "%s%s", estimated ? "~" : "", n);
     return buf;
 }
 
-void stack_lines(struct document *d, const struct report *r, const struct report_stack *s)
+void report_stack_lines(struct document *d, const struct report *r, const struct report_stack *s)
 {
     char where[1024];
     for (size_t i = 0; i < s->frame_count; i++) {
-        frame_describe(r, &s->frames[i], 0, !d->long_names, where, sizeof where);
-        doc_line(d, "    #%zu %s", i, where);
+        report_frame_describe_level(r, &s->frames[i], 0, !d->long_names, where, sizeof where);
+        report_doc_line(d, "    #%zu %s", i, where);
     }
     if (s->frame_count == 0)
-        doc_line(d, "    (no stack: stacks were off for this allocation)");
+        report_doc_line(d, "    (no stack: stacks were off for this allocation)");
 }

@@ -72,34 +72,37 @@ struct document {
     bool long_names;     /* C++ names in full (--long-names), else shortened (cxx_short_names.c) */
 };
 
-void doc_heading(struct document *d, int level, const char *fmt, ...)
+void report_doc_heading(struct document *d, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void doc_paragraph(struct document *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Starts a table with the given header cells (NULL-terminated); doc_row adds rows to it. */
-void doc_table(struct document *d, const char *const *header);
-void doc_row(struct document *d, const char *const *cells);
-void doc_chart(struct document *d, const char *title, const char *unit, bool illustrates);
-void doc_bar(struct document *d, const char *label, double value);
+void report_doc_paragraph(struct document *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Starts a table with the given header cells (NULL-terminated); report_doc_row adds rows to it. */
+void report_doc_table(struct document *d, const char *const *header);
+void report_doc_row(struct document *d, const char *const *cells);
+void report_doc_chart(struct document *d, const char *title, const char *unit, bool illustrates);
+void report_doc_bar(struct document *d, const char *label, double value);
 /* Names the last chart's category axis ("queue depth", "usable size (bytes)"). */
-void doc_chart_axis(struct document *d, const char *axis);
+void report_doc_chart_axis(struct document *d, const char *axis);
 /* The view HTML draws after the last block. */
-void doc_html_view(struct document *d, enum html_view view, size_t arg);
-void doc_lines(struct document *d);
-void doc_line(struct document *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void doc_layout(struct document *d, const struct layout_type *layout);
-/* A list under title; doc_item adds its items. */
-void doc_list(struct document *d, enum tone tone, const char *title);
-void doc_item(struct document *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void doc_free(struct document *d);
+void report_doc_html_view(struct document *d, enum html_view view, size_t arg);
+void report_doc_lines(struct document *d);
+void report_doc_line(struct document *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void report_doc_layout(struct document *d, const struct layout_type *layout);
+/* A list under title; report_doc_item adds its items. */
+void report_doc_list(struct document *d, enum tone tone, const char *title);
+void report_doc_item(struct document *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void report_doc_free(struct document *d);
 
 /* A column whose body cells all start with a digit (after "~", an estimate, and "+" or "-", a
  * change): renderers align it right. */
-bool table_numeric_column(const struct table *t, size_t column);
+bool report_table_numeric_column(const struct table *t, size_t column);
 
 /* 1234567 -> "1,234,567" */
-const char *fmt_count(char *buf, size_t size, unsigned long long n);
+const char *report_fmt_count(char *buf, size_t size, unsigned long long n);
 /* 1234567 -> "1.18 MiB"; below 10 KiB exact bytes "1,234 B". */
-const char *fmt_bytes(char *buf, size_t size, unsigned long long n);
+const char *report_fmt_bytes(char *buf, size_t size, unsigned long long n);
 
 struct report;
 struct report_options;
@@ -107,10 +110,10 @@ struct report_options;
 void report_build_document(struct document *d, const struct report *r,
                            const struct report_options *o);
 
-void render_text(FILE *out, const struct document *d);
-void render_markdown(FILE *out, const struct document *d);
-void render_html(FILE *out, const struct document *d);
+void report_render_text(FILE *out, const struct document *d);
+void report_render_markdown(FILE *out, const struct document *d);
+void report_render_html(FILE *out, const struct document *d);
 /* One of the three above by format (REPORT_TEXT, REPORT_MARKDOWN, else HTML); frees d. */
-void render_document(FILE *out, struct document *d, enum report_format format);
+void report_render_document(FILE *out, struct document *d, enum report_format format);
 
 #endif

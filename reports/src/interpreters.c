@@ -30,13 +30,13 @@
 #define PYTHON_SMALL_COUNTED 5000 /* small allocations that pymalloc would have kept... */
 #define PYTHON_SMALL_SHARE 0.75   /* ...and their share of the allocation calls */
 
-bool process_is_python(const struct report_process *p)
+bool report_process_is_python(const struct report_process *p)
 {
     const char *base = strrchr(p->exe, '/');
     return strncmp(base ? base + 1 : p->exe, "python", 6) == 0;
 }
 
-bool python_objects_counted(const struct report_process *p)
+bool report_python_objects_counted(const struct report_process *p)
 {
     /* The dump says: PYTHONMALLOC's "malloc" and "malloc_debug" send every object to malloc; any
      * other value (pymalloc, pymalloc_debug, debug, default) keeps pymalloc's arenas. */
@@ -60,31 +60,31 @@ static const struct {
 };
 #define RUNTIMES (sizeof runtimes / sizeof runtimes[0])
 
-unsigned runtime_of_dump(const struct report *dump)
+unsigned report_runtime_of_dump(const struct report *dump)
 {
     const char *path =
         dump->process_count && dump->processes[0].exe != NULL ? dump->processes[0].exe : "";
-    const char *exe = path_base_name(path);
+    const char *exe = report_path_base_name(path);
     for (unsigned k = 1; k < RUNTIMES; k++) {
         if (runtimes[k].exe != NULL && strcmp(exe, runtimes[k].exe) == 0)
             return k;
         if (runtimes[k].section != NULL && path[0] == '/' &&
-            elf_file_has_section(path, runtimes[k].section))
+            report_elf_file_has_section(path, runtimes[k].section))
             return k;
         for (size_t m = 0; runtimes[k].module != NULL && m < dump->module_count; m++)
-            if (strncmp(path_base_name(dump->modules[m].path), runtimes[k].module,
+            if (strncmp(report_path_base_name(dump->modules[m].path), runtimes[k].module,
                         strlen(runtimes[k].module)) == 0)
                 return k;
     }
     return 0;
 }
 
-const char *runtime_name(unsigned runtime)
+const char *report_runtime_name(unsigned runtime)
 {
     return runtime < RUNTIMES ? runtimes[runtime].name : NULL;
 }
 
-const char *runtime_objects(unsigned runtime)
+const char *report_runtime_objects(unsigned runtime)
 {
     return runtime < RUNTIMES ? runtimes[runtime].objects : NULL;
 }
@@ -195,7 +195,8 @@ static void debug_package(const char *package, char *out, size_t size)
         snprintf(out, size, "%s-dbgsym", package);
 }
 
-size_t debug_hints(const struct report *r, uint64_t program, struct debug_hint *out, size_t max)
+size_t report_debug_hints(const struct report *r, uint64_t program, struct debug_hint *out,
+                          size_t max)
 {
     uint64_t *unnamed = r->symbolized ? unnamed_frames(r, program) : NULL;
     size_t n = 0;
@@ -225,11 +226,12 @@ static void codename(char *out, size_t size)
         fclose(f);
 }
 
-void debug_hint_sentence(const struct report *r, const struct debug_hint *h, char *out, size_t size)
+void report_debug_hint_sentence(const struct report *r, const struct debug_hint *h, char *out,
+                                size_t size)
 {
     const char *path = r->modules[h->module].path, *base = strrchr(path, '/');
     char frames[32], suite[64];
-    fmt_count(frames, sizeof frames, h->frames);
+    report_fmt_count(frames, sizeof frames, h->frames);
     int n =
         snprintf(out, size, "Frames in %s have no function names (%s frame%s, shown as %s+0x...)",
                  path, frames, h->frames == 1 ? "" : "s", base ? base + 1 : path);

@@ -12,7 +12,7 @@ const char *const report_call_names[CALL_COUNT] = {
     "malloc",        "calloc",   "realloc", "reallocarray", "posix_memalign",
     "aligned_alloc", "memalign", "valloc",  "pvalloc",      "free"};
 
-void *push_item(void *items, size_t *count, size_t size)
+void *report_push_item(void *items, size_t *count, size_t size)
 {
     void **array = items;
     char *grown = realloc(*array, (*count + 1) * size);
@@ -23,12 +23,12 @@ void *push_item(void *items, size_t *count, size_t size)
     return grown + (*count)++ * size;
 }
 
-char *copy_string(const char *s)
+char *report_copy_string(const char *s)
 {
     return s ? strdup(s) : NULL;
 }
 
-void locations_free(struct report_location *locations, size_t count)
+void report_locations_free(struct report_location *locations, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         free(locations[i].function);
@@ -37,15 +37,15 @@ void locations_free(struct report_location *locations, size_t count)
     free(locations);
 }
 
-void stack_free(struct report_stack *stack)
+void report_stack_free(struct report_stack *stack)
 {
     for (size_t i = 0; i < stack->frame_count; i++)
-        locations_free(stack->frames[i].locations, stack->frames[i].location_count);
+        report_locations_free(stack->frames[i].locations, stack->frames[i].location_count);
     free(stack->frames);
     *stack = (struct report_stack){0};
 }
 
-struct report_stack stack_copy(const struct report_stack *stack, const uint32_t *module_map)
+struct report_stack report_stack_copy(const struct report_stack *stack, const uint32_t *module_map)
 {
     struct report_stack copy = {calloc(stack->frame_count + 1, sizeof *copy.frames), 0};
     if (copy.frames == NULL)
@@ -61,7 +61,7 @@ struct report_stack stack_copy(const struct report_stack *stack, const uint32_t 
     return copy;
 }
 
-void site_add(struct report_site *to, const struct report_site *from)
+void report_site_add(struct report_site *to, const struct report_site *from)
 {
     to->allocs += from->allocs;
     to->frees += from->frees;
@@ -95,9 +95,9 @@ void site_add(struct report_site *to, const struct report_site *from)
     e->temporary += f->temporary;
 }
 
-void push_string(char ***list, size_t *count, const char *fmt, ...)
+void report_push_string(char ***list, size_t *count, const char *fmt, ...)
 {
-    char **slot = push_item(list, count, sizeof *slot);
+    char **slot = report_push_item(list, count, sizeof *slot);
     if (slot == NULL)
         return;
     va_list ap;
@@ -156,7 +156,7 @@ void report_free(struct report *r)
         free(p->run_id);
         free(p->pythonmalloc);
         free(p->fallback_dir);
-        timeline_free(p);
+        report_timeline_free(p);
     }
     for (size_t i = 0; i < r->module_count; i++) {
         free(r->modules[i].path);
@@ -164,7 +164,7 @@ void report_free(struct report *r)
         free(r->modules[i].file);
     }
     for (size_t i = 0; i < r->site_count; i++) {
-        stack_free(&r->sites[i].stack);
+        report_stack_free(&r->sites[i].stack);
         free(r->sites[i].wrapper);
         free(r->sites[i].by_design);
     }
@@ -176,9 +176,9 @@ void report_free(struct report *r)
         free(r->checks[i].na_detail);
     }
     for (size_t i = 0; i < r->violation_count; i++)
-        stack_free(&r->violations[i].stack);
+        report_stack_free(&r->violations[i].stack);
     for (size_t i = 0; i < r->failure_count; i++)
-        stack_free(&r->failures[i].stack);
+        report_stack_free(&r->failures[i].stack);
     for (size_t i = 0; i < r->precision.deepbind_count; i++)
         free(r->precision.deepbind_libraries[i]);
     for (size_t i = 0; i < r->precision.uninterposed_count; i++)
