@@ -335,17 +335,15 @@ static json_t *diff_json(const struct report_diff *d)
                      "sites_changed", (json_int_t)d->changed, "sites", sites);
 }
 
-void report_diff_render(FILE *out, const struct report_diff *diff, enum report_format format,
-                        unsigned top)
+void report_diff_render_json(FILE *out, const struct report_diff *diff)
 {
-    if (format == REPORT_JSON) { /* every site, changed or not */
-        json_t *doc = diff_json(diff);
-        json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-        fputc('\n', out);
-        json_decref(doc);
-        return;
-    }
-    struct document d = {0};
-    build(&d, diff, top ? top : 20);
-    report_render_document(out, &d, format);
+    json_t *doc = diff_json(diff);
+    json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    fputc('\n', out);
+    json_decref(doc);
+}
+
+void report_diff_document(struct document *d, const struct report_diff *diff, unsigned top)
+{
+    build(d, diff, top);
 }

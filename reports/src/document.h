@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "numbers.h"
 #include "probe/layout.h"
 #include "reports/render.h"
 
@@ -99,17 +100,22 @@ void report_doc_free(struct document *d);
  * change): renderers align it right. */
 bool report_table_numeric_column(const struct table *t, size_t column);
 
-/* 1234567 -> "1,234,567" */
-const char *report_fmt_count(char *buf, size_t size, unsigned long long n);
-/* 1234567 -> "1.18 MiB"; below 10 KiB exact bytes "1,234 B". */
-const char *report_fmt_bytes(char *buf, size_t size, unsigned long long n);
-
 struct report;
 struct report_options;
 /* The blocks of a report (content.c). */
 void report_build_document(struct document *d, const struct report *r,
                            const struct report_options *o);
 
+struct report_diff;
+/* The blocks of a diff, at most top sites per ranking (content_diff.c), and its qaudit-diff/1
+ * JSON, which is written from the diff itself. */
+void report_diff_document(struct document *d, const struct report_diff *diff, unsigned top);
+void report_diff_render_json(FILE *out, const struct report_diff *diff);
+/* qaudit-report/1 (render_json.c). */
+void report_render_json(FILE *out, const struct report *r, const struct report_options *options);
+
+/* The renderers (render_text.c, render_markdown.c, render_html.c) and the choice among them
+ * (render_report.c, the top of the library). */
 void report_render_text(FILE *out, const struct document *d);
 void report_render_markdown(FILE *out, const struct document *d);
 void report_render_html(FILE *out, const struct document *d);

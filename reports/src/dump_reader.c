@@ -754,7 +754,7 @@ static void read_document(struct reader *r, json_t *doc, struct report *out)
     read_totals(r, doc, &out->totals);
     read_sizes(r, doc, out);
     for (size_t i = 0; i < out->requested_count && out->process_count > 0; i++)
-        if (out->requested_sizes[i].to <= 512) /* pymalloc's limit: interpreters.c */
+        if (out->requested_sizes[i].to <= 512) /* pymalloc's limit: runtimes.c */
             out->processes[0].small_allocs += out->requested_sizes[i].count;
     if (out->process_count > 0)
         out->processes[0].alloc_calls = out->totals.allocs + out->totals.reallocs;

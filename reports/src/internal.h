@@ -156,9 +156,9 @@ void report_frame_describe_level(const struct report *r, const struct report_fra
 /* path_name.c: a path's last component ("/usr/bin/python3.11" -> "python3.11"). */
 const char *report_path_base_name(const char *path);
 
-/* interpreters.c: Python processes (by their executable), whether their objects reached malloc
- * (PYTHONMALLOC=malloc: nearly every call small), and the Debian packages with the symbols of
- * modules whose frames have none. */
+/* runtimes.c: Python processes (by their executable), whether their objects reached malloc
+ * (PYTHONMALLOC=malloc: nearly every call small). interpreters.c: the Debian packages with the
+ * symbols of modules whose frames have none. */
 bool report_process_is_python(const struct report_process *p);
 bool report_python_objects_counted(const struct report_process *p);
 /* A runtime whose objects live in a heap it maps itself (the JVM, V8, .NET), told by one dump's

@@ -196,7 +196,7 @@ static void assess_tables(struct report *r)
 }
 
 /* Python: whether its objects reached malloc, read from the sizes; a runtime with a heap of its
- * own: its objects never do (interpreters.c). */
+ * own: its objects never do (runtimes.c). */
 static void assess_interpreters(struct report *r)
 {
     for (size_t i = 0; i < r->process_count; i++) {

@@ -520,25 +520,10 @@ json_t *report_json(const struct report *r, const struct report_options *o)
     return doc;
 }
 
-void report_render(FILE *out, const struct report *r, enum report_format format,
-                   const struct report_options *options)
+void report_render_json(FILE *out, const struct report *r, const struct report_options *options)
 {
-    if (format == REPORT_JSON) {
-        json_t *doc = report_json(r, options);
-        json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-        fputc('\n', out);
-        json_decref(doc);
-        return;
-    }
-    if (format == REPORT_PPROF) { /* render_profiles.h */
-        report_render_pprof(out, r, options->warn);
-        return;
-    }
-    if (format == REPORT_FOLDED) {
-        report_render_folded(out, r, options->weight);
-        return;
-    }
-    struct document d = {0};
-    report_build_document(&d, r, options);
-    report_render_document(out, &d, format);
+    json_t *doc = report_json(r, options);
+    json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    fputc('\n', out);
+    json_decref(doc);
 }
