@@ -28,9 +28,12 @@ void report_site_where(const struct report *r, const struct report_site *s, bool
 /* content_summary.c: what to look at first (the HTML page's banner): the checks of a queue
  * audit, the largest leak, the costliest site, the most temporary allocations. */
 void report_section_summary(struct document *d, const struct report *r);
-/* The sentence on live blocks without a site and why (with the command that gives each its site
- * where the stacks mode is why); false when every live block has its site. */
+/* content_cells.c: the sentence on live blocks without a site and why (with the command that
+ * gives each its site where the stacks mode is why); false when every live block has its site.
+ * report_held_when: when the blocks called live were, "at the snapshot", "at the detach", else
+ * "at exit". */
 bool report_unsited_sentence(const struct report *r, char *out, size_t size);
+const char *report_held_when(const struct report *r);
 /* "#3, big_leak (prog.c:4)": a site as the summary and the live section name it. */
 void report_site_name(const struct report *r, const struct report_site *s, bool long_names,
                       char *out, size_t size);
@@ -46,7 +49,7 @@ void report_section_temporary(struct document *d, const struct report *r, unsign
 
 /* content_timeline.c */
 void report_section_timeline(struct document *d, const struct report *r);
-/* A time on the clock of dump_time_ns as seconds from p's start. */
+/* timeline_gaps.c: a time on the clock of dump_time_ns as seconds from p's start. */
 double report_seconds_since_start(const struct report_process *p, uint64_t time_ns);
 
 #endif

@@ -63,60 +63,12 @@ static void checks_item(struct document *d, const struct report *r)
             report_doc_item(d, "Check %s failed: %s.", r->checks[i].name, r->checks[i].detail);
 }
 
-/* Why live blocks have no site, by the stacks mode. */
-static const char *unsited_reason(const struct report *r, const struct unsited *u, bool *command)
-{
-    char mode[128];
-    report_stacks_mode(r, mode, sizeof mode);
-    *command = !u->every_site;
-    if (u->every_site)
-        return "their allocations have no stack (made before the interposer started, or beyond "
-               "its tables: see Precision)";
-    if (strncmp(mode, "sampled", 7) == 0)
-        return "stacks were sampled, and a site holding few small blocks can have no sample";
-    if (strcmp(mode, "queue") == 0)
-        return "with stacks 'queue' only allocations inside queue operations get a stack";
-    if (strcmp(mode, "off") == 0)
-        return "stacks were off";
-    return "some dumps did not take a stack for every allocation";
-}
-
-/* When the blocks called live were: "at the snapshot", "at the detach", else "at exit" (a
- * process that ended holds its leaks). */
-static const char *held_when(const struct report *r)
-{
-    enum live_scope scope = report_live_scope(r);
-    return scope == LIVE_NOW || scope == LIVE_AT_DETACH ? report_live_scope_phrase(scope)
-                                                        : "at exit";
-}
-
-bool report_unsited_sentence(const struct report *r, char *out, size_t size)
-{
-    struct unsited u;
-    report_live_without_site(r, &u);
-    if (u.blocks < 1)
-        return false;
-    bool command;
-    const char *why = unsited_reason(r, &u, &command);
-    char blocks[CELL], all[CELL], bytes[CELL], run[4200] = "";
-    if (command) {
-        char line[4096];
-        report_attribute_command(r, line, sizeof line);
-        snprintf(run, sizeof run, "; `%s` gives every block its site", line);
-    }
-    snprintf(out, size, "No site for %s of the %s blocks live %s (at most %s): %s%s.",
-             report_fig_count(blocks, u.blocks, u.estimated),
-             report_count_cell(all, r->totals.live_blocks), held_when(r),
-             report_fig_bytes(bytes, u.bytes, u.estimated), why, run);
-    return true;
-}
-
 static void leak_items(struct document *d, const struct report *r)
 {
     char name[1100], bytes[CELL], blocks[CELL];
     const struct report_site *top = top_site(r, RANK_LIVE);
     bool now = report_live_scope(r) == LIVE_NOW || report_live_scope(r) == LIVE_AT_DETACH;
-    const char *when = held_when(r);
+    const char *when = report_held_when(r);
     const char *program; /* of several: the leading one's share (programs.c) */
     uint64_t lead = report_lead_program(r, &program);
     char whose[300] = "the";

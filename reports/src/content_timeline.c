@@ -8,11 +8,6 @@
 #include "content.h"
 #include "timeline.h"
 
-double report_seconds_since_start(const struct report_process *p, uint64_t time_ns)
-{
-    return ((double)time_ns - (double)p->start_time_ns) / 1e9;
-}
-
 /* "12 points over 1.20 s, one every 100 ms": what the points are, true of this process. */
 static void points_phrase(const struct report_process *p, size_t gaps, char *out, size_t size)
 {

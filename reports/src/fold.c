@@ -103,15 +103,6 @@ static bool wrapper_frame(const struct report *r, const struct report_frame *f)
     return true;
 }
 
-/* The C and C++ runtime's frames, and qaudit's own: the preload's dlopen stands for the call the
- * program made (a library's constructor allocates under it). */
-bool report_runtime_frame(const struct report *r, const struct report_frame *f)
-{
-    const char *path = f->module != REPORT_NO_MODULE ? r->modules[f->module].path : "";
-    return strstr(path, "/libc.so") || strstr(path, "/libstdc++") || strstr(path, "/ld-linux") ||
-           strstr(path, "/libqaudit-");
-}
-
 /* Whether a location of f matches one of --skip's own globs. */
 static bool user_skipped(const struct report *r, const struct report_frame *f)
 {

@@ -7,8 +7,8 @@
 
 #include "reports/report.h"
 
-/* Appends one zeroed element to *items (count elements of size bytes) and returns it; NULL when
- * memory ran out (the array is then unchanged). */
+/* items.c (a leaf): appends one zeroed element to *items (count elements of size bytes) and returns
+ * it; NULL when memory ran out (the array is then unchanged). */
 void *report_push_item(void *items, size_t *count, size_t size);
 
 /* strdup that maps NULL to NULL. */
@@ -73,7 +73,7 @@ uint64_t report_stack_hash(const struct report_stack *s);
 /* Adds from's counters and estimate into to. */
 void report_site_add(struct report_site *to, const struct report_site *from);
 
-/* fold.c: a frame in the C or C++ runtime (libc, libstdc++, the loader). */
+/* wrappers.c: a frame in the C or C++ runtime (libc, libstdc++, the loader). */
 bool report_runtime_frame(const struct report *r, const struct report_frame *f);
 
 /* wrappers.c: the wrappers the sites' stacks show (report->wrappers), with the glob-named ones
@@ -182,7 +182,7 @@ size_t report_debug_hints(const struct report *r, uint64_t program, struct debug
 void report_debug_hint_sentence(const struct report *r, const struct debug_hint *h, char *out,
                                 size_t size);
 
-/* Appends a formatted string to a list of strings. */
+/* items.c: appends a formatted string to a list of strings. */
 void report_push_string(char ***list, size_t *count, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -1,4 +1,4 @@
-/* The report model's small pieces: growing arrays, stacks, freeing, and the questions every
+/* The report model's small pieces: stacks, freeing, and the questions every
  * renderer asks of the queue figures. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,22 +11,6 @@
 const char *const report_call_names[CALL_COUNT] = {
     "malloc",        "calloc",   "realloc", "reallocarray", "posix_memalign",
     "aligned_alloc", "memalign", "valloc",  "pvalloc",      "free"};
-
-void *report_push_item(void *items, size_t *count, size_t size)
-{
-    void **array = items;
-    char *grown = realloc(*array, (*count + 1) * size);
-    if (grown == NULL)
-        return NULL;
-    *array = grown;
-    memset(grown + *count * size, 0, size);
-    return grown + (*count)++ * size;
-}
-
-char *report_copy_string(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
 
 void report_locations_free(struct report_location *locations, size_t count)
 {
@@ -93,18 +77,6 @@ void report_site_add(struct report_site *to, const struct report_site *from)
     e->live_blocks += f->live_blocks;
     e->peak_live_bytes += f->peak_live_bytes;
     e->temporary += f->temporary;
-}
-
-void report_push_string(char ***list, size_t *count, const char *fmt, ...)
-{
-    char **slot = report_push_item(list, count, sizeof *slot);
-    if (slot == NULL)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    if (vasprintf(slot, fmt, ap) < 0)
-        *slot = NULL;
-    va_end(ap);
 }
 
 void report_coverage(const struct report *r, double *allocs, double *bytes)

@@ -132,3 +132,8 @@ void report_timeline_gap_sentence(const struct report_process *p, const struct t
         break;
     }
 }
+
+double report_seconds_since_start(const struct report_process *p, uint64_t time_ns)
+{
+    return ((double)time_ns - (double)p->start_time_ns) / 1e9;
+}

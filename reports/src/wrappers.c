@@ -388,3 +388,12 @@ bool report_wrapper_recognised(const struct report *r, const struct report_frame
     }
     return false;
 }
+
+/* The C and C++ runtime's frames, and qaudit's own: the preload's dlopen stands for the call the
+ * program made (a library's constructor allocates under it). */
+bool report_runtime_frame(const struct report *r, const struct report_frame *f)
+{
+    const char *path = f->module != REPORT_NO_MODULE ? r->modules[f->module].path : "";
+    return strstr(path, "/libc.so") || strstr(path, "/libstdc++") || strstr(path, "/ld-linux") ||
+           strstr(path, "/libqaudit-");
+}
