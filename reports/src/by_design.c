@@ -75,7 +75,8 @@ static char *library_start_up(const struct report *r, const struct report_stack 
     const struct report_frame *f = &s->frames[k - 1];
     char *why = NULL;
     const char *library = f->module != REPORT_NO_MODULE ? r->modules[f->module].path : "?";
-    if (asprintf(&why, "allocated by %s's initialisation before main", path_base_name(library)) < 0)
+    if (asprintf(&why, "allocated by %s's initialisation before main",
+                 report_path_base_name(library)) < 0)
         return NULL;
     return why;
 }
@@ -112,17 +113,17 @@ static char *reason_of(const struct report *r, const struct report_stack *s)
     for (size_t i = 0; i < s->frame_count; i++) {
         const struct report_frame *f = &s->frames[i];
         if (emergency_pool(f))
-            return copy_string("libstdc++'s emergency exception pool");
+            return report_copy_string("libstdc++'s emergency exception pool");
         const char *why = libc_reason(r, f);
         if (why != NULL)
-            return copy_string(why);
+            return report_copy_string(why);
     }
     if (loader_frame(r, &s->frames[0]))
-        return copy_string("the dynamic loader's own");
+        return report_copy_string("the dynamic loader's own");
     return library_start_up(r, s);
 }
 
-void by_design_mark(struct report *r)
+void report_by_design_mark(struct report *r)
 {
     for (size_t i = 0; i < r->site_count; i++) {
         free(r->sites[i].by_design);

@@ -31,7 +31,7 @@ static const char *not_applicable_because(const struct report *dump, const char 
     return NULL;
 }
 
-void check_derive(const struct report *dump, struct report_check *check)
+void report_check_derive(const struct report *dump, struct report_check *check)
 {
     if (check->failed)
         return;
@@ -41,7 +41,7 @@ void check_derive(const struct report *dump, struct report_check *check)
     check->status = CHECK_NA;
     check->not_applicable = 1;
     free(check->detail);
-    check->detail = copy_string(because);
+    check->detail = report_copy_string(because);
 }
 
 enum report_check_status report_check_status(const struct report_check *c)
@@ -96,13 +96,13 @@ static struct report_check *check_named(struct report *into, const char *name)
     for (size_t j = 0; j < into->check_count; j++)
         if (strcmp(into->checks[j].name, name) == 0)
             return &into->checks[j];
-    struct report_check *added = push_item(&into->checks, &into->check_count, sizeof *added);
+    struct report_check *added = report_push_item(&into->checks, &into->check_count, sizeof *added);
     if (added != NULL)
-        added->name = copy_string(name);
+        added->name = report_copy_string(name);
     return added;
 }
 
-void checks_merge(struct report *into, const struct report *dump)
+void report_checks_merge(struct report *into, const struct report *dump)
 {
     uint64_t pid = dump->process_count ? dump->processes[0].pid : 0;
     for (size_t i = 0; i < dump->check_count; i++) {
@@ -119,9 +119,9 @@ void checks_merge(struct report *into, const struct report *dump)
             to->first_failure = strdup(detail);
         }
         if (c->status == CHECK_NA && (to->na_detail == NULL))
-            to->na_detail = copy_string(c->detail);
+            to->na_detail = report_copy_string(c->detail);
         free(to->detail);
-        to->detail = to->dumps == 1 ? copy_string(c->detail)
+        to->detail = to->dumps == 1 ? report_copy_string(c->detail)
                                     : merged_detail(to, to->na_detail ? to->na_detail : "?");
         to->status = report_check_status(to);
     }

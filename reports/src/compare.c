@@ -149,10 +149,10 @@ static json_t *rows_json(const struct compare_row *rows, size_t count)
 static void render_wide_markdown(FILE *out, const struct compare_row *rows, size_t count)
 {
     struct document d = {0};
-    doc_table(&d, (const char *const[]){"version", "queue object", "connection object",
-                                        "allocation class (per allocator)",
-                                        "allocations per connection at depth one",
-                                        "extra heap bytes at depth one", NULL});
+    report_doc_table(&d, (const char *const[]){"version", "queue object", "connection object",
+                                               "allocation class (per allocator)",
+                                               "allocations per connection at depth one",
+                                               "extra heap bytes at depth one", NULL});
     for (size_t i = 0; i < count; i++) {
         const struct compare_row *r = &rows[i];
         char queue[32], connection[32], classes[160], allocs[64], bytes[64];
@@ -160,10 +160,11 @@ static void render_wide_markdown(FILE *out, const struct compare_row *rows, size
         snprintf(connection, sizeof connection, "%" PRIu64 " B", r->connection_size);
         classes_cell(r, classes, sizeof classes);
         depth_one_cells(r, allocs, bytes, sizeof allocs);
-        doc_row(&d, (const char *const[]){r->label, queue, connection, classes, allocs, bytes});
+        report_doc_row(&d,
+                       (const char *const[]){r->label, queue, connection, classes, allocs, bytes});
     }
-    render_markdown(out, &d);
-    doc_free(&d);
+    report_render_markdown(out, &d);
+    report_doc_free(&d);
 }
 
 /* The text fits a terminal of TEXT_WIDTH columns: transposed, a row per figure and a column per
@@ -239,15 +240,15 @@ static void text_table(FILE *out, char (*columns)[FIGURES + 1][CELL_SIZE], size_
     for (size_t i = first; i < last; i++)
         cells[1 + i - first] = columns[i][0];
     cells[1 + last - first] = NULL;
-    doc_table(&d, cells);
+    report_doc_table(&d, cells);
     for (int f = 0; f < FIGURES; f++) {
         cells[0] = figure_label(f, label, sizeof label);
         for (size_t i = first; i < last; i++)
             cells[1 + i - first] = columns[i][1 + f];
-        doc_row(&d, cells);
+        report_doc_row(&d, cells);
     }
-    render_text(out, &d);
-    doc_free(&d);
+    report_render_text(out, &d);
+    report_doc_free(&d);
 }
 
 static size_t column_width(char cells[FIGURES + 1][CELL_SIZE])

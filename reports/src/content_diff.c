@@ -16,8 +16,9 @@ static const char *const figure_titles[DIFF_FIGURES] = {"allocations", "bytes", 
  * a snapshot's blocks are live at the snapshot, not at exit. */
 static const char *live_when(const struct report_diff *d)
 {
-    enum live_scope base = live_scope(d->run[DIFF_BASE]), now = live_scope(d->run[DIFF_NEW]);
-    return live_scope_phrase(base == now ? base : LIVE_MIXED);
+    enum live_scope base = report_live_scope(d->run[DIFF_BASE]),
+                    now = report_live_scope(d->run[DIFF_NEW]);
+    return report_live_scope_phrase(base == now ? base : LIVE_MIXED);
 }
 
 static bool is_bytes(enum diff_figure f)
@@ -27,7 +28,7 @@ static bool is_bytes(enum diff_figure f)
 
 static const char *figure_text(char *buf, enum diff_figure f, double v, bool estimated)
 {
-    return is_bytes(f) ? fig_bytes(buf, v, estimated) : fig_count(buf, v, estimated);
+    return is_bytes(f) ? report_fig_bytes(buf, v, estimated) : report_fig_count(buf, v, estimated);
 }
 
 /* "+1,000", "-48.83 MiB", "0": a change with its sign. */
@@ -36,9 +37,9 @@ static const char *change_text(char *buf, double change, bool bytes, bool estima
     char n[CELL - 2];
     double size = fabs(change);
     if (bytes)
-        fmt_bytes(n, sizeof n, (unsigned long long)(size + 0.5));
+        report_fmt_bytes(n, sizeof n, (unsigned long long)(size + 0.5));
     else
-        fmt_count(n, sizeof n, (unsigned long long)(size + 0.5));
+        report_fmt_count(n, sizeof n, (unsigned long long)(size + 0.5));
     bool zero = size < 0.5;
     snprintf(buf, CELL, "%s%s%s", estimated && !zero ? "~" : "",
              zero         ? ""
@@ -65,7 +66,7 @@ static void diff_where(const struct report_diff *d, const struct diff_site *s, b
                        char *out, size_t size)
 {
     enum diff_side side = s->site[DIFF_NEW] != NULL ? DIFF_NEW : DIFF_BASE;
-    site_where(d->run[side], s->site[side], long_names, out, size);
+    report_site_where(d->run[side], s->site[side], long_names, out, size);
 }
 
 static bool either_estimated(const struct diff_site *s)
@@ -75,8 +76,8 @@ static bool either_estimated(const struct diff_site *s)
 
 static void runs_table(struct document *d, const struct report_diff *diff)
 {
-    doc_heading(d, 1, "qaudit diff");
-    doc_table(d, (const char *const[]){"run", "dumps", "pids", "program", "stacks", NULL});
+    report_doc_heading(d, 1, "qaudit diff");
+    report_doc_table(d, (const char *const[]){"run", "dumps", "pids", "program", "stacks", NULL});
     for (int side = 0; side < 2; side++) {
         const struct report *r = diff->run[side];
         char dumps[CELL], pids[256] = "", mode[128];
@@ -85,13 +86,13 @@ static void runs_table(struct document *d, const struct report_diff *diff)
         for (size_t i = 0; i < r->process_count && used + 24 < sizeof pids; i++)
             used += (size_t)snprintf(pids + used, sizeof pids - used, "%s%" PRIu64, i ? ", " : "",
                                      r->processes[i].pid);
-        stacks_mode(r, mode, sizeof mode);
+        report_stacks_mode(r, mode, sizeof mode);
         const struct report_process *p = r->process_count ? &r->processes[0] : NULL;
-        doc_row(d, (const char *const[]){side_names[side], dumps, pids,
-                                         p == NULL            ? "-"
-                                         : p->argv[0] != '\0' ? p->argv
-                                                              : p->exe,
-                                         mode});
+        report_doc_row(d, (const char *const[]){side_names[side], dumps, pids,
+                                                p == NULL            ? "-"
+                                                : p->argv[0] != '\0' ? p->argv
+                                                                     : p->exe,
+                                                mode});
     }
 }
 
@@ -112,7 +113,7 @@ static const struct diff_site *largest_change(const struct report_diff *d, enum 
 
 static void summary(struct document *d, const struct report_diff *diff)
 {
-    doc_list(d, TONE_INFO, "What changed most");
+    report_doc_list(d, TONE_INFO, "What changed most");
     bool any = false;
     for (int f = 0; f < DIFF_FIGURES; f++) {
         const struct diff_site *s = largest_change(diff, (enum diff_figure)f);
@@ -124,7 +125,7 @@ static void summary(struct document *d, const struct report_diff *diff)
         const char *const titles[DIFF_FIGURES] = {"Allocations", "Bytes allocated", live,
                                                   "Temporary allocations"};
         snprintf(live, sizeof live, "Live bytes %s", live_when(diff));
-        doc_item(
+        report_doc_item(
             d, "%s: site #%zu, %s (%s): %s, from %s to %s.", titles[f],
             (size_t)(s - diff->sites) + 1, where, status_of(s),
             change_text(change, s->value[DIFF_NEW][f] - s->value[DIFF_BASE][f],
@@ -134,7 +135,7 @@ static void summary(struct document *d, const struct report_diff *diff)
             figure_text(after, (enum diff_figure)f, s->value[DIFF_NEW][f], s->estimated[DIFF_NEW]));
     }
     if (!any)
-        doc_item(d, "No site changed: every figure is the same in both runs.");
+        report_doc_item(d, "No site changed: every figure is the same in both runs.");
 }
 
 /* The totals of both runs: the figures that reconcile with each report. */
@@ -171,8 +172,8 @@ static void totals_section(struct document *d, const struct report_diff *diff)
 {
     struct total t[8];
     size_t n = totals_of(diff, t);
-    doc_heading(d, 2, "Totals");
-    doc_table(d, (const char *const[]){"what", "base", "new", "change", NULL});
+    report_doc_heading(d, 2, "Totals");
+    report_doc_table(d, (const char *const[]){"what", "base", "new", "change", NULL});
     for (size_t i = 0; i < n; i++) {
         char base[CELL], now[CELL], change[2 * CELL], c[CELL];
         double delta = t[i].value[DIFF_NEW] - t[i].value[DIFF_BASE];
@@ -182,27 +183,29 @@ static void totals_section(struct document *d, const struct report_diff *diff)
                      100.0 * delta / t[i].value[DIFF_BASE]);
         else
             change_text(change, delta, t[i].bytes, false);
-        doc_row(d, (const char *const[]){t[i].what,
-                                         t[i].bytes ? fig_bytes(base, t[i].value[0], false)
-                                                    : fig_count(base, t[i].value[0], false),
-                                         t[i].bytes ? fig_bytes(now, t[i].value[1], false)
-                                                    : fig_count(now, t[i].value[1], false),
-                                         change});
+        report_doc_row(
+            d, (const char *const[]){t[i].what,
+                                     t[i].bytes ? report_fig_bytes(base, t[i].value[0], false)
+                                                : report_fig_count(base, t[i].value[0], false),
+                                     t[i].bytes ? report_fig_bytes(now, t[i].value[1], false)
+                                                : report_fig_count(now, t[i].value[1], false),
+                                     change});
     }
 }
 
 static void sites_section(struct document *d, const struct report_diff *diff, unsigned top)
 {
-    doc_heading(d, 2, "Sites by change in %s", figure_titles[diff->sort]);
+    report_doc_heading(d, 2, "Sites by change in %s", figure_titles[diff->sort]);
     size_t shown = diff->changed < top ? diff->changed : top;
-    doc_paragraph(d,
-                  "%zu sites in either run, %zu of them changed; the %zu largest change%s (site "
-                  "numbers are ranks here). Sites match by the functions of their frames.",
-                  diff->count, diff->changed, shown, shown == 1 ? "" : "s");
+    report_doc_paragraph(
+        d,
+        "%zu sites in either run, %zu of them changed; the %zu largest change%s (site "
+        "numbers are ranks here). Sites match by the functions of their frames.",
+        diff->count, diff->changed, shown, shown == 1 ? "" : "s");
     if (shown == 0)
         return;
-    doc_table(d, (const char *const[]){"site", "status", "allocations", "bytes", "live bytes",
-                                       "temporary", "where", NULL});
+    report_doc_table(d, (const char *const[]){"site", "status", "allocations", "bytes",
+                                              "live bytes", "temporary", "where", NULL});
     for (size_t i = 0; i < shown; i++) {
         const struct diff_site *s = &diff->sites[i];
         char site[CELL], cells[DIFF_FIGURES][CELL], where[512];
@@ -211,11 +214,11 @@ static void sites_section(struct document *d, const struct report_diff *diff, un
             change_text(cells[f], s->value[DIFF_NEW][f] - s->value[DIFF_BASE][f],
                         is_bytes((enum diff_figure)f), either_estimated(s));
         diff_where(diff, s, false, where, sizeof where);
-        doc_row(d, (const char *const[]){site, status_of(s), cells[0], cells[1], cells[2], cells[3],
-                                         where});
+        report_doc_row(d, (const char *const[]){site, status_of(s), cells[0], cells[1], cells[2],
+                                                cells[3], where});
     }
-    doc_paragraph(d, "Before and after (base -> new):");
-    doc_lines(d);
+    report_doc_paragraph(d, "Before and after (base -> new):");
+    report_doc_lines(d);
     for (size_t i = 0; i < shown; i++) {
         const struct diff_site *s = &diff->sites[i];
         char where[512], line[1024] = "";
@@ -228,30 +231,32 @@ static void sites_section(struct document *d, const struct report_diff *diff, un
                 figure_text(a, (enum diff_figure)f, s->value[DIFF_BASE][f], s->estimated[0]),
                 figure_text(b, (enum diff_figure)f, s->value[DIFF_NEW][f], s->estimated[1]));
         }
-        doc_line(d, "#%zu %s: %s", i + 1, where, line);
+        report_doc_line(d, "#%zu %s: %s", i + 1, where, line);
     }
 }
 
 static void precision_section(struct document *d, const struct report_diff *diff)
 {
-    doc_heading(d, 2, "Precision");
-    bool estimated = any_site_estimated(diff->run[0]) || any_site_estimated(diff->run[1]);
+    report_doc_heading(d, 2, "Precision");
+    bool estimated =
+        report_any_site_estimated(diff->run[0]) || report_any_site_estimated(diff->run[1]);
     if (estimated)
-        doc_paragraph(d, "Figures marked '~' are estimates from sampled stacks: a change "
-                         "smaller than their 99 %% ranges (qaudit report shows them) may be "
-                         "sampling noise. qaudit run's default stacks (always) give exact "
-                         "figures.");
+        report_doc_paragraph(d, "Figures marked '~' are estimates from sampled stacks: a change "
+                                "smaller than their 99 %% ranges (qaudit report shows them) may be "
+                                "sampling noise. qaudit run's default stacks (always) give exact "
+                                "figures.");
     else
-        doc_paragraph(d, "Every figure is counted, none estimated.");
+        report_doc_paragraph(d, "Every figure is counted, none estimated.");
     for (int side = 0; side < 2; side++)
         if (diff->run[side]->trust.partial)
-            doc_paragraph(d,
-                          "The %s run's counts are partial: qaudit report on its dumps says "
-                          "why.",
-                          side_names[side]);
+            report_doc_paragraph(d,
+                                 "The %s run's counts are partial: qaudit report on its dumps says "
+                                 "why.",
+                                 side_names[side]);
     if (diff->run[0]->temporary_missing || diff->run[1]->temporary_missing)
-        doc_paragraph(d, "Temporary allocations are not counted in the dumps of one run: its "
-                         "column reads 0 there.");
+        report_doc_paragraph(d,
+                             "Temporary allocations are not counted in the dumps of one run: its "
+                             "column reads 0 there.");
 }
 
 static void build(struct document *d, const struct report_diff *diff, unsigned top)
@@ -300,7 +305,7 @@ static json_t *run_json(const struct report *r)
     for (size_t i = 0; i < r->process_count; i++) {
         const struct report_process *p = &r->processes[i];
         char mode[128];
-        process_stacks(p, mode, sizeof mode);
+        report_process_stacks(p, mode, sizeof mode);
         json_array_append_new(dumps, json_pack("{s:I, s:s, s:s, s:s, s:s}", "pid",
                                                (json_int_t)p->pid, "exe", p->exe, "argv", p->argv,
                                                "source", p->source, "stacks", mode));
@@ -330,17 +335,15 @@ static json_t *diff_json(const struct report_diff *d)
                      "sites_changed", (json_int_t)d->changed, "sites", sites);
 }
 
-void report_diff_render(FILE *out, const struct report_diff *diff, enum report_format format,
-                        unsigned top)
+void report_diff_render_json(FILE *out, const struct report_diff *diff)
 {
-    if (format == REPORT_JSON) { /* every site, changed or not */
-        json_t *doc = diff_json(diff);
-        json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-        fputc('\n', out);
-        json_decref(doc);
-        return;
-    }
-    struct document d = {0};
-    build(&d, diff, top ? top : 20);
-    render_document(out, &d, format);
+    json_t *doc = diff_json(diff);
+    json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    fputc('\n', out);
+    json_decref(doc);
+}
+
+void report_diff_document(struct document *d, const struct report_diff *diff, unsigned top)
+{
+    build(d, diff, top);
 }

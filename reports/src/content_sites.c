@@ -10,8 +10,8 @@
 static const char *count_range(char *buf, double low, double high)
 {
     char a[CELL - 1], b[CELL - 1];
-    fmt_count(a, sizeof a, (unsigned long long)(low + 0.5));
-    fmt_count(b, sizeof b, (unsigned long long)(high + 0.5));
+    report_fmt_count(a, sizeof a, (unsigned long long)(low + 0.5));
+    report_fmt_count(b, sizeof b, (unsigned long long)(high + 0.5));
     snprintf(buf, 2 * CELL, "%s-%s", a, b);
     return buf;
 }
@@ -19,8 +19,8 @@ static const char *count_range(char *buf, double low, double high)
 static const char *bytes_range(char *buf, double low, double high)
 {
     char a[CELL - 1], b[CELL - 1];
-    fmt_bytes(a, sizeof a, (unsigned long long)(low + 0.5));
-    fmt_bytes(b, sizeof b, (unsigned long long)(high + 0.5));
+    report_fmt_bytes(a, sizeof a, (unsigned long long)(low + 0.5));
+    report_fmt_bytes(b, sizeof b, (unsigned long long)(high + 0.5));
     snprintf(buf, 2 * CELL, "%s-%s", a, b);
     return buf;
 }
@@ -45,13 +45,13 @@ static const char *calls_phrase(char *out, size_t size, const struct report *r, 
     char a[CELL], b[CELL], c[CELL];
     uint64_t calls = r->totals.allocs + r->totals.reallocs;
     if (r->totals.reallocs == 0 || !explain)
-        snprintf(out, size, "%s allocation calls", count_cell(a, calls));
+        snprintf(out, size, "%s allocation calls", report_count_cell(a, calls));
     else
         snprintf(out, size,
                  "%s allocation calls (%s allocations and %s reallocs; a realloc counts at its "
                  "site)",
-                 count_cell(a, calls), count_cell(b, r->totals.allocs),
-                 count_cell(c, r->totals.reallocs));
+                 report_count_cell(a, calls), report_count_cell(b, r->totals.allocs),
+                 report_count_cell(c, r->totals.reallocs));
     return out;
 }
 
@@ -71,36 +71,38 @@ static const char *share_phrase(char *out, size_t size, double part, double low,
 static void coverage_line(struct document *d, const struct report *r)
 {
     struct coverage c;
-    coverage_of(r, &c);
+    report_coverage_of(r, &c);
     double calls = (double)(r->totals.allocs + r->totals.reallocs);
     double requested = (double)r->totals.bytes_requested;
     if (calls <= 0)
         return;
     char mode[128], phrase[256], allocs[160], bytes[160], b[CELL];
-    stacks_mode(r, mode, sizeof mode);
+    report_stacks_mode(r, mode, sizeof mode);
     calls_phrase(phrase, sizeof phrase, r, true);
     if (!c.estimated && c.allocs >= calls && c.bytes >= requested) {
-        doc_paragraph(d, "Coverage: the sites account for all %s and every byte requested.",
-                      phrase);
+        report_doc_paragraph(d, "Coverage: the sites account for all %s and every byte requested.",
+                             phrase);
         return;
     }
     if (strcmp(mode, "queue") == 0 || strcmp(mode, "off") == 0) {
         char sited[CELL];
-        doc_paragraph(d,
-                      "Coverage: with stacks '%s' %s of the %s have a site. Run with qaudit "
-                      "run's default stacks (always) for sites covering the whole heap.",
-                      mode,
-                      strcmp(mode, "off") == 0 ? "none" : fig_count(sited, c.allocs, c.estimated),
-                      phrase);
+        report_doc_paragraph(
+            d,
+            "Coverage: with stacks '%s' %s of the %s have a site. Run with qaudit "
+            "run's default stacks (always) for sites covering the whole heap.",
+            mode,
+            strcmp(mode, "off") == 0 ? "none" : report_fig_count(sited, c.allocs, c.estimated),
+            phrase);
         return;
     }
-    doc_paragraph(d, "Coverage: the sites account for %s of the %s and %s of the %s requested.",
-                  share_phrase(allocs, sizeof allocs, c.allocs, c.allocs_low, c.allocs_high, calls,
-                               c.estimated),
-                  phrase,
-                  share_phrase(bytes, sizeof bytes, c.bytes, c.bytes_low, c.bytes_high, requested,
-                               c.estimated),
-                  fmt_bytes(b, sizeof b, (unsigned long long)requested));
+    report_doc_paragraph(d,
+                         "Coverage: the sites account for %s of the %s and %s of the %s requested.",
+                         share_phrase(allocs, sizeof allocs, c.allocs, c.allocs_low, c.allocs_high,
+                                      calls, c.estimated),
+                         phrase,
+                         share_phrase(bytes, sizeof bytes, c.bytes, c.bytes_low, c.bytes_high,
+                                      requested, c.estimated),
+                         report_fmt_bytes(b, sizeof b, (unsigned long long)requested));
 }
 
 /* Whether name is one of the wrappers recognised from the stacks. */
@@ -156,31 +158,33 @@ static void skip_line(struct document *d, const struct report *r)
                  "%srecognised from the stacks (every allocation under them goes straight to "
                  "the allocator, for %d or more callers): %s",
                  distinct ? "; " : "", REPORT_WRAPPER_CALLERS, by_stacks);
-    doc_paragraph(d,
-                  "Wrappers folded into their callers at %s site%s: %s%s (--skip GLOB adds one, "
-                  "--skip none keeps them).",
-                  fmt_count(sites, sizeof sites, folded), folded == 1 ? "" : "s", by_name, also);
+    report_doc_paragraph(
+        d,
+        "Wrappers folded into their callers at %s site%s: %s%s (--skip GLOB adds one, "
+        "--skip none keeps them).",
+        report_fmt_count(sites, sizeof sites, folded), folded == 1 ? "" : "s", by_name, also);
 }
 
-void section_coverage(struct document *d, const struct report *r)
+void report_section_coverage(struct document *d, const struct report *r)
 {
     coverage_line(d, r);
     if (r->site_count > 0)
         skip_line(d, r);
-    double shallow = shallow_share(r);
+    double shallow = report_shallow_share(r);
     if (shallow <= 0)
         return;
     char mode[128];
-    stacks_mode(r, mode, sizeof mode);
-    doc_paragraph(d,
-                  "Stacks are shallow: %.0f %% of the allocations at sites have stacks of one or "
-                  "two frames, so sites stop at the allocating function.%s",
-                  100 * shallow,
-                  strcmp(mode, "fp") == 0
-                      ? " With --stacks fp the program needs frame pointers "
-                        "(-fno-omit-frame-pointer); run with --stacks always (libunwind, which "
-                        "reads .eh_frame) for full stacks."
-                      : "");
+    report_stacks_mode(r, mode, sizeof mode);
+    report_doc_paragraph(
+        d,
+        "Stacks are shallow: %.0f %% of the allocations at sites have stacks of one or "
+        "two frames, so sites stop at the allocating function.%s",
+        100 * shallow,
+        strcmp(mode, "fp") == 0
+            ? " With --stacks fp the program needs frame pointers "
+              "(-fno-omit-frame-pointer); run with --stacks always (libunwind, which "
+              "reads .eh_frame) for full stacks."
+            : "");
 }
 
 static const char *const rank_titles[] = {"By allocations", "By bytes", "By peak live bytes"};
@@ -192,7 +196,7 @@ static void range_cells(const struct report_site *s, enum site_rank k, char *sam
         snprintf(range, 2 * CELL, "exact");
         return;
     }
-    count_cell(samples, s->allocs);
+    report_count_cell(samples, s->allocs);
     if (k == RANK_BYTES)
         bytes_range(range, s->est.bytes_low, s->est.bytes_high);
     else if (k == RANK_LIVE)
@@ -229,11 +233,11 @@ static void ranking_table(struct document *d, const struct report *r,
         char site[CELL], allocs[CELL], bytes[CELL], peak[CELL], queue[CELL], samples[CELL];
         char range[2 * CELL], where[512];
         snprintf(site, sizeof site, "#%zu", id + 1);
-        site_where(r, s, d->long_names, where, sizeof where);
-        fig_count(allocs, s->est.allocs, s->estimated);
-        fig_bytes(bytes, s->est.bytes, s->estimated);
-        fig_bytes(peak, s->est.peak_live_bytes, s->estimated);
-        count_cell(queue, s->queue_allocs);
+        report_site_where(r, s, d->long_names, where, sizeof where);
+        report_fig_count(allocs, s->est.allocs, s->estimated);
+        report_fig_bytes(bytes, s->est.bytes, s->estimated);
+        report_fig_bytes(peak, s->est.peak_live_bytes, s->estimated);
+        report_count_cell(queue, s->queue_allocs);
         range_cells(s, k, samples, range);
         struct columns c = {0};
         column(&c, true, "site", site);
@@ -245,8 +249,8 @@ static void ranking_table(struct document *d, const struct report *r,
         column(&c, estimates, range_title, range);
         column(&c, true, "where", where);
         if (i == 0)
-            doc_table(d, c.header);
-        doc_row(d, c.cell);
+            report_doc_table(d, c.header);
+        report_doc_row(d, c.cell);
     }
 }
 
@@ -259,70 +263,73 @@ static void site_heading(struct document *d, const struct report_site *s, size_t
         snprintf(via, sizeof via, ", through %s (folded)", s->wrapper);
     if (d->queue_audit)
         snprintf(queue, sizeof queue, ", %s%s inside queue operations",
-                 count_cell(samples, s->queue_allocs), s->estimated ? " of the samples" : "");
+                 report_count_cell(samples, s->queue_allocs),
+                 s->estimated ? " of the samples" : "");
     if (!s->estimated) {
-        doc_line(d, "site #%zu: %s allocation%s, %s%s%s", id + 1, count_cell(a, s->allocs),
-                 s->allocs == 1 ? "" : "s", fmt_bytes(b, sizeof b, s->bytes), queue, via);
+        report_doc_line(d, "site #%zu: %s allocation%s, %s%s%s", id + 1,
+                        report_count_cell(a, s->allocs), s->allocs == 1 ? "" : "s",
+                        report_fmt_bytes(b, sizeof b, s->bytes), queue, via);
         return;
     }
-    doc_line(d, "site #%zu: %s allocations (99 %% range %s, from %s sample%s), %s%s%s", id + 1,
-             fig_count(a, s->est.allocs, true),
-             count_range(range, s->est.allocs_low, s->est.allocs_high),
-             count_cell(samples, s->allocs), s->allocs == 1 ? "" : "s",
-             fig_bytes(b, s->est.bytes, true), queue, via);
+    report_doc_line(d, "site #%zu: %s allocations (99 %% range %s, from %s sample%s), %s%s%s",
+                    id + 1, report_fig_count(a, s->est.allocs, true),
+                    count_range(range, s->est.allocs_low, s->est.allocs_high),
+                    report_count_cell(samples, s->allocs), s->allocs == 1 ? "" : "s",
+                    report_fig_bytes(b, s->est.bytes, true), queue, via);
 }
 
 static void stacks_of(struct document *d, const struct report *r, const bool *wanted)
 {
-    doc_lines(d);
+    report_doc_lines(d);
     for (size_t i = 0; i < r->site_count; i++) {
         if (!wanted[i])
             continue;
         site_heading(d, &r->sites[i], i);
-        stack_lines(d, r, &r->sites[i].stack);
+        report_stack_lines(d, r, &r->sites[i].stack);
     }
 }
 
 static void no_sites(struct document *d, const struct report *r)
 {
-    doc_paragraph(d,
-                  "No sites: with stacks '%s' %s. Run with qaudit run's default stacks "
-                  "(always) to see where every allocation comes from.",
-                  r->process_count ? r->processes[0].stacks_mode : "?",
-                  r->process_count && strcmp(r->processes[0].stacks_mode, "queue") == 0
-                      ? "only allocations inside queue operations get a stack, and there "
-                        "were none"
-                      : "no stack was taken");
+    report_doc_paragraph(d,
+                         "No sites: with stacks '%s' %s. Run with qaudit run's default stacks "
+                         "(always) to see where every allocation comes from.",
+                         r->process_count ? r->processes[0].stacks_mode : "?",
+                         r->process_count && strcmp(r->processes[0].stacks_mode, "queue") == 0
+                             ? "only allocations inside queue operations get a stack, and there "
+                               "were none"
+                             : "no stack was taken");
 }
 
-void section_sites(struct document *d, const struct report *r, unsigned top, bool *shown)
+void report_section_sites(struct document *d, const struct report *r, unsigned top, bool *shown)
 {
-    doc_heading(d, 2, "Top allocation sites");
+    report_doc_heading(d, 2, "Top allocation sites");
     if (r->site_count == 0) {
         no_sites(d, r);
         return;
     }
-    doc_html_view(d, VIEW_SITES, 0); /* HTML: the flame graph and one sortable table instead */
+    report_doc_html_view(d, VIEW_SITES,
+                         0); /* HTML: the flame graph and one sortable table instead */
     const struct report_site **ranked = calloc(r->site_count, sizeof *ranked);
     if (ranked == NULL)
         return;
     d->html_replacing = true;
     for (int k = RANK_ALLOCS; k <= RANK_PEAK; k++) {
-        size_t n = rank_sites(r, (enum site_rank)k, ranked);
-        doc_paragraph(d, "%s (%zu of %zu sites):", rank_titles[k], n < top ? n : top,
-                      r->site_count);
+        size_t n = report_rank_sites(r, (enum site_rank)k, ranked);
+        report_doc_paragraph(d, "%s (%zu of %zu sites):", rank_titles[k], n < top ? n : top,
+                             r->site_count);
         ranking_table(d, r, ranked, n < top ? n : top, (enum site_rank)k, shown);
         if (k != RANK_ALLOCS)
             continue;
-        doc_chart(d, "Top sites by allocations", "allocations", true);
+        report_doc_chart(d, "Top sites by allocations", "allocations", true);
         char label[CELL];
         for (size_t i = 0; i < n && i < top; i++) {
             snprintf(label, sizeof label, "#%zu", (size_t)(ranked[i] - r->sites) + 1);
-            doc_bar(d, label, ranked[i]->est.allocs);
+            report_doc_bar(d, label, ranked[i]->est.allocs);
         }
     }
     d->html_replacing = false;
-    doc_paragraph(d, "Stacks of the sites above, innermost frame first:");
+    report_doc_paragraph(d, "Stacks of the sites above, innermost frame first:");
     stacks_of(d, r, shown);
     free(ranked);
 }
@@ -338,29 +345,31 @@ static void live_table(struct document *d, const struct report *r,
                        const struct report_site **ranked, size_t n)
 {
     bool estimates = any_estimated(ranked, n);
-    double whole = live_share_whole(r);
+    double whole = report_live_share_whole(r);
     if (estimates)
-        doc_table(d, (const char *const[]){"site", "live bytes", "blocks", "share of live",
-                                           "samples", "live bytes, 99 % range", "where", NULL});
+        report_doc_table(d,
+                         (const char *const[]){"site", "live bytes", "blocks", "share of live",
+                                               "samples", "live bytes, 99 % range", "where", NULL});
     else
-        doc_table(d, (const char *const[]){"site", "live bytes", "blocks", "share of live", "where",
-                                           NULL});
+        report_doc_table(d, (const char *const[]){"site", "live bytes", "blocks", "share of live",
+                                                  "where", NULL});
     for (size_t i = 0; i < n; i++) {
         const struct report_site *s = ranked[i];
         char site[CELL], bytes[CELL], blocks[CELL], part[CELL], samples[CELL];
         char range[2 * CELL], where[512];
         snprintf(site, sizeof site, "#%zu", (size_t)(s - r->sites) + 1);
         snprintf(part, sizeof part, "%.1f %%", share(s->est.live_bytes, whole));
-        site_where(r, s, d->long_names, where, sizeof where);
-        fig_bytes(bytes, s->est.live_bytes, s->estimated);
-        fig_count(blocks, s->est.live_blocks, s->estimated);
+        report_site_where(r, s, d->long_names, where, sizeof where);
+        report_fig_bytes(bytes, s->est.live_bytes, s->estimated);
+        report_fig_count(blocks, s->est.live_blocks, s->estimated);
         range_cells(s, RANK_LIVE, samples, range);
         if (s->estimated) /* the samples still live */
-            count_cell(samples, s->allocs > s->frees ? s->allocs - s->frees : 0);
+            report_count_cell(samples, s->allocs > s->frees ? s->allocs - s->frees : 0);
         if (estimates)
-            doc_row(d, (const char *const[]){site, bytes, blocks, part, samples, range, where});
+            report_doc_row(d,
+                           (const char *const[]){site, bytes, blocks, part, samples, range, where});
         else
-            doc_row(d, (const char *const[]){site, bytes, blocks, part, where});
+            report_doc_row(d, (const char *const[]){site, bytes, blocks, part, where});
     }
 }
 
@@ -369,16 +378,17 @@ static void unsited_paragraph(struct document *d, const struct report *r)
 {
     char sentence[5000], command[4096];
     struct unsited u;
-    live_without_site(r, &u);
-    if (unsited_sentence(r, sentence, sizeof sentence)) {
-        doc_paragraph(d, "%s", sentence);
+    report_live_without_site(r, &u);
+    if (report_unsited_sentence(r, sentence, sizeof sentence)) {
+        report_doc_paragraph(d, "%s", sentence);
     } else if (!u.every_site && r->totals.live_blocks > 0) {
-        attribute_command(r, command, sizeof command);
-        doc_paragraph(d,
-                      "The sites' estimates account for every live block, but sampled stacks "
-                      "cannot promise that each site holding few small blocks is among them: "
-                      "`%s` gives every block its site.",
-                      command);
+        report_attribute_command(r, command, sizeof command);
+        report_doc_paragraph(
+            d,
+            "The sites' estimates account for every live block, but sampled stacks "
+            "cannot promise that each site holding few small blocks is among them: "
+            "`%s` gives every block its site.",
+            command);
     }
 }
 
@@ -388,20 +398,22 @@ static void unsited_paragraph(struct document *d, const struct report *r)
 static void units_paragraph(struct document *d, const struct report *r)
 {
     char a[CELL], b[CELL];
-    double rounding = live_rounding_bytes(r);
+    double rounding = report_live_rounding_bytes(r);
     if (rounding < 0.5) {
         if (rounding < 0)
-            doc_paragraph(d, "The sites below count requested bytes, what each call asked for.");
+            report_doc_paragraph(
+                d, "The sites below count requested bytes, what each call asked for.");
         return;
     }
     double sited = (double)r->totals.live_bytes - rounding;
-    doc_paragraph(d,
-                  "The sites below count requested bytes, what each call asked for: %s in all; "
-                  "the other %s (%.1f %%) is the allocator's rounding of those blocks to its "
-                  "size classes.",
-                  fmt_bytes(a, sizeof a, (unsigned long long)(sited + 0.5)),
-                  fmt_bytes(b, sizeof b, (unsigned long long)(rounding + 0.5)),
-                  share(rounding, (double)r->totals.live_bytes));
+    report_doc_paragraph(
+        d,
+        "The sites below count requested bytes, what each call asked for: %s in all; "
+        "the other %s (%.1f %%) is the allocator's rounding of those blocks to its "
+        "size classes.",
+        report_fmt_bytes(a, sizeof a, (unsigned long long)(sited + 0.5)),
+        report_fmt_bytes(b, sizeof b, (unsigned long long)(rounding + 0.5)),
+        share(rounding, (double)r->totals.live_bytes));
 }
 
 /* The live sites listed: the top N, and any holding >= 1 % of the live bytes or >= 100 blocks,
@@ -411,12 +423,12 @@ static size_t listed_live(const struct report *r, unsigned top, const struct rep
 {
     size_t kept = 0;
     for (size_t i = 0; i < n; i++)
-        if (ranked[i]->by_design == NULL && (kept < top || live_worth_listing(r, ranked[i])))
+        if (ranked[i]->by_design == NULL && (kept < top || report_live_worth_listing(r, ranked[i])))
             ranked[kept++] = ranked[i];
     return kept;
 }
 
-bool by_design_sentence(const struct report *r, bool detailed, char *out, size_t size)
+bool report_by_design_sentence(const struct report *r, bool detailed, char *out, size_t size)
 {
     double bytes = 0, blocks = 0;
     size_t sites = 0, used = 0;
@@ -434,11 +446,11 @@ bool by_design_sentence(const struct report *r, bool detailed, char *out, size_t
         estimated = estimated || s->estimated;
         if (sites++ >= 4 || used >= sizeof list)
             continue;
-        int n =
-            detailed
-                ? snprintf(list + used, sizeof list - used, "%s#%zu, %s: %s", sites > 1 ? "; " : "",
-                           i + 1, s->by_design, fig_bytes(a, s->est.live_bytes, s->estimated))
-                : snprintf(list + used, sizeof list - used, "%s#%zu", sites > 1 ? ", " : "", i + 1);
+        int n = detailed ? snprintf(list + used, sizeof list - used, "%s#%zu, %s: %s",
+                                    sites > 1 ? "; " : "", i + 1, s->by_design,
+                                    report_fig_bytes(a, s->est.live_bytes, s->estimated))
+                         : snprintf(list + used, sizeof list - used, "%s#%zu",
+                                    sites > 1 ? ", " : "", i + 1);
         used += n > 0 ? (size_t)n : 0;
     }
     if (sites == 0)
@@ -450,16 +462,17 @@ bool by_design_sentence(const struct report *r, bool detailed, char *out, size_t
         snprintf(out, size,
                  "Held by design, not leaks: %s in %s block%s (site%s %s%s: the C and C++ "
                  "runtime's start-up blocks; see %s).",
-                 fig_bytes(a, bytes, estimated), fig_count(b, blocks, estimated),
+                 report_fig_bytes(a, bytes, estimated), report_fig_count(b, blocks, estimated),
                  blocks >= 1.5 ? "s" : "", sites > 1 ? "s" : "", list, more,
-                 live_scope(r) == LIVE_NOW ? "Live now" : "Live at exit");
+                 report_live_scope(r) == LIVE_NOW ? "Live now" : "Live at exit");
     else
         snprintf(out, size,
                  "Held by design, not leaks: %s in %s block%s still allocated %s are the C and C++ "
                  "runtime's start-up blocks, kept for the whole run (valgrind and heaptrack do "
                  "not report them either): %s%s.",
-                 fig_bytes(a, bytes, estimated), fig_count(b, blocks, estimated),
-                 blocks >= 1.5 ? "s" : "", live_scope_phrase(live_scope(r)), list, more);
+                 report_fig_bytes(a, bytes, estimated), report_fig_count(b, blocks, estimated),
+                 blocks >= 1.5 ? "s" : "", report_live_scope_phrase(report_live_scope(r)), list,
+                 more);
     return true;
 }
 
@@ -473,17 +486,18 @@ static void live_sites(struct document *d, const struct report *r, unsigned top,
         leaking += ranked[i]->by_design == NULL;
     size_t listed = listed_live(r, top, ranked, n);
     char sentence[2048];
-    if (by_design_sentence(r, true, sentence, sizeof sentence))
-        doc_paragraph(d, "%s", sentence);
+    if (report_by_design_sentence(r, true, sentence, sizeof sentence))
+        report_doc_paragraph(d, "%s", sentence);
     if (listed == 0) {
-        doc_paragraph(d, "No other site holds live bytes.");
+        report_doc_paragraph(d, "No other site holds live bytes.");
         return;
     }
     units_paragraph(d, r); /* of the sites listed below: none, none to say */
-    doc_paragraph(d,
-                  "Sites by bytes still allocated: %zu of the %zu holding any%s (the top %u, and "
-                  "every site with >= 1 %% of the live bytes or >= 100 blocks):",
-                  listed, leaking, leaking < n ? " besides those held by design" : "", top);
+    report_doc_paragraph(
+        d,
+        "Sites by bytes still allocated: %zu of the %zu holding any%s (the top %u, and "
+        "every site with >= 1 %% of the live bytes or >= 100 blocks):",
+        listed, leaking, leaking < n ? " besides those held by design" : "", top);
     live_table(d, r, ranked, listed);
     bool more = false;
     for (size_t i = 0; i < listed; i++) {
@@ -493,40 +507,41 @@ static void live_sites(struct document *d, const struct report *r, unsigned top,
         shown[id] = true;
     }
     if (more) {
-        doc_paragraph(d, "Stacks of these sites not shown above, innermost frame first:");
+        report_doc_paragraph(d, "Stacks of these sites not shown above, innermost frame first:");
         stacks_of(d, r, wanted);
     } else {
-        doc_paragraph(d, "Their stacks are shown above.");
+        report_doc_paragraph(d, "Their stacks are shown above.");
     }
 }
 
-void section_live(struct document *d, const struct report *r, unsigned top, bool *shown)
+void report_section_live(struct document *d, const struct report *r, unsigned top, bool *shown)
 {
-    enum live_scope scope = live_scope(r);
+    enum live_scope scope = report_live_scope(r);
     char a[CELL], b[CELL];
-    doc_heading(d, 2, "%s", live_title(scope));
-    doc_paragraph(d,
-                  "%s in %s block%s were %sallocated %s (usable bytes, every allocation counted).",
-                  fmt_bytes(a, sizeof a, r->totals.live_bytes),
-                  count_cell(b, r->totals.live_blocks), r->totals.live_blocks == 1 ? "" : "s",
-                  scope == LIVE_AT_EXIT ? "still " : "", live_scope_phrase(scope));
+    report_doc_heading(d, 2, "%s", live_title(scope));
+    report_doc_paragraph(
+        d, "%s in %s block%s were %sallocated %s (usable bytes, every allocation counted).",
+        report_fmt_bytes(a, sizeof a, r->totals.live_bytes),
+        report_count_cell(b, r->totals.live_blocks), r->totals.live_blocks == 1 ? "" : "s",
+        scope == LIVE_AT_EXIT ? "still " : "", report_live_scope_phrase(scope));
     const struct report_inherited *in = &r->totals.inherited;
     uint64_t freed = in->freed_blocks < in->blocks ? in->freed_blocks : in->blocks;
     if (in->processes > 0 && in->blocks > freed)
-        doc_paragraph(
+        report_doc_paragraph(
             d,
             "Of them, %s blocks (%s) are what forked processes inherited at their fork "
             "and still held: their parents allocated them, the sites below are each "
             "process's own.",
-            count_cell(a, in->blocks - freed),
-            fmt_bytes(b, sizeof b, in->bytes > in->freed_bytes ? in->bytes - in->freed_bytes : 0));
+            report_count_cell(a, in->blocks - freed),
+            report_fmt_bytes(b, sizeof b,
+                             in->bytes > in->freed_bytes ? in->bytes - in->freed_bytes : 0));
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
     bool *wanted = calloc(r->site_count + 1, sizeof *wanted);
-    size_t n = ranked && wanted ? rank_sites(r, RANK_LIVE, ranked) : 0;
+    size_t n = ranked && wanted ? report_rank_sites(r, RANK_LIVE, ranked) : 0;
     if (r->site_count == 0)
         no_sites(d, r);
     else if (n == 0)
-        doc_paragraph(d, "No site holds live bytes: every block with a stack was freed.");
+        report_doc_paragraph(d, "No site holds live bytes: every block with a stack was freed.");
     else
         live_sites(d, r, top, shown, ranked, n, wanted);
     unsited_paragraph(d, r);
@@ -534,39 +549,42 @@ void section_live(struct document *d, const struct report *r, unsigned top, bool
     free(wanted);
 }
 
-void section_temporary(struct document *d, const struct report *r, unsigned top)
+void report_section_temporary(struct document *d, const struct report *r, unsigned top)
 {
-    doc_heading(d, 2, "Temporary allocations");
+    report_doc_heading(d, 2, "Temporary allocations");
     if (r->temporary_missing) {
-        doc_paragraph(d, "Not counted: these dumps carry no totals.temporary (allocations freed "
-                         "before the same thread's next allocation or free, as heaptrack counts "
-                         "them).");
+        report_doc_paragraph(
+            d, "Not counted: these dumps carry no totals.temporary (allocations freed "
+               "before the same thread's next allocation or free, as heaptrack counts "
+               "them).");
         return;
     }
     char a[CELL], phrase[256];
     uint64_t calls = r->totals.allocs + r->totals.reallocs;
-    doc_paragraph(d,
-                  "%s of the %s (%.1f %%) were temporary: freed before the same thread's next "
-                  "allocation or free (a realloc frees its old block). This is heaptrack's "
-                  "definition, the count its run prints at its end; heaptrack_print and "
-                  "heaptrack_gui count more, as they take a free for its block's allocation "
-                  "when the two have the same size and stack, and heaptrack orders the events "
-                  "of all threads as one.",
-                  count_cell(a, r->totals.temporary), calls_phrase(phrase, sizeof phrase, r, false),
-                  share((double)r->totals.temporary, (double)calls));
+    report_doc_paragraph(
+        d,
+        "%s of the %s (%.1f %%) were temporary: freed before the same thread's next "
+        "allocation or free (a realloc frees its old block). This is heaptrack's "
+        "definition, the count its run prints at its end; heaptrack_print and "
+        "heaptrack_gui count more, as they take a free for its block's allocation "
+        "when the two have the same size and stack, and heaptrack orders the events "
+        "of all threads as one.",
+        report_count_cell(a, r->totals.temporary), calls_phrase(phrase, sizeof phrase, r, false),
+        share((double)r->totals.temporary, (double)calls));
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
-    size_t n = ranked ? rank_sites(r, RANK_TEMPORARY, ranked) : 0;
+    size_t n = ranked ? report_rank_sites(r, RANK_TEMPORARY, ranked) : 0;
     if (n > 0) {
-        doc_table(d,
-                  (const char *const[]){"site", "temporary", "of its allocations", "where", NULL});
+        report_doc_table(
+            d, (const char *const[]){"site", "temporary", "of its allocations", "where", NULL});
         for (size_t i = 0; i < n && i < top; i++) {
             const struct report_site *s = ranked[i];
             char site[CELL], count[CELL], part[CELL], where[512];
             snprintf(site, sizeof site, "#%zu", (size_t)(s - r->sites) + 1);
             snprintf(part, sizeof part, "%.1f %%", share(s->est.temporary, s->est.allocs));
-            site_where(r, s, d->long_names, where, sizeof where);
-            doc_row(d, (const char *const[]){site, fig_count(count, s->est.temporary, s->estimated),
-                                             part, where});
+            report_site_where(r, s, d->long_names, where, sizeof where);
+            report_doc_row(
+                d, (const char *const[]){
+                       site, report_fig_count(count, s->est.temporary, s->estimated), part, where});
         }
     }
     free(ranked);

@@ -8,17 +8,12 @@
 #include "content.h"
 #include "timeline.h"
 
-double seconds_since_start(const struct report_process *p, uint64_t time_ns)
-{
-    return ((double)time_ns - (double)p->start_time_ns) / 1e9;
-}
-
 /* "12 points over 1.20 s, one every 100 ms": what the points are, true of this process. */
 static void points_phrase(const struct report_process *p, size_t gaps, char *out, size_t size)
 {
     char period[CELL];
-    fmt_count(period, sizeof period, p->timeline_period_ns / 1000000);
-    uint64_t life = timeline_life_ns(p);
+    report_fmt_count(period, sizeof period, p->timeline_period_ns / 1000000);
+    uint64_t life = report_timeline_life_ns(p);
     int n = snprintf(out, size, "%zu point%s over %.2f s", p->timeline_count,
                      p->timeline_count == 1 ? "" : "s", (double)life / 1e9);
     if (n < 0 || (size_t)n >= size)
@@ -37,35 +32,35 @@ static void points_phrase(const struct report_process *p, size_t gaps, char *out
 static void gaps_paragraph(struct document *d, const struct report_process *p)
 {
     struct timeline_gap gaps[GAPS_SAID];
-    size_t n = timeline_gaps(p, gaps, GAPS_SAID);
+    size_t n = report_timeline_gaps(p, gaps, GAPS_SAID);
     for (size_t i = 0; i < n && i < GAPS_SAID; i++) {
         char sentence[600];
-        timeline_gap_sentence(p, &gaps[i], sentence, sizeof sentence);
+        report_timeline_gap_sentence(p, &gaps[i], sentence, sizeof sentence);
         sentence[0] = (char)(sentence[0] - 'a' + 'A');
-        doc_paragraph(d, "pid %" PRIu64 ": %s.", p->pid, sentence);
+        report_doc_paragraph(d, "pid %" PRIu64 ": %s.", p->pid, sentence);
     }
     if (n > GAPS_SAID)
-        doc_paragraph(d,
-                      "pid %" PRIu64 ": %zu more stretches without a point (the JSON report "
-                      "lists each).",
-                      p->pid, n - GAPS_SAID);
+        report_doc_paragraph(d,
+                             "pid %" PRIu64 ": %zu more stretches without a point (the JSON report "
+                             "lists each).",
+                             p->pid, n - GAPS_SAID);
 }
 
 static void process_line(struct document *d, const struct report_process *p)
 {
-    size_t live = timeline_peak(p, false), rss = timeline_peak(p, true);
+    size_t live = report_timeline_peak(p, false), rss = report_timeline_peak(p, true);
     char a[CELL], b[CELL], rss_text[2 * CELL] = "", points[160];
     if (p->timeline[rss].rss_bytes > 0)
         snprintf(rss_text, sizeof rss_text, "; resident set highest at %s at %.2f s",
-                 fmt_bytes(b, sizeof b, p->timeline[rss].rss_bytes),
-                 seconds_since_start(p, p->timeline[rss].time_ns));
-    size_t gaps = timeline_gaps(p, NULL, 0);
+                 report_fmt_bytes(b, sizeof b, p->timeline[rss].rss_bytes),
+                 report_seconds_since_start(p, p->timeline[rss].time_ns));
+    size_t gaps = report_timeline_gaps(p, NULL, 0);
     points_phrase(p, gaps, points, sizeof points);
-    doc_paragraph(d, "pid %" PRIu64 " (%s): live bytes highest at %s at %.2f s%s (%s; %zu dump%s).",
-                  p->pid, p->argv[0] ? p->argv : p->exe,
-                  fmt_bytes(a, sizeof a, p->timeline[live].live_bytes),
-                  seconds_since_start(p, p->timeline[live].time_ns), rss_text, points,
-                  p->dump_time_count, p->dump_time_count == 1 ? "" : "s");
+    report_doc_paragraph(
+        d, "pid %" PRIu64 " (%s): live bytes highest at %s at %.2f s%s (%s; %zu dump%s).", p->pid,
+        p->argv[0] ? p->argv : p->exe, report_fmt_bytes(a, sizeof a, p->timeline[live].live_bytes),
+        report_seconds_since_start(p, p->timeline[live].time_ns), rss_text, points,
+        p->dump_time_count, p->dump_time_count == 1 ? "" : "s");
     gaps_paragraph(d, p);
 }
 
@@ -75,7 +70,7 @@ static void process_line(struct document *d, const struct report_process *p)
 
 static uint64_t live_peak(const struct report_process *p)
 {
-    return p->timeline_count ? p->timeline[timeline_peak(p, false)].live_bytes : 0;
+    return p->timeline_count ? p->timeline[report_timeline_peak(p, false)].live_bytes : 0;
 }
 
 /* Whether process i is among the TIMELINES_SHOWN highest (ties: the earlier ones). */
@@ -92,31 +87,33 @@ static bool shown(const struct report *r, size_t i)
     return above < TIMELINES_SHOWN;
 }
 
-void section_timeline(struct document *d, const struct report *r)
+void report_section_timeline(struct document *d, const struct report *r)
 {
     if (!report_has_timeline(r))
         return;
-    doc_heading(d, 2, "Memory over time");
-    doc_paragraph(d, "Points taken by the interposer every period while a process runs "
-                     "(seconds from each process's start; where a process has fewer, it says "
-                     "why): a peak shorter than the period falls between two points, and live "
-                     "bytes are as exact as the peak in Totals (see Precision).");
+    report_doc_heading(d, 2, "Memory over time");
+    report_doc_paragraph(d,
+                         "Points taken by the interposer every period while a process runs "
+                         "(seconds from each process's start; where a process has fewer, it says "
+                         "why): a peak shorter than the period falls between two points, and live "
+                         "bytes are as exact as the peak in Totals (see Precision).");
     if (r->process_count > TIMELINES_SHOWN)
-        doc_paragraph(d,
-                      "The %d processes whose live bytes rose highest, of %zu (the JSON report "
-                      "holds every point of each):",
-                      TIMELINES_SHOWN, r->process_count);
+        report_doc_paragraph(
+            d,
+            "The %d processes whose live bytes rose highest, of %zu (the JSON report "
+            "holds every point of each):",
+            TIMELINES_SHOWN, r->process_count);
     for (size_t i = 0; i < r->process_count; i++) {
         const struct report_process *p = &r->processes[i];
         if (!shown(r, i))
             continue;
         if (p->timeline_count == 0) {
-            doc_paragraph(
+            report_doc_paragraph(
                 d, "pid %" PRIu64 ": no timeline (an older dump, or QAUDIT_TIMELINE=off).", p->pid);
             continue;
         }
         process_line(d, p);
-        if (timeline_drawable(p))
-            doc_html_view(d, VIEW_TIMELINE, i);
+        if (report_timeline_drawable(p))
+            report_doc_html_view(d, VIEW_TIMELINE, i);
     }
 }

@@ -10,7 +10,7 @@
 
 static struct block *add_block(struct document *d, enum block_kind kind)
 {
-    struct block *b = push_item(&d->blocks, &d->count, sizeof *b);
+    struct block *b = report_push_item(&d->blocks, &d->count, sizeof *b);
     if (b != NULL) {
         b->kind = kind;
         b->html_replaced = d->html_replacing;
@@ -33,7 +33,7 @@ static char *vformat(const char *fmt, va_list ap)
     return s;
 }
 
-void doc_heading(struct document *d, int level, const char *fmt, ...)
+void report_doc_heading(struct document *d, int level, const char *fmt, ...)
 {
     struct block *b = add_block(d, BLOCK_HEADING);
     if (b == NULL)
@@ -45,7 +45,7 @@ void doc_heading(struct document *d, int level, const char *fmt, ...)
     va_end(ap);
 }
 
-void doc_paragraph(struct document *d, const char *fmt, ...)
+void report_doc_paragraph(struct document *d, const char *fmt, ...)
 {
     struct block *b = add_block(d, BLOCK_PARAGRAPH);
     if (b == NULL)
@@ -67,7 +67,7 @@ static void table_add_row(struct table *t, const char *const *cells)
     t->rows++;
 }
 
-void doc_table(struct document *d, const char *const *header)
+void report_doc_table(struct document *d, const char *const *header)
 {
     struct block *b = add_block(d, BLOCK_TABLE);
     if (b == NULL)
@@ -77,14 +77,14 @@ void doc_table(struct document *d, const char *const *header)
     table_add_row(&b->table, header);
 }
 
-void doc_row(struct document *d, const char *const *cells)
+void report_doc_row(struct document *d, const char *const *cells)
 {
     struct block *b = last_block(d, BLOCK_TABLE);
     if (b != NULL)
         table_add_row(&b->table, cells);
 }
 
-void doc_chart(struct document *d, const char *title, const char *unit, bool illustrates)
+void report_doc_chart(struct document *d, const char *title, const char *unit, bool illustrates)
 {
     struct block *b = add_block(d, BLOCK_CHART);
     if (b == NULL)
@@ -94,7 +94,7 @@ void doc_chart(struct document *d, const char *title, const char *unit, bool ill
     b->chart.unit = strdup(unit);
 }
 
-void doc_bar(struct document *d, const char *label, double value)
+void report_doc_bar(struct document *d, const char *label, double value)
 {
     struct block *b = last_block(d, BLOCK_CHART);
     if (b == NULL)
@@ -112,14 +112,14 @@ void doc_bar(struct document *d, const char *label, double value)
     c->values[c->count++] = value;
 }
 
-void doc_chart_axis(struct document *d, const char *axis)
+void report_doc_chart_axis(struct document *d, const char *axis)
 {
     struct block *b = last_block(d, BLOCK_CHART);
     if (b != NULL && b->chart.axis == NULL)
         b->chart.axis = strdup(axis);
 }
 
-void doc_html_view(struct document *d, enum html_view view, size_t arg)
+void report_doc_html_view(struct document *d, enum html_view view, size_t arg)
 {
     if (d->count == 0)
         return;
@@ -127,7 +127,7 @@ void doc_html_view(struct document *d, enum html_view view, size_t arg)
     d->blocks[d->count - 1].view_arg = arg;
 }
 
-void doc_lines(struct document *d)
+void report_doc_lines(struct document *d)
 {
     add_block(d, BLOCK_LINES);
 }
@@ -136,12 +136,12 @@ void doc_lines(struct document *d)
 static void add_line(struct document *d, enum block_kind kind, const char *fmt, va_list ap)
 {
     struct block *b = last_block(d, kind);
-    char **slot = b ? push_item(&b->lines, &b->line_count, sizeof *slot) : NULL;
+    char **slot = b ? report_push_item(&b->lines, &b->line_count, sizeof *slot) : NULL;
     if (slot != NULL)
         *slot = vformat(fmt, ap);
 }
 
-void doc_line(struct document *d, const char *fmt, ...)
+void report_doc_line(struct document *d, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -149,7 +149,7 @@ void doc_line(struct document *d, const char *fmt, ...)
     va_end(ap);
 }
 
-void doc_list(struct document *d, enum tone tone, const char *title)
+void report_doc_list(struct document *d, enum tone tone, const char *title)
 {
     struct block *b = add_block(d, BLOCK_LIST);
     if (b == NULL)
@@ -158,7 +158,7 @@ void doc_list(struct document *d, enum tone tone, const char *title)
     b->text = strdup(title);
 }
 
-void doc_item(struct document *d, const char *fmt, ...)
+void report_doc_item(struct document *d, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -166,14 +166,14 @@ void doc_item(struct document *d, const char *fmt, ...)
     va_end(ap);
 }
 
-void doc_layout(struct document *d, const struct layout_type *layout)
+void report_doc_layout(struct document *d, const struct layout_type *layout)
 {
     struct block *b = add_block(d, BLOCK_LAYOUT);
     if (b != NULL)
         b->layout = layout;
 }
 
-void doc_free(struct document *d)
+void report_doc_free(struct document *d)
 {
     for (size_t i = 0; i < d->count; i++) {
         struct block *b = &d->blocks[i];
@@ -195,7 +195,7 @@ void doc_free(struct document *d)
     *d = (struct document){0};
 }
 
-bool table_numeric_column(const struct table *t, size_t column)
+bool report_table_numeric_column(const struct table *t, size_t column)
 {
     for (size_t r = 1; r < t->rows; r++) {
         const char *cell = t->cells[r * t->columns + column];
@@ -207,57 +207,4 @@ bool table_numeric_column(const struct table *t, size_t column)
             return false;
     }
     return t->rows > 1;
-}
-
-const char *fmt_count(char *buf, size_t size, unsigned long long n)
-{
-    char digits[32];
-    int len = snprintf(digits, sizeof digits, "%llu", n);
-    size_t out = 0;
-    for (int i = 0; i < len && out + 2 < size; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            buf[out++] = ',';
-        buf[out++] = digits[i];
-    }
-    buf[out] = '\0';
-    return buf;
-}
-
-const char *fmt_bytes(char *buf, size_t size, unsigned long long n)
-{
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (n < 10 * 1024) {
-        char count[32];
-        snprintf(buf, size, "%s B", fmt_count(count, sizeof count, n));
-        return buf;
-    }
-    double v = (double)n / 1024;
-    int u = 0;
-    while (v >= 1024 && u < 3) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(buf, size, "%.2f %s", v, units[u]);
-    return buf;
-}
-
-const char *report_count_text(char *buf, size_t size, unsigned long long n)
-{
-    return fmt_count(buf, size, n);
-}
-
-const char *report_bytes_text(char *buf, size_t size, unsigned long long n)
-{
-    return fmt_bytes(buf, size, n);
-}
-
-void render_document(FILE *out, struct document *d, enum report_format format)
-{
-    if (format == REPORT_TEXT)
-        render_text(out, d);
-    else if (format == REPORT_MARKDOWN)
-        render_markdown(out, d);
-    else
-        render_html(out, d);
-    doc_free(d);
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "numbers.h"
 #include "probe/layout.h"
 #include "reports/render.h"
 
@@ -69,37 +70,35 @@ struct document {
     unsigned top;                /* sites per ranking */
     bool html_replacing; /* blocks added now are html_replaced (content_sites.c's rankings) */
     bool queue_audit;    /* report_queue_audit: queue sections, columns and checks shown */
-    bool long_names;     /* C++ names in full (--long-names), else shortened (names.c) */
+    bool long_names;     /* C++ names in full (--long-names), else shortened (cxx_short_names.c) */
 };
 
-void doc_heading(struct document *d, int level, const char *fmt, ...)
+void report_doc_heading(struct document *d, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void doc_paragraph(struct document *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Starts a table with the given header cells (NULL-terminated); doc_row adds rows to it. */
-void doc_table(struct document *d, const char *const *header);
-void doc_row(struct document *d, const char *const *cells);
-void doc_chart(struct document *d, const char *title, const char *unit, bool illustrates);
-void doc_bar(struct document *d, const char *label, double value);
+void report_doc_paragraph(struct document *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Starts a table with the given header cells (NULL-terminated); report_doc_row adds rows to it. */
+void report_doc_table(struct document *d, const char *const *header);
+void report_doc_row(struct document *d, const char *const *cells);
+void report_doc_chart(struct document *d, const char *title, const char *unit, bool illustrates);
+void report_doc_bar(struct document *d, const char *label, double value);
 /* Names the last chart's category axis ("queue depth", "usable size (bytes)"). */
-void doc_chart_axis(struct document *d, const char *axis);
+void report_doc_chart_axis(struct document *d, const char *axis);
 /* The view HTML draws after the last block. */
-void doc_html_view(struct document *d, enum html_view view, size_t arg);
-void doc_lines(struct document *d);
-void doc_line(struct document *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void doc_layout(struct document *d, const struct layout_type *layout);
-/* A list under title; doc_item adds its items. */
-void doc_list(struct document *d, enum tone tone, const char *title);
-void doc_item(struct document *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void doc_free(struct document *d);
+void report_doc_html_view(struct document *d, enum html_view view, size_t arg);
+void report_doc_lines(struct document *d);
+void report_doc_line(struct document *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void report_doc_layout(struct document *d, const struct layout_type *layout);
+/* A list under title; report_doc_item adds its items. */
+void report_doc_list(struct document *d, enum tone tone, const char *title);
+void report_doc_item(struct document *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void report_doc_free(struct document *d);
 
 /* A column whose body cells all start with a digit (after "~", an estimate, and "+" or "-", a
  * change): renderers align it right. */
-bool table_numeric_column(const struct table *t, size_t column);
-
-/* 1234567 -> "1,234,567" */
-const char *fmt_count(char *buf, size_t size, unsigned long long n);
-/* 1234567 -> "1.18 MiB"; below 10 KiB exact bytes "1,234 B". */
-const char *fmt_bytes(char *buf, size_t size, unsigned long long n);
+bool report_table_numeric_column(const struct table *t, size_t column);
 
 struct report;
 struct report_options;
@@ -107,10 +106,20 @@ struct report_options;
 void report_build_document(struct document *d, const struct report *r,
                            const struct report_options *o);
 
-void render_text(FILE *out, const struct document *d);
-void render_markdown(FILE *out, const struct document *d);
-void render_html(FILE *out, const struct document *d);
+struct report_diff;
+/* The blocks of a diff, at most top sites per ranking (content_diff.c), and its qaudit-diff/1
+ * JSON, which is written from the diff itself. */
+void report_diff_document(struct document *d, const struct report_diff *diff, unsigned top);
+void report_diff_render_json(FILE *out, const struct report_diff *diff);
+/* qaudit-report/1 (render_json.c). */
+void report_render_json(FILE *out, const struct report *r, const struct report_options *options);
+
+/* The renderers (render_text.c, render_markdown.c, render_html.c) and the choice among them
+ * (render_report.c, the top of the library). */
+void report_render_text(FILE *out, const struct document *d);
+void report_render_markdown(FILE *out, const struct document *d);
+void report_render_html(FILE *out, const struct document *d);
 /* One of the three above by format (REPORT_TEXT, REPORT_MARKDOWN, else HTML); frees d. */
-void render_document(FILE *out, struct document *d, enum report_format format);
+void report_render_document(FILE *out, struct document *d, enum report_format format);
 
 #endif

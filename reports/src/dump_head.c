@@ -175,7 +175,7 @@ bool report_program_matches(const char *exe, const char *argv0, const char *name
 {
     if (strchr(name, '/') != NULL)
         return fnmatch(name, exe, 0) == 0;
-    if (exe[0] != '\0' && fnmatch(name, path_base_name(exe), 0) == 0)
+    if (exe[0] != '\0' && fnmatch(name, report_path_base_name(exe), 0) == 0)
         return true;
     char word[DUMP_HEAD_TEXT];
     program_name(argv0, NULL, word, sizeof word); /* the title's first word, as reports name it */

@@ -146,11 +146,12 @@ static void read_modules(struct reader *r, json_t *doc, struct report *out, stru
     *extents = calloc(json_array_size(modules) + 1, sizeof **extents);
     json_array_foreach(modules, i, m)
     {
-        struct report_module *mod = push_item(&out->modules, &out->module_count, sizeof *mod);
+        struct report_module *mod =
+            report_push_item(&out->modules, &out->module_count, sizeof *mod);
         if (mod == NULL || *extents == NULL)
             return;
-        mod->path = copy_string(text(r, m, "modules[]", "path"));
-        mod->build_id = copy_string(text(r, m, "modules[]", "build_id"));
+        mod->path = report_copy_string(text(r, m, "modules[]", "path"));
+        mod->build_id = report_copy_string(text(r, m, "modules[]", "build_id"));
         (*extents)[i] =
             (struct extent){address(r, json_object_get(m, "start"), "modules[].start"),
                             address(r, json_object_get(m, "end"), "modules[].end"),
@@ -209,7 +210,7 @@ static void read_config(struct reader *r, json_t *doc, struct report_process *pr
 {
     json_t *config = json_object_get(doc, "config");
     const char *stacks = string_or(json_object_get(config, "stacks"), "?");
-    proc->stacks_mode = copy_string(stacks);
+    proc->stacks_mode = report_copy_string(stacks);
     proc->stack_depth = optional_number(r, config, "config", "stack_depth", NULL);
     const char *sites = optional_text(r, config, "config", "queue_sites");
     proc->queue_sites = sites != NULL && sites[0] != '\0';
@@ -295,28 +296,29 @@ static char *joined_argv(json_t *argv, bool quoted)
 static void read_process(struct reader *r, json_t *doc, struct report *out)
 {
     json_t *p = field(r, doc, "", "process", JSON_OBJECT);
-    struct report_process *proc = push_item(&out->processes, &out->process_count, sizeof *proc);
+    struct report_process *proc =
+        report_push_item(&out->processes, &out->process_count, sizeof *proc);
     if (p == NULL || proc == NULL)
         return;
     proc->pid = number(r, p, "process", "pid");
     proc->ppid = json_is_integer(json_object_get(p, "ppid"))
                      ? (uint64_t)json_integer_value(json_object_get(p, "ppid"))
                      : 0;
-    proc->exe = copy_string(text(r, p, "process", "exe"));
+    proc->exe = report_copy_string(text(r, p, "process", "exe"));
     proc->start_time_ns = number(r, p, "process", "start_time_ns");
     proc->attached_at_ns = optional_number(r, p, "process", "attached_at", NULL);
     proc->dump_time_ns = number(r, p, "process", "dump_time_ns");
-    proc->reason = copy_string(text(r, doc, "", "reason"));
-    proc->source = copy_string(r->path);
+    proc->reason = report_copy_string(text(r, doc, "", "reason"));
+    proc->source = report_copy_string(r->path);
     proc->sequence = optional_number(r, p, "process", "sequence", &proc->has_sequence);
     bool ended = false;
     optional_number(r, p, "process", "end_time_ns", &ended);
     proc->final = ended || is_final_reason(proc->reason);
-    proc->end_signal = copy_string(optional_text(r, p, "process", "end_signal"));
-    proc->run_id = copy_string(optional_text(r, p, "process", "run_id"));
-    proc->pythonmalloc = copy_string(optional_text(r, p, "process", "pythonmalloc"));
-    proc->fallback_dir =
-        copy_string(optional_text(r, json_object_get(doc, "config"), "config", "fallback_dir"));
+    proc->end_signal = report_copy_string(optional_text(r, p, "process", "end_signal"));
+    proc->run_id = report_copy_string(optional_text(r, p, "process", "run_id"));
+    proc->pythonmalloc = report_copy_string(optional_text(r, p, "process", "pythonmalloc"));
+    proc->fallback_dir = report_copy_string(
+        optional_text(r, json_object_get(doc, "config"), "config", "fallback_dir"));
     json_t *parent = json_object_get(p, "forked_from");
     if (parent != NULL) {
         proc->forked = true;
@@ -434,7 +436,7 @@ static void read_counts(struct reader *r, json_t *list, const char *where, const
     json_t *item;
     json_array_foreach(list, i, item)
     {
-        struct report_count *c = push_item(out, count, sizeof *c);
+        struct report_count *c = report_push_item(out, count, sizeof *c);
         if (c == NULL)
             return;
         c->key = number(r, item, where, key_name);
@@ -449,7 +451,7 @@ static void read_sizes(struct reader *r, json_t *doc, struct report *out)
     json_array_foreach(field(r, doc, "", "requested_sizes", JSON_ARRAY), i, item)
     {
         struct report_bucket *b =
-            push_item(&out->requested_sizes, &out->requested_count, sizeof *b);
+            report_push_item(&out->requested_sizes, &out->requested_count, sizeof *b);
         if (b == NULL)
             return;
         b->from = number(r, item, "requested_sizes[]", "from");
@@ -525,7 +527,7 @@ static void read_inherited_sites(struct reader *r, json_t *doc, struct report *o
             return;
         }
         struct report_inherited_site *site =
-            push_item(&out->inherited_sites, &out->inherited_site_count, sizeof *site);
+            report_push_item(&out->inherited_sites, &out->inherited_site_count, sizeof *site);
         if (site == NULL)
             return;
         *site = (struct report_inherited_site){v[0], v[1], v[2], v[3], v[4]};
@@ -553,7 +555,8 @@ static void read_queues(struct reader *r, json_t *doc, struct report_queues *q)
     json_t *item;
     json_array_foreach(field(r, o, "queues", "by_peak_depth", JSON_ARRAY), i, item)
     {
-        struct report_peak *p = push_item(&q->by_peak_depth, &q->by_peak_depth_count, sizeof *p);
+        struct report_peak *p =
+            report_push_item(&q->by_peak_depth, &q->by_peak_depth_count, sizeof *p);
         if (p == NULL)
             return;
         p->peak_depth = number(r, item, "queues.by_peak_depth[]", "peak_depth");
@@ -599,17 +602,18 @@ static void read_checks(struct reader *r, json_t *doc, struct report *out)
     json_t *c;
     json_array_foreach(field(r, doc, "", "checks", JSON_ARRAY), i, c)
     {
-        struct report_check *check = push_item(&out->checks, &out->check_count, sizeof *check);
+        struct report_check *check =
+            report_push_item(&out->checks, &out->check_count, sizeof *check);
         if (check == NULL)
             return;
-        check->name = copy_string(text(r, c, "checks[]", "name"));
-        check->detail = copy_string(text(r, c, "checks[]", "detail"));
+        check->name = report_copy_string(text(r, c, "checks[]", "name"));
+        check->detail = report_copy_string(text(r, c, "checks[]", "detail"));
         check->dumps = 1;
         check->failed = !flag(r, c, "checks[]", "passed");
         check->status = check->failed ? CHECK_FAIL : CHECK_PASS;
         const char *status = optional_text(r, c, "checks[]", "status");
         if (status == NULL)
-            check_derive(out, check);
+            report_check_derive(out, check);
         else if (!read_status(r, status, check))
             return;
     }
@@ -623,7 +627,7 @@ static void read_events(struct reader *r, json_t *list, const char *where,
     json_t *e;
     json_array_foreach(list, i, e)
     {
-        struct report_event *event = push_item(out, count, sizeof *event);
+        struct report_event *event = report_push_item(out, count, sizeof *event);
         if (event == NULL || r->failed)
             return;
         event->pid = pid;
@@ -676,10 +680,11 @@ static void read_attach_unreached(json_t *allocators, struct report_precision *p
         joined_names(entries, true, bound, sizeof bound);
         joined_names(json_object_get(family, "attach_unreached_bound_by"), false, by, sizeof by);
         if (bound[0] != '\0')
-            push_string(&p->attach_unreached, &p->attach_unreached_count, "%s: %s bound by %s",
-                        name, bound, by);
+            report_push_string(&p->attach_unreached, &p->attach_unreached_count,
+                               "%s: %s bound by %s", name, bound, by);
         else
-            push_string(&p->attach_unreached, &p->attach_unreached_count, "%s: none bound", name);
+            report_push_string(&p->attach_unreached, &p->attach_unreached_count, "%s: none bound",
+                               name);
     }
 }
 
@@ -700,23 +705,24 @@ static void read_precision(struct reader *r, json_t *doc, struct report_precisio
     json_t *lib;
     json_array_foreach(field(r, o, "precision", "deepbind_libraries", JSON_ARRAY), i, lib)
     {
-        char **slot = push_item(&p->deepbind_libraries, &p->deepbind_count, sizeof *slot);
+        char **slot = report_push_item(&p->deepbind_libraries, &p->deepbind_count, sizeof *slot);
         if (slot)
-            *slot = copy_string(string_or(lib, "?"));
+            *slot = report_copy_string(string_or(lib, "?"));
     }
     /* Fields of later dumps: what the preload could not see. */
     json_t *uninterposed = json_object_get(o, "uninterposed_allocators");
     json_array_foreach(uninterposed, i, lib)
     {
-        char **slot = push_item(&p->uninterposed_allocators, &p->uninterposed_count, sizeof *slot);
+        char **slot =
+            report_push_item(&p->uninterposed_allocators, &p->uninterposed_count, sizeof *slot);
         if (slot)
-            *slot = copy_string(string_or(lib, "?"));
+            *slot = report_copy_string(string_or(lib, "?"));
     }
     read_attach_unreached(json_object_get(o, "allocators"), p);
     json_array_foreach(json_object_get(o, "unreachable_allocators"), i, lib)
-        push_string(&p->unreachable_allocators, &p->unreachable_count, "%s has %s",
-                    string_or(json_object_get(lib, "library"), "?"),
-                    string_or(json_object_get(lib, "allocator"), "?"));
+        report_push_string(&p->unreachable_allocators, &p->unreachable_count, "%s has %s",
+                           string_or(json_object_get(lib, "library"), "?"),
+                           string_or(json_object_get(lib, "allocator"), "?"));
     if (optional_flag(r, o, "precision", "unexplained_anonymous", false)) {
         p->unexplained_anonymous = 1;
         uint64_t grew = optional_number(r, o, "precision", "anonymous_bytes", NULL) -
@@ -744,11 +750,11 @@ static void read_document(struct reader *r, json_t *doc, struct report *out)
         read_timeline(r, doc, &out->processes[0]);
     read_modules(r, doc, out, &extents);
     if (out->process_count > 0)
-        out->processes[0].runtime = runtime_of_dump(out);
+        out->processes[0].runtime = report_runtime_of_dump(out);
     read_totals(r, doc, &out->totals);
     read_sizes(r, doc, out);
     for (size_t i = 0; i < out->requested_count && out->process_count > 0; i++)
-        if (out->requested_sizes[i].to <= 512) /* pymalloc's limit: interpreters.c */
+        if (out->requested_sizes[i].to <= 512) /* pymalloc's limit: runtimes.c */
             out->processes[0].small_allocs += out->requested_sizes[i].count;
     if (out->process_count > 0)
         out->processes[0].alloc_calls = out->totals.allocs + out->totals.reallocs;
@@ -778,10 +784,10 @@ static void read_document(struct reader *r, json_t *doc, struct report *out)
     out->has_sequences = out->process_count > 0 && out->processes[0].has_sequence;
     out->temporary_missing = !out->totals.has_temporary;
     if (!r->failed)
-        estimate_sites(out);
+        report_estimate_sites(out);
 }
 
-enum report_status dump_read(const char *path, struct report *out, char *error, size_t size)
+enum report_status report_dump_read(const char *path, struct report *out, char *error, size_t size)
 {
     struct reader r = {path, error, size, false};
     struct stat st;

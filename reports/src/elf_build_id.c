@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum build_id_status elf_file_build_id(const char *path, char *out, size_t size)
+enum build_id_status report_elf_file_build_id(const char *path, char *out, size_t size)
 {
     out[0] = '\0';
     int fd;
@@ -26,7 +26,7 @@ enum build_id_status elf_file_build_id(const char *path, char *out, size_t size)
     return found ? BUILD_ID_FOUND : BUILD_ID_NONE;
 }
 
-bool elf_file_has_section(const char *path, const char *name)
+bool report_elf_file_has_section(const char *path, const char *name)
 {
     int fd;
     Elf *elf = probe_elf_open(path, &fd, NULL);

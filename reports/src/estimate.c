@@ -1,7 +1,7 @@
 /* Sampled sites scaled to estimates. A dump with `config.stacks` "sampled" keeps a stack for one
  * allocation in N (by count), or one per N bytes (by bytes); its sites count those samples only.
  * Each site's figures are scaled by the weight of one sample, with a range from a 99 % Poisson
- * interval on its number of samples (docs/report-format.md, "Sampled sites"). */
+ * interval on its number of samples (docs/report-format.md, "How exact each figure is": Sites). */
 #include <math.h>
 
 #include "internal.h"
@@ -38,7 +38,7 @@ static double poisson_solve(double k, double p)
 
 /* The exact (Garwood) 99 % interval for the mean of a Poisson count k, solved directly up to
  * k = 100; above, Byar's approximation, within 0.1 % of it there. */
-void poisson_interval(double k, double *low, double *high)
+void report_poisson_interval(double k, double *low, double *high)
 {
     if (k <= 100) {
         *low = k > 0 ? poisson_solve(k - 1, 1 - ALPHA / 2) : 0;
@@ -56,7 +56,7 @@ void poisson_interval(double k, double *low, double *high)
  * with exponential intervals (tcmalloc, jemalloc): an allocation of s bytes is sampled with
  * probability 1 - exp(-s/N). By bytes with a fixed countdown (the interposer's today): with
  * probability min(1, s/N). */
-double sample_weight(const struct report_process *p, double mean_size)
+double report_sample_weight(const struct report_process *p, double mean_size)
 {
     double n = (double)p->sample_every;
     if (p->sampling == SAMPLING_COUNT)
@@ -102,8 +102,8 @@ static void sampled_estimate(const struct report_process *p, struct report_site 
     if (s->allocs == 0)
         return;
     double k = (double)s->allocs, mean = (double)s->bytes / k;
-    double w = sample_weight(p, mean), low, high;
-    poisson_interval(k, &low, &high);
+    double w = report_sample_weight(p, mean), low, high;
+    report_poisson_interval(k, &low, &high);
     s->estimated = true;
     large_sampled_site(p, mean, dump);
     struct report_estimate *e = &s->est;
@@ -124,7 +124,7 @@ static void sampled_estimate(const struct report_process *p, struct report_site 
     e->temporary *= per_sample;
     e->live_bytes *= w;
     double live = s->allocs > s->frees ? (double)(s->allocs - s->frees) : 0;
-    poisson_interval(live, &low, &high);
+    report_poisson_interval(live, &low, &high);
     double live_size =
         live > 0 ? e->live_bytes / live : mean * w; /* bytes a live sample stands for */
     e->live_low = low * live_size;
@@ -150,7 +150,7 @@ static enum report_sampling infer_sampling(const struct report *dump)
                                                                           : SAMPLING_BYTES;
 }
 
-void estimate_sites(struct report *dump)
+void report_estimate_sites(struct report *dump)
 {
     struct report_process *p = dump->process_count ? &dump->processes[0] : NULL;
     bool sampled = p != NULL && p->sampling != SAMPLING_NONE && p->sample_every > 0;

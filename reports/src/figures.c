@@ -7,7 +7,7 @@
 
 #include "internal.h"
 
-double site_figure(const struct report_site *s, enum site_rank key)
+double report_site_figure(const struct report_site *s, enum site_rank key)
 {
     switch (key) {
     case RANK_ALLOCS:
@@ -36,24 +36,24 @@ static int by_figure(const void *a, const void *b, void *context)
     const struct rank_context *c = context;
     const struct report_site *x = *(const struct report_site *const *)a;
     const struct report_site *y = *(const struct report_site *const *)b;
-    double fx = site_figure(x, c->key), fy = site_figure(y, c->key);
+    double fx = report_site_figure(x, c->key), fy = report_site_figure(y, c->key);
     if (fx != fy)
         return fx > fy ? -1 : 1;
     return x < y ? -1 : x > y;
 }
 
-size_t rank_sites(const struct report *r, enum site_rank key, const struct report_site **out)
+size_t report_rank_sites(const struct report *r, enum site_rank key, const struct report_site **out)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->site_count; i++)
-        if (site_figure(&r->sites[i], key) > 0)
+        if (report_site_figure(&r->sites[i], key) > 0)
             out[n++] = &r->sites[i];
     struct rank_context context = {r->sites, key};
     qsort_r(out, n, sizeof *out, by_figure, &context);
     return n;
 }
 
-enum live_scope live_scope(const struct report *r)
+enum live_scope report_live_scope(const struct report *r)
 {
     size_t finals = 0;
     for (size_t i = 0; i < r->process_count; i++)
@@ -68,16 +68,16 @@ enum live_scope live_scope(const struct report *r)
     return LIVE_AT_DETACH;
 }
 
-const char *const live_scope_names[4] = {"exit", "now", "mixed", "now"};
+const char *const report_live_scope_names[4] = {"exit", "now", "mixed", "now"};
 
-const char *live_scope_phrase(enum live_scope scope)
+const char *report_live_scope_phrase(enum live_scope scope)
 {
     static const char *const phrases[] = {"at exit", "at the snapshot",
                                           "at exit or at the last snapshot", "at the detach"};
     return phrases[scope];
 }
 
-bool any_site_estimated(const struct report *r)
+bool report_any_site_estimated(const struct report *r)
 {
     for (size_t i = 0; i < r->site_count; i++)
         if (r->sites[i].estimated)
@@ -88,7 +88,7 @@ bool any_site_estimated(const struct report *r)
 /* Stacks of one or two frames under a stack depth that allowed more: frame pointers missing
  * (--stacks fp on code built without them) or an unwinder that gave up. Weighted by allocations;
  * the share of them, or 0 when stacks are not shallow or there are no sites. */
-double shallow_share(const struct report *r)
+double report_shallow_share(const struct report *r)
 {
     double shallow = 0, all = 0;
     uint64_t depth = 0;
@@ -106,12 +106,12 @@ double shallow_share(const struct report *r)
 }
 
 /* The stacks mode of the dumps when they agree ("fp", "sampled:64b"), else "mixed". */
-void stacks_mode(const struct report *r, char *out, size_t size)
+void report_stacks_mode(const struct report *r, char *out, size_t size)
 {
     snprintf(out, size, "%s", r->process_count ? "" : "?");
     for (size_t i = 0; i < r->process_count; i++) {
         char mode[96];
-        process_stacks(&r->processes[i], mode, sizeof mode);
+        report_process_stacks(&r->processes[i], mode, sizeof mode);
         if (i > 0 && strcmp(out, mode) != 0) {
             snprintf(out, size, "mixed");
             return;
@@ -120,7 +120,7 @@ void stacks_mode(const struct report *r, char *out, size_t size)
     }
 }
 
-void process_stacks(const struct report_process *p, char *out, size_t size)
+void report_process_stacks(const struct report_process *p, char *out, size_t size)
 {
     if (p->sampling == SAMPLING_NONE || p->sample_every == 0)
         snprintf(out, size, "%s", p->stacks_mode);
@@ -129,7 +129,7 @@ void process_stacks(const struct report_process *p, char *out, size_t size)
                  p->sampling == SAMPLING_BYTES ? "b" : "", p->sampling_inferred ? "?" : "");
 }
 
-void coverage_of(const struct report *r, struct coverage *c)
+void report_coverage_of(const struct report *r, struct coverage *c)
 {
     *c = (struct coverage){0};
     double samples = 0, sampled_allocs = 0, sampled_bytes = 0;
@@ -146,7 +146,7 @@ void coverage_of(const struct report *r, struct coverage *c)
     }
     double low = 1, high = 1;
     if (samples > 0) { /* the sampled part scales with its number of samples, a Poisson count */
-        poisson_interval(samples, &low, &high);
+        report_poisson_interval(samples, &low, &high);
         low /= samples;
         high /= samples;
         c->estimated = true;
@@ -170,7 +170,7 @@ static bool every_allocation_sited(const struct report *r)
     return r->process_count > 0;
 }
 
-void live_without_site(const struct report *r, struct unsited *u)
+void report_live_without_site(const struct report *r, struct unsited *u)
 {
     *u = (struct unsited){0};
     u->every_site = every_allocation_sited(r);
@@ -194,17 +194,17 @@ void live_without_site(const struct report *r, struct unsited *u)
                    : 0;
 }
 
-double live_share_whole(const struct report *r)
+double report_live_share_whole(const struct report *r)
 {
     struct unsited u;
-    live_without_site(r, &u);
+    report_live_without_site(r, &u);
     return u.blocks < 1 && u.sited_bytes > 0 ? u.sited_bytes : (double)r->totals.live_bytes;
 }
 
-double live_rounding_bytes(const struct report *r)
+double report_live_rounding_bytes(const struct report *r)
 {
     struct unsited u;
-    live_without_site(r, &u);
+    report_live_without_site(r, &u);
     const struct report_inherited *in = &r->totals.inherited;
     bool inherited = in->blocks > in->freed_blocks;
     if (!u.every_site || u.estimated || u.blocks >= 1 || inherited ||
@@ -213,13 +213,13 @@ double live_rounding_bytes(const struct report *r)
     return (double)r->totals.live_bytes - u.sited_bytes;
 }
 
-bool live_worth_listing(const struct report *r, const struct report_site *s)
+bool report_live_worth_listing(const struct report *r, const struct report_site *s)
 {
     return s->est.live_blocks >= 99.5 ||
            (r->totals.live_bytes > 0 && s->est.live_bytes >= 0.01 * (double)r->totals.live_bytes);
 }
 
-void attribute_command(const struct report *r, char *out, size_t size)
+void report_attribute_command(const struct report *r, char *out, size_t size)
 {
     const struct report_process *p = r->process_count ? &r->processes[0] : NULL;
     if (p != NULL && p->attached_at_ns != 0) { /* counted from an attach: attach it so again */

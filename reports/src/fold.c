@@ -93,7 +93,7 @@ bool report_is_wrapper(const struct report *r, const char *function)
  * recognised from the stacks. */
 static bool wrapper_frame(const struct report *r, const struct report_frame *f)
 {
-    if (wrapper_recognised(r, f))
+    if (report_wrapper_recognised(r, f))
         return true;
     if (f->location_count == 0)
         return false;
@@ -101,15 +101,6 @@ static bool wrapper_frame(const struct report *r, const struct report_frame *f)
         if (!report_is_wrapper(r, f->locations[i].function))
             return false;
     return true;
-}
-
-/* The C and C++ runtime's frames, and qaudit's own: the preload's dlopen stands for the call the
- * program made (a library's constructor allocates under it). */
-bool runtime_frame(const struct report *r, const struct report_frame *f)
-{
-    const char *path = f->module != REPORT_NO_MODULE ? r->modules[f->module].path : "";
-    return strstr(path, "/libc.so") || strstr(path, "/libstdc++") || strstr(path, "/ld-linux") ||
-           strstr(path, "/libqaudit-");
 }
 
 /* Whether a location of f matches one of --skip's own globs. */
@@ -132,7 +123,7 @@ static size_t frames_folded(const struct report *r, const struct report_stack *s
         const struct report_frame *f = &stack->frames[i];
         if (wrapper_frame(r, f))
             k = i + 1;
-        else if (!runtime_frame(r, f))
+        else if (!report_runtime_frame(r, f))
             break;
     }
     for (size_t i = stack->frame_count; r->user_skip < r->skip_count && i-- > k;)
@@ -145,10 +136,10 @@ static size_t frames_folded(const struct report *r, const struct report_stack *s
 static char *frame_name(const struct report *r, const struct report_frame *f)
 {
     if (f->location_count > 0 && f->locations[f->location_count - 1].function != NULL)
-        return copy_string(f->locations[f->location_count - 1].function);
+        return report_copy_string(f->locations[f->location_count - 1].function);
     char name[512];
     report_frame_describe(r, f, name, sizeof name);
-    return copy_string(name);
+    return report_copy_string(name);
 }
 
 /* Drops a site's folded frames, unless every frame would go (shallow stacks keep what they
@@ -162,7 +153,7 @@ static void fold_site(const struct report *r, struct report_site *s)
     free(s->wrapper);
     s->wrapper = frame_name(r, &stack->frames[k - 1]);
     for (size_t i = 0; i < k; i++)
-        locations_free(stack->frames[i].locations, stack->frames[i].location_count);
+        report_locations_free(stack->frames[i].locations, stack->frames[i].location_count);
     memmove(stack->frames, stack->frames + k, (stack->frame_count - k) * sizeof *stack->frames);
     stack->frame_count -= k;
     s->folded += k;
@@ -181,8 +172,9 @@ static size_t merge_same(struct report *r)
     size_t kept = 0;
     for (size_t i = 0; i < r->site_count; i++) {
         struct report_site *s = &r->sites[i];
-        size_t slot = stack_hash(&s->stack) & (slots - 1);
-        while (index[slot] != SIZE_MAX && !same_stack(&r->sites[index[slot]].stack, &s->stack))
+        size_t slot = report_stack_hash(&s->stack) & (slots - 1);
+        while (index[slot] != SIZE_MAX &&
+               !report_same_stack(&r->sites[index[slot]].stack, &s->stack))
             slot = (slot + 1) & (slots - 1);
         if (index[slot] == SIZE_MAX) {
             index[slot] = kept;
@@ -190,14 +182,14 @@ static size_t merge_same(struct report *r)
             continue;
         }
         struct report_site *into = &r->sites[index[slot]];
-        site_add(into, s);
+        report_site_add(into, s);
         into->program = report_programs_joined(into->program, s->program);
         into->folded = into->folded > s->folded ? into->folded : s->folded;
         if (into->wrapper == NULL) {
             into->wrapper = s->wrapper;
             s->wrapper = NULL;
         }
-        stack_free(&s->stack);
+        report_stack_free(&s->stack);
         free(s->wrapper);
     }
     free(index);
@@ -237,12 +229,12 @@ static void order_sites(struct report *r)
 
 void report_fold_alike(struct report *r, const struct report *other)
 {
-    if (!r->symbolized || wrappers_adopt(r, other) == 0)
+    if (!r->symbolized || report_wrappers_adopt(r, other) == 0)
         return;
     for (size_t i = 0; i < r->site_count; i++)
         fold_site(r, &r->sites[i]);
     r->folded_sites += merge_same(r);
-    by_design_mark(r);
+    report_by_design_mark(r);
     order_sites(r);
 }
 
@@ -250,19 +242,19 @@ void report_fold(struct report *r, const struct report_fold_settings *settings)
 {
     size_t before = r->skip_count;
     for (size_t i = 0; i < settings->glob_count; i++)
-        push_string(&r->skip, &r->skip_count, "%s", settings->globs[i]);
+        report_push_string(&r->skip, &r->skip_count, "%s", settings->globs[i]);
     r->user_skip = before + settings->user_from;
     r->user_skip = r->user_skip < r->skip_count ? r->user_skip : r->skip_count;
     if (r->symbolized && r->site_count > 0) {
         for (size_t i = 0; i < r->site_count; i++)
             fold_site(r, &r->sites[i]);
         if (settings->recognise) {
-            wrappers_recognise(r);
+            report_wrappers_recognise(r);
             for (size_t i = 0; r->wrapper_count > 0 && i < r->site_count; i++)
                 fold_site(r, &r->sites[i]);
         }
         r->folded_sites = merge_same(r);
     }
-    by_design_mark(r);
+    report_by_design_mark(r);
     order_sites(r);
 }

@@ -46,7 +46,7 @@ static void gzip_append(ProtobufCBuffer *buffer, size_t length, const uint8_t *d
     }
 }
 
-void write_gzipped(FILE *out, const ProtobufCMessage *message)
+void report_write_gzipped(FILE *out, const ProtobufCMessage *message)
 {
     struct gzip_sink *g = calloc(1, sizeof *g);
     if (g == NULL || deflateInit2(&g->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {

@@ -8,6 +8,6 @@
 
 /* Packs message gzipped onto out (level 1, as Go's runtime/pprof writes its profiles); a write
  * error shows in ferror(out). */
-void write_gzipped(FILE *out, const ProtobufCMessage *message);
+void report_write_gzipped(FILE *out, const ProtobufCMessage *message);
 
 #endif

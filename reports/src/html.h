@@ -10,25 +10,25 @@
 
 /* html_assets.c: the page's only style and script, inline (no network, no other file). The script
  * marks <body> data-ready="1" when it ran through, data-error with a script error's message. */
-extern const char html_style[];
-extern const char html_script[];
+extern const char report_html_style[];
+extern const char report_html_script[];
 
 /* html_flame.c: the flame graph's controls, canvas and data (compact JSON in a
  * <script type="application/json" id="flame-data">), frames as the folded views walk them
- * (stacks.h). At most HTML_FLAME_NODES nodes: the smallest in every weight are left out. C++
- * names shortened (names.c) unless long_names. */
+ * (flame_stacks.h). At most HTML_FLAME_NODES nodes: the smallest in every weight are left out. C++
+ * names shortened (cxx_short_names.c) unless long_names. */
 #define HTML_FLAME_NODES 20000
-void html_flame(FILE *out, const struct report *r, bool long_names);
+void report_html_flame(FILE *out, const struct report *r, bool long_names);
 
 /* html_sites.c: one sortable table of the sites in the top `top` by allocations, bytes, peak live
  * or live bytes; sorted by any column, that column's top come first. */
-void html_site_table(FILE *out, const struct report *r, unsigned top, bool long_names);
+void report_html_site_table(FILE *out, const struct report *r, unsigned top, bool long_names);
 
 /* html_timeline.c: memory over time of one process, an SVG with axes, units, legend, its dumps
  * and its peak marked. */
-void html_timeline(FILE *out, const struct report_process *p);
+void report_html_timeline(FILE *out, const struct report_process *p);
 
 /* html_meta.c: program, start, duration, qaudit version, stacks mode of the run. */
-void html_metadata(FILE *out, const struct report *r);
+void report_html_metadata(FILE *out, const struct report *r);
 
 #endif

@@ -6,7 +6,7 @@
  * C string here; it goes in a CDATA section so the page stays well-formed XML. */
 #include "html.h"
 
-const char html_style[] =
+const char report_html_style[] =
     "*,*::before,*::after{box-sizing:border-box}\n"
     "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;padding:12px 16px;max-width:1240px;\n"
     "color:#1f2328;overflow-wrap:anywhere}\n"
@@ -85,7 +85,7 @@ const char html_style[] =
     "box-shadow:0 4px 12px rgba(0,0,0,.15)}\n"
     ".flame-tip b{display:block;overflow-wrap:anywhere}\n";
 
-const char html_script[] =
+const char report_html_script[] =
     "(function () {\n"
     "  'use strict';\n"
     "  var body = document.body;\n"

@@ -1,7 +1,8 @@
 /* The HTML page's flame graph: every site's stack walked root first as the folded views walk it
- * (stacks.c: symbolized, inlined calls expanded, wrappers folded), merged into a tree by function
- * name under each caller, each node with its allocations, bytes allocated and bytes live at the
- * dump. The tree goes to the page once, as compact JSON the inline script draws on a canvas. */
+ * (flame_stacks.c: symbolized, inlined calls expanded, wrappers folded), merged into a tree by
+ * function name under each caller, each node with its allocations, bytes allocated and bytes live
+ * at the dump. The tree goes to the page once, as compact JSON the inline script draws on a canvas.
+ */
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -11,7 +12,7 @@
 #include "html.h"
 #include "internal.h"
 #include "probe/render.h"
-#include "stacks.h"
+#include "flame_stacks.h"
 
 #define NONE UINT32_MAX
 enum { FLAG_ESTIMATED = 1, FLAG_LINES = 2, FLAG_INLINED = 4 };
@@ -151,7 +152,8 @@ static bool same_line(const struct report_location *a, const struct report_locat
     if (a == NULL || b == NULL)
         return a == b;
     return a->line == b->line &&
-           (a->file == b->file || strcmp(path_base_name(a->file), path_base_name(b->file)) == 0);
+           (a->file == b->file ||
+            strcmp(report_path_base_name(a->file), report_path_base_name(b->file)) == 0);
 }
 
 /* The child of parent named name, made when new; a second source line for it is flagged. */
@@ -191,14 +193,14 @@ struct walk {
     unsigned flags;
 };
 
-/* A level's name as stack_level_name gives it, without copying a known function's name: the
+/* A level's name as report_stack_level_name gives it, without copying a known function's name: the
  * walk visits every level of every site. */
 static const char *level_name(const struct report *r, const struct report_frame *f, size_t location,
                               char *buf, size_t size)
 {
     if (location < f->location_count && f->locations[location].function != NULL)
         return f->locations[location].function;
-    return stack_level_name(r, f, location, buf, size);
+    return report_stack_level_name(r, f, location, buf, size);
 }
 
 static void visit(void *context, const struct report_frame *f, size_t location)
@@ -233,11 +235,11 @@ static void build(struct tree *t, const struct report *r)
         const struct report_site *s = &r->sites[i];
         struct walk k = {r, t, 0, {0}, s->estimated ? FLAG_ESTIMATED : 0};
         for (int w = 0; w < 3; w++)
-            k.w[w] = site_weight(s, (enum report_weight)w);
+            k.w[w] = report_site_weight(s, (enum report_weight)w);
         if (k.w[0] <= 0 && k.w[1] <= 0 && k.w[2] <= 0)
             continue;
         add_weights(&t->nodes[0], k.w, k.flags);
-        stack_walk_root_first(r, &s->stack, visit, &k);
+        report_stack_walk_root_first(r, &s->stack, visit, &k);
         if (s->stack.frame_count == 0 && !t->failed) {
             k.at = child(t, 0, no_stack, NULL);
             add_weights(&t->nodes[k.at], k.w, k.flags);
@@ -325,7 +327,7 @@ static void name_lines(struct tree *t, const bool *kept)
         const struct report_location *l = t->nodes[i].where;
         if (!kept[i] || l == NULL)
             continue;
-        snprintf(text, sizeof text, "%s:%u", path_base_name(l->file), l->line);
+        snprintf(text, sizeof text, "%s:%u", report_path_base_name(l->file), l->line);
         t->nodes[i].loc = intern(&t->locs, text);
     }
 }
@@ -381,8 +383,8 @@ static void json_text(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* The page's strings; names shortened as the text report shortens C++ names (names.c) unless
- * shorten is false: the tree is merged on the full names, so two instantiations that shorten
+/* The page's strings; names shortened as the text report shortens C++ names (cxx_short_names.c)
+ * unless shorten is false: the tree is merged on the full names, so two instantiations that shorten
  * alike stay two boxes with their own figures. */
 static void print_strings(FILE *out, const struct strings *s, const uint32_t *order, size_t n,
                           bool shorten)
@@ -391,7 +393,7 @@ static void print_strings(FILE *out, const struct strings *s, const uint32_t *or
     for (size_t i = 0; i < n; i++) {
         fputs(i ? "," : "", out);
         const char *text = s->items[order[i]];
-        json_text(out, shorten ? short_name(text, buf, sizeof buf) : text);
+        json_text(out, shorten ? report_short_name(text, buf, sizeof buf) : text);
     }
 }
 
@@ -502,7 +504,7 @@ static const char *live_label_of(const struct report *r)
     static const char *const labels[] = {"bytes live at exit", "bytes live now",
                                          "bytes live at exit or the last snapshot",
                                          "bytes live at the detach"};
-    return labels[live_scope(r)];
+    return labels[report_live_scope(r)];
 }
 
 static void print_note(FILE *out, size_t left_out)
@@ -520,7 +522,7 @@ static void print_note(FILE *out, size_t left_out)
     fputs("</p>\n", out);
 }
 
-void html_flame(FILE *out, const struct report *r, bool long_names)
+void report_html_flame(FILE *out, const struct report *r, bool long_names)
 {
     struct tree t = {0};
     build(&t, r);

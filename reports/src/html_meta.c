@@ -51,7 +51,7 @@ static void times(FILE *out, const struct report *r)
     }
 }
 
-void html_metadata(FILE *out, const struct report *r)
+void report_html_metadata(FILE *out, const struct report *r)
 {
     if (r == NULL || r->process_count == 0)
         return;
@@ -59,7 +59,7 @@ void html_metadata(FILE *out, const struct report *r)
     fputs("<dl class=\"meta\">", out);
     program(out, r);
     times(out, r);
-    stacks_mode(r, text, sizeof text);
+    report_stacks_mode(r, text, sizeof text);
     item(out, "stacks", text);
     snprintf(text, sizeof text, "%zu process%s, %zu dump%s read", r->process_count,
              r->process_count == 1 ? "" : "es", r->process_count + r->superseded + r->duplicates,

@@ -27,7 +27,8 @@ static void cell(FILE *out, enum column c, double v, bool estimated, const char 
         fputc('"', out);
     }
     fprintf(out, ">%s%s</td>", estimated ? "~" : "",
-            bytes ? fmt_bytes(text, sizeof text, n) : fmt_count(text, sizeof text, n));
+            bytes ? report_fmt_bytes(text, sizeof text, n)
+                  : report_fmt_count(text, sizeof text, n));
 }
 
 /* "estimated from 12 samples; 99 % range 1,000-2,000" for an estimated site's figure. */
@@ -39,9 +40,9 @@ static const char *range_title(char *out, size_t size, const struct report_site 
     char a[CELL], b[CELL], k[CELL];
     unsigned long long lo = (unsigned long long)(low + 0.5), hi = (unsigned long long)(high + 0.5);
     snprintf(out, size, "estimated from %s sample%s; 99 %% range %s-%s",
-             fmt_count(k, sizeof k, s->allocs), s->allocs == 1 ? "" : "s",
-             bytes ? fmt_bytes(a, sizeof a, lo) : fmt_count(a, sizeof a, lo),
-             bytes ? fmt_bytes(b, sizeof b, hi) : fmt_count(b, sizeof b, hi));
+             report_fmt_count(k, sizeof k, s->allocs), s->allocs == 1 ? "" : "s",
+             bytes ? report_fmt_bytes(a, sizeof a, lo) : report_fmt_count(a, sizeof a, lo),
+             bytes ? report_fmt_bytes(b, sizeof b, hi) : report_fmt_count(b, sizeof b, hi));
     return out;
 }
 
@@ -69,8 +70,8 @@ static void site_row(FILE *out, const struct report *r, const struct report_site
     if (shown.queue)
         cell(out, COL_QUEUE, (double)s->queue_allocs, false, NULL);
     char full[4096];
-    site_where(r, s, long_names, where, sizeof where);
-    site_where(r, s, true, full, sizeof full);
+    report_site_where(r, s, long_names, where, sizeof where);
+    report_site_where(r, s, true, full, sizeof full);
     fputs("<td class=\"where\"", out);
     if (strcmp(where, full) != 0) { /* the full C++ names on hover */
         fputs(" title=\"", out);
@@ -100,13 +101,13 @@ static void header_row(FILE *out, struct shown_columns shown)
 static size_t mark_top(const struct report *r, enum site_rank key, unsigned top,
                        const struct report_site **ranked, bool *wanted)
 {
-    size_t n = rank_sites(r, key, ranked);
+    size_t n = report_rank_sites(r, key, ranked);
     for (size_t i = 0; i < n && i < top; i++)
         wanted[ranked[i] - r->sites] = true;
     return n;
 }
 
-void html_site_table(FILE *out, const struct report *r, unsigned top, bool long_names)
+void report_html_site_table(FILE *out, const struct report *r, unsigned top, bool long_names)
 {
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
     bool *wanted = calloc(r->site_count + 1, sizeof *wanted);

@@ -48,23 +48,23 @@ static uint64_t value(const struct report_point *q, bool rss)
 
 static struct time_scale time_scale_of(const struct report_process *p)
 {
-    double last = seconds_since_start(p, p->timeline[p->timeline_count - 1].time_ns);
+    double last = report_seconds_since_start(p, p->timeline[p->timeline_count - 1].time_ns);
     for (size_t i = 0; i < p->dump_time_count; i++) {
-        double t = seconds_since_start(p, p->dump_times[i]);
+        double t = report_seconds_since_start(p, p->dump_times[i]);
         last = t > last ? t : last;
     }
-    struct time_scale t = {0, svg_nice_step(last, 6)};
-    t.end = svg_axis_end(last, t.step);
+    struct time_scale t = {0, report_svg_nice_step(last, 6)};
+    t.end = report_svg_axis_end(last, t.step);
     return t;
 }
 
 static struct panel panel_of(const struct report_process *p, bool rss, int top, int bottom)
 {
     struct panel q = {rss, top, bottom, 0, 0, 1, NULL};
-    double highest = (double)value(&p->timeline[timeline_peak(p, rss)], rss);
-    q.unit = svg_byte_unit(highest, &q.per_unit);
-    q.step = svg_nice_step(highest / q.per_unit, 4);
-    q.end = svg_axis_end(highest / q.per_unit, q.step);
+    double highest = (double)value(&p->timeline[report_timeline_peak(p, rss)], rss);
+    q.unit = report_svg_byte_unit(highest, &q.per_unit);
+    q.step = report_svg_nice_step(highest / q.per_unit, 4);
+    q.end = report_svg_axis_end(highest / q.per_unit, q.step);
     return q;
 }
 
@@ -121,7 +121,7 @@ static void vertex(FILE *out, const struct report_process *p, const struct time_
                    const struct panel *q, size_t i, bool first)
 {
     const struct report_point *r = &p->timeline[i];
-    fprintf(out, "%s%.1f,%.1f", first ? "" : " ", px(t, seconds_since_start(p, r->time_ns)),
+    fprintf(out, "%s%.1f,%.1f", first ? "" : " ", px(t, report_seconds_since_start(p, r->time_ns)),
             py(q, (double)value(r, q->rss)));
 }
 
@@ -150,7 +150,7 @@ static void dumps(FILE *out, const struct report_process *p, const struct time_s
                   const struct panel *q)
 {
     for (size_t i = 0; i < p->dump_time_count; i++) {
-        double s = seconds_since_start(p, p->dump_times[i]);
+        double s = report_seconds_since_start(p, p->dump_times[i]);
         fprintf(out,
                 "<line class=\"dump\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"><title>%s at "
                 "%.3f s</title></line>\n",
@@ -162,12 +162,12 @@ static void dumps(FILE *out, const struct report_process *p, const struct time_s
 static void peak(FILE *out, const struct report_process *p, const struct time_scale *t,
                  const struct panel *q)
 {
-    const struct report_point *r = &p->timeline[timeline_peak(p, q->rss)];
-    double s = seconds_since_start(p, r->time_ns), x = px(t, s);
+    const struct report_point *r = &p->timeline[report_timeline_peak(p, q->rss)];
+    double s = report_seconds_since_start(p, r->time_ns), x = px(t, s);
     double y = py(q, (double)value(r, q->rss));
     bool right = x > (LEFT + RIGHT) / 2;
     char bytes[CELL];
-    fmt_bytes(bytes, sizeof bytes, value(r, q->rss));
+    report_fmt_bytes(bytes, sizeof bytes, value(r, q->rss));
     fprintf(out,
             "<circle class=\"peak\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"><title>%s highest: %s at "
             "%.3f s</title></circle><text class=\"peak-label\" x=\"%.1f\" y=\"%.1f\" "
@@ -185,11 +185,11 @@ static void draw_panel(FILE *out, const struct report_process *p, const struct t
     peak(out, p, t, q);
 }
 
-void html_timeline(FILE *out, const struct report_process *p)
+void report_html_timeline(FILE *out, const struct report_process *p)
 {
     if (p->timeline_count == 0)
         return;
-    bool rss = p->timeline[timeline_peak(p, true)].rss_bytes > 0;
+    bool rss = p->timeline[report_timeline_peak(p, true)].rss_bytes > 0;
     struct time_scale t = time_scale_of(p);
     int half = (PANELS - PANEL_GAP) / 2, bottom = FIRST_TOP + PANELS;
     struct panel live = panel_of(p, false, FIRST_TOP, rss ? FIRST_TOP + half : bottom);

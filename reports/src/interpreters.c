@@ -14,6 +14,9 @@
  * executable's name (node, which links V8 in), or a section of the executable's file where it is
  * (a Go program built with cgo, the only kind the preload reaches, has .note.go.buildid).
  *
+ * The facts (which runtime, whether Python's objects were counted) are runtimes.c's, the reader's;
+ * this file makes the sentences.
+ *
  * Frames without symbols: the Debian package that ships the module (dpkg's file lists) and the
  * one with its debug symbols: pythonX.Y-dbg for the interpreter, libc6-dbg for the C library,
  * otherwise PACKAGE-dbgsym from Debian's debug archive. */
@@ -26,68 +29,6 @@
 #include "document.h"
 #include "elf_build_id.h"
 #include "internal.h"
-
-#define PYTHON_SMALL_COUNTED 5000 /* small allocations that pymalloc would have kept... */
-#define PYTHON_SMALL_SHARE 0.75   /* ...and their share of the allocation calls */
-
-bool process_is_python(const struct report_process *p)
-{
-    const char *base = strrchr(p->exe, '/');
-    return strncmp(base ? base + 1 : p->exe, "python", 6) == 0;
-}
-
-bool python_objects_counted(const struct report_process *p)
-{
-    /* The dump says: PYTHONMALLOC's "malloc" and "malloc_debug" send every object to malloc; any
-     * other value (pymalloc, pymalloc_debug, debug, default) keeps pymalloc's arenas. */
-    if (p->pythonmalloc != NULL)
-        return strncmp(p->pythonmalloc, "malloc", 6) == 0;
-    return p->small_allocs >= PYTHON_SMALL_COUNTED &&
-           (double)p->small_allocs >= PYTHON_SMALL_SHARE * (double)p->alloc_calls;
-}
-
-static const struct {
-    const char *module, *exe; /* a module's file name prefix, or the executable's name */
-    const char *section;      /* or a section of the executable's file */
-    const char *name, *objects;
-} runtimes[] = {
-    {NULL, NULL, NULL, NULL, NULL}, /* 0: none */
-    {"libjvm.so", NULL, NULL, "the JVM", "Java objects"},
-    {"libnode.so", "node", NULL, "V8 (Node.js)", "JavaScript objects"},
-    {NULL, "nodejs", NULL, "V8 (Node.js)", "JavaScript objects"},
-    {"libcoreclr.so", NULL, NULL, ".NET's CoreCLR", ".NET objects"},
-    {NULL, NULL, ".note.go.buildid", "the Go runtime", "Go values"}, /* built with cgo */
-};
-#define RUNTIMES (sizeof runtimes / sizeof runtimes[0])
-
-unsigned runtime_of_dump(const struct report *dump)
-{
-    const char *path =
-        dump->process_count && dump->processes[0].exe != NULL ? dump->processes[0].exe : "";
-    const char *exe = path_base_name(path);
-    for (unsigned k = 1; k < RUNTIMES; k++) {
-        if (runtimes[k].exe != NULL && strcmp(exe, runtimes[k].exe) == 0)
-            return k;
-        if (runtimes[k].section != NULL && path[0] == '/' &&
-            elf_file_has_section(path, runtimes[k].section))
-            return k;
-        for (size_t m = 0; runtimes[k].module != NULL && m < dump->module_count; m++)
-            if (strncmp(path_base_name(dump->modules[m].path), runtimes[k].module,
-                        strlen(runtimes[k].module)) == 0)
-                return k;
-    }
-    return 0;
-}
-
-const char *runtime_name(unsigned runtime)
-{
-    return runtime < RUNTIMES ? runtimes[runtime].name : NULL;
-}
-
-const char *runtime_objects(unsigned runtime)
-{
-    return runtime < RUNTIMES ? runtimes[runtime].objects : NULL;
-}
 
 /* Frames of each module that have no function name, over every site of program (every site
  * when 0). */
@@ -195,7 +136,8 @@ static void debug_package(const char *package, char *out, size_t size)
         snprintf(out, size, "%s-dbgsym", package);
 }
 
-size_t debug_hints(const struct report *r, uint64_t program, struct debug_hint *out, size_t max)
+size_t report_debug_hints(const struct report *r, uint64_t program, struct debug_hint *out,
+                          size_t max)
 {
     uint64_t *unnamed = r->symbolized ? unnamed_frames(r, program) : NULL;
     size_t n = 0;
@@ -225,11 +167,12 @@ static void codename(char *out, size_t size)
         fclose(f);
 }
 
-void debug_hint_sentence(const struct report *r, const struct debug_hint *h, char *out, size_t size)
+void report_debug_hint_sentence(const struct report *r, const struct debug_hint *h, char *out,
+                                size_t size)
 {
     const char *path = r->modules[h->module].path, *base = strrchr(path, '/');
     char frames[32], suite[64];
-    fmt_count(frames, sizeof frames, h->frames);
+    report_fmt_count(frames, sizeof frames, h->frames);
     int n =
         snprintf(out, size, "Frames in %s have no function names (%s frame%s, shown as %s+0x...)",
                  path, frames, h->frames == 1 ? "" : "s", base ? base + 1 : path);

@@ -27,11 +27,11 @@ static uint32_t *merge_modules(struct report *into, const struct report *dump)
             j++;
         if (j == into->module_count) {
             struct report_module *added =
-                push_item(&into->modules, &into->module_count, sizeof *added);
+                report_push_item(&into->modules, &into->module_count, sizeof *added);
             if (added == NULL)
                 break;
-            added->path = copy_string(m->path);
-            added->build_id = copy_string(m->build_id);
+            added->path = report_copy_string(m->path);
+            added->build_id = report_copy_string(m->build_id);
             added->is_main = dump->process_count && strcmp(m->path, dump->processes[0].exe) == 0;
         }
         map[i] = (uint32_t)j;
@@ -39,7 +39,7 @@ static uint32_t *merge_modules(struct report *into, const struct report *dump)
     return map;
 }
 
-bool same_stack(const struct report_stack *a, const struct report_stack *b)
+bool report_same_stack(const struct report_stack *a, const struct report_stack *b)
 {
     if (a->frame_count != b->frame_count)
         return false;
@@ -50,7 +50,7 @@ bool same_stack(const struct report_stack *a, const struct report_stack *b)
     return true;
 }
 
-uint64_t stack_hash(const struct report_stack *s)
+uint64_t report_stack_hash(const struct report_stack *s)
 {
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < s->frame_count; i++) {
@@ -78,16 +78,16 @@ static void merge_sites(struct report *into, const struct report *dump, const ui
     uint64_t program = dump->process_count > 0 ? report_program_id(dump->processes[0].exe) : 0;
     memset(index, 0xff, slots * sizeof *index);
     for (size_t i = 0; i < into->site_count; i++) {
-        size_t s = stack_hash(&into->sites[i].stack) & (slots - 1);
+        size_t s = report_stack_hash(&into->sites[i].stack) & (slots - 1);
         while (index[s] != SIZE_MAX)
             s = (s + 1) & (slots - 1);
         index[s] = i;
     }
     for (size_t i = 0; i < dump->site_count; i++) {
         const struct report_site *from = &dump->sites[i];
-        struct report_stack stack = stack_copy(&from->stack, map);
-        size_t s = stack_hash(&stack) & (slots - 1);
-        while (index[s] != SIZE_MAX && !same_stack(&into->sites[index[s]].stack, &stack))
+        struct report_stack stack = report_stack_copy(&from->stack, map);
+        size_t s = report_stack_hash(&stack) & (slots - 1);
+        while (index[s] != SIZE_MAX && !report_same_stack(&into->sites[index[s]].stack, &stack))
             s = (s + 1) & (slots - 1);
         struct report_site *to;
         if (index[s] == SIZE_MAX) {
@@ -97,9 +97,9 @@ static void merge_sites(struct report *into, const struct report *dump, const ui
         } else {
             to = &into->sites[index[s]];
             to->program = report_programs_joined(to->program, program);
-            stack_free(&stack);
+            report_stack_free(&stack);
         }
-        site_add(to, from);
+        report_site_add(to, from);
         to->id = 0; /* ids are per dump */
     }
     free(index);
@@ -117,7 +117,7 @@ static void merge_counts(struct report_count **into, size_t *count, const struct
             (*into)[j].count += from[i].count;
             continue;
         }
-        if (push_item(into, count, sizeof **into) == NULL)
+        if (report_push_item(into, count, sizeof **into) == NULL)
             return;
         memmove(&(*into)[j + 1], &(*into)[j], (*count - 1 - j) * sizeof **into);
         (*into)[j] = from[i];
@@ -135,7 +135,7 @@ static void merge_buckets(struct report *into, const struct report *dump)
             into->requested_sizes[j].count += b->count;
             continue;
         }
-        if (push_item(&into->requested_sizes, &into->requested_count, sizeof *b) == NULL)
+        if (report_push_item(&into->requested_sizes, &into->requested_count, sizeof *b) == NULL)
             return;
         memmove(&into->requested_sizes[j + 1], &into->requested_sizes[j],
                 (into->requested_count - 1 - j) * sizeof *b);
@@ -194,7 +194,7 @@ static void merge_queues(struct report_queues *q, const struct report_queues *d)
         while (j < q->by_peak_depth_count && q->by_peak_depth[j].peak_depth != p->peak_depth)
             j++;
         if (j == q->by_peak_depth_count &&
-            push_item(&q->by_peak_depth, &q->by_peak_depth_count, sizeof *p) == NULL)
+            report_push_item(&q->by_peak_depth, &q->by_peak_depth_count, sizeof *p) == NULL)
             return;
         struct report_peak *to = &q->by_peak_depth[j];
         to->peak_depth = p->peak_depth;
@@ -216,11 +216,11 @@ static void merge_events(struct report_event **into, size_t *count, const struct
                          size_t n, const uint32_t *map)
 {
     for (size_t i = 0; i < n && *count < EVENTS_KEPT; i++) {
-        struct report_event *e = push_item(into, count, sizeof *e);
+        struct report_event *e = report_push_item(into, count, sizeof *e);
         if (e == NULL)
             return;
         *e = from[i];
-        e->stack = stack_copy(&from[i].stack, map);
+        e->stack = report_stack_copy(&from[i].stack, map);
     }
 }
 
@@ -231,9 +231,9 @@ static void merge_names(char ***list, size_t *count, char *const *names, size_t 
         bool known = false;
         for (size_t j = 0; j < *count && !known; j++)
             known = strcmp((*list)[j], names[i]) == 0;
-        char **slot = known ? NULL : push_item(list, count, sizeof *slot);
+        char **slot = known ? NULL : report_push_item(list, count, sizeof *slot);
         if (slot)
-            *slot = copy_string(names[i]);
+            *slot = report_copy_string(names[i]);
     }
 }
 
@@ -265,23 +265,24 @@ void report_merge_one(struct report *into, const struct report *dump)
 {
     bool first = into->process_count == 0;
     for (size_t i = 0; i < dump->process_count; i++) {
-        struct report_process *p = push_item(&into->processes, &into->process_count, sizeof *p);
+        struct report_process *p =
+            report_push_item(&into->processes, &into->process_count, sizeof *p);
         if (p == NULL)
             return;
         const struct report_process *d = &dump->processes[i];
         *p = *d;
         p->inherited = dump->totals.inherited; /* resolved by now: its own, kept apart */
-        p->exe = copy_string(d->exe);
-        p->argv = copy_string(d->argv);
-        p->command = copy_string(d->command);
-        p->reason = copy_string(d->reason);
-        p->source = copy_string(d->source);
-        p->stacks_mode = copy_string(d->stacks_mode);
-        p->end_signal = copy_string(d->end_signal);
-        p->run_id = copy_string(d->run_id);
-        p->pythonmalloc = copy_string(d->pythonmalloc);
-        p->fallback_dir = copy_string(d->fallback_dir);
-        timeline_copy(p, d);
+        p->exe = report_copy_string(d->exe);
+        p->argv = report_copy_string(d->argv);
+        p->command = report_copy_string(d->command);
+        p->reason = report_copy_string(d->reason);
+        p->source = report_copy_string(d->source);
+        p->stacks_mode = report_copy_string(d->stacks_mode);
+        p->end_signal = report_copy_string(d->end_signal);
+        p->run_id = report_copy_string(d->run_id);
+        p->pythonmalloc = report_copy_string(d->pythonmalloc);
+        p->fallback_dir = report_copy_string(d->fallback_dir);
+        report_timeline_copy(p, d);
     }
     into->has_sequences = first ? dump->has_sequences : into->has_sequences && dump->has_sequences;
     into->temporary_missing = into->temporary_missing || dump->temporary_missing;
@@ -295,7 +296,7 @@ void report_merge_one(struct report *into, const struct report *dump)
     merge_buckets(into, dump);
     merge_sites(into, dump, map);
     merge_queues(&into->queues, &dump->queues);
-    checks_merge(into, dump);
+    report_checks_merge(into, dump);
     merge_events(&into->violations, &into->violation_count, dump->violations, dump->violation_count,
                  map);
     into->failure_candidates += dump->failure_candidates;
@@ -346,17 +347,18 @@ static void note_duplicate(struct report *report, const struct report *copy,
     const struct report_process *p = &copy->processes[0];
     report->duplicates++;
     if (p->has_sequence)
-        push_string(&report->input_notes, &report->input_note_count,
-                    "%s is the same dump as %s (pid %llu, start time %llu, sequence %llu): "
-                    "counted once.",
-                    p->source, original->processes[0].source, (unsigned long long)p->pid,
-                    (unsigned long long)p->start_time_ns, (unsigned long long)p->sequence);
+        report_push_string(&report->input_notes, &report->input_note_count,
+                           "%s is the same dump as %s (pid %llu, start time %llu, sequence %llu): "
+                           "counted once.",
+                           p->source, original->processes[0].source, (unsigned long long)p->pid,
+                           (unsigned long long)p->start_time_ns, (unsigned long long)p->sequence);
     else
-        push_string(&report->input_notes, &report->input_note_count,
-                    "%s is the same dump as %s (pid %llu, start time %llu, written at %llu): "
-                    "counted once.",
-                    p->source, original->processes[0].source, (unsigned long long)p->pid,
-                    (unsigned long long)p->start_time_ns, (unsigned long long)p->dump_time_ns);
+        report_push_string(
+            &report->input_notes, &report->input_note_count,
+            "%s is the same dump as %s (pid %llu, start time %llu, written at %llu): "
+            "counted once.",
+            p->source, original->processes[0].source, (unsigned long long)p->pid,
+            (unsigned long long)p->start_time_ns, (unsigned long long)p->dump_time_ns);
 }
 
 enum report_status report_load(const char *const *paths, size_t count, struct report *report,
@@ -367,9 +369,9 @@ enum report_status report_load(const char *const *paths, size_t count, struct re
     if (dumps == NULL)
         snprintf(error, error_size, "out of memory");
     for (size_t i = 0; i < count && status == REPORT_OK; i++)
-        status = dump_read(paths[i], &dumps[i], error, error_size);
+        status = report_dump_read(paths[i], &dumps[i], error, error_size);
     if (status == REPORT_OK)
-        inherited_resolve(dumps, count);
+        report_inherited_resolve(dumps, count);
     for (size_t i = 0; i < count && status == REPORT_OK; i++) {
         size_t original = 0;
         switch (fate_of(dumps, count, i, &original)) {
@@ -387,12 +389,12 @@ enum report_status report_load(const char *const *paths, size_t count, struct re
     /* A snapshot left out of the counts still adds its points and its moment to the timeline. */
     for (size_t i = 0; i < count && status == REPORT_OK; i++)
         if (dumps[i].process_count > 0 && fate_of(dumps, count, i, &(size_t){0}) != MERGE)
-            timeline_absorb(report, &dumps[i].processes[0]);
+            report_timeline_absorb(report, &dumps[i].processes[0]);
     for (size_t i = 0; dumps && i < count; i++)
         report_free(&dumps[i]);
     free(dumps);
     if (status == REPORT_OK)
-        run_files_note(report, paths, count);
+        report_run_files_note(report, paths, count);
     if (status == REPORT_OK)
         report_assess(report);
     return status;

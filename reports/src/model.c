@@ -1,4 +1,4 @@
-/* The report model's small pieces: growing arrays, stacks, freeing, and the questions every
+/* The report model's small pieces: stacks, freeing, and the questions every
  * renderer asks of the queue figures. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,23 +12,7 @@ const char *const report_call_names[CALL_COUNT] = {
     "malloc",        "calloc",   "realloc", "reallocarray", "posix_memalign",
     "aligned_alloc", "memalign", "valloc",  "pvalloc",      "free"};
 
-void *push_item(void *items, size_t *count, size_t size)
-{
-    void **array = items;
-    char *grown = realloc(*array, (*count + 1) * size);
-    if (grown == NULL)
-        return NULL;
-    *array = grown;
-    memset(grown + *count * size, 0, size);
-    return grown + (*count)++ * size;
-}
-
-char *copy_string(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
-void locations_free(struct report_location *locations, size_t count)
+void report_locations_free(struct report_location *locations, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         free(locations[i].function);
@@ -37,15 +21,15 @@ void locations_free(struct report_location *locations, size_t count)
     free(locations);
 }
 
-void stack_free(struct report_stack *stack)
+void report_stack_free(struct report_stack *stack)
 {
     for (size_t i = 0; i < stack->frame_count; i++)
-        locations_free(stack->frames[i].locations, stack->frames[i].location_count);
+        report_locations_free(stack->frames[i].locations, stack->frames[i].location_count);
     free(stack->frames);
     *stack = (struct report_stack){0};
 }
 
-struct report_stack stack_copy(const struct report_stack *stack, const uint32_t *module_map)
+struct report_stack report_stack_copy(const struct report_stack *stack, const uint32_t *module_map)
 {
     struct report_stack copy = {calloc(stack->frame_count + 1, sizeof *copy.frames), 0};
     if (copy.frames == NULL)
@@ -61,7 +45,7 @@ struct report_stack stack_copy(const struct report_stack *stack, const uint32_t 
     return copy;
 }
 
-void site_add(struct report_site *to, const struct report_site *from)
+void report_site_add(struct report_site *to, const struct report_site *from)
 {
     to->allocs += from->allocs;
     to->frees += from->frees;
@@ -93,18 +77,6 @@ void site_add(struct report_site *to, const struct report_site *from)
     e->live_blocks += f->live_blocks;
     e->peak_live_bytes += f->peak_live_bytes;
     e->temporary += f->temporary;
-}
-
-void push_string(char ***list, size_t *count, const char *fmt, ...)
-{
-    char **slot = push_item(list, count, sizeof *slot);
-    if (slot == NULL)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    if (vasprintf(slot, fmt, ap) < 0)
-        *slot = NULL;
-    va_end(ap);
 }
 
 void report_coverage(const struct report *r, double *allocs, double *bytes)
@@ -156,7 +128,7 @@ void report_free(struct report *r)
         free(p->run_id);
         free(p->pythonmalloc);
         free(p->fallback_dir);
-        timeline_free(p);
+        report_timeline_free(p);
     }
     for (size_t i = 0; i < r->module_count; i++) {
         free(r->modules[i].path);
@@ -164,7 +136,7 @@ void report_free(struct report *r)
         free(r->modules[i].file);
     }
     for (size_t i = 0; i < r->site_count; i++) {
-        stack_free(&r->sites[i].stack);
+        report_stack_free(&r->sites[i].stack);
         free(r->sites[i].wrapper);
         free(r->sites[i].by_design);
     }
@@ -176,9 +148,9 @@ void report_free(struct report *r)
         free(r->checks[i].na_detail);
     }
     for (size_t i = 0; i < r->violation_count; i++)
-        stack_free(&r->violations[i].stack);
+        report_stack_free(&r->violations[i].stack);
     for (size_t i = 0; i < r->failure_count; i++)
-        stack_free(&r->failures[i].stack);
+        report_stack_free(&r->failures[i].stack);
     for (size_t i = 0; i < r->precision.deepbind_count; i++)
         free(r->precision.deepbind_libraries[i]);
     for (size_t i = 0; i < r->precision.uninterposed_count; i++)

@@ -6,7 +6,7 @@
 #include "internal.h"
 #include "reports/report.h"
 
-const char *path_base_name(const char *path)
+const char *report_path_base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
@@ -17,7 +17,7 @@ void program_name(const char *command_line, const char *exe, char *out, size_t s
     const char *line = command_line ? command_line + strspn(command_line, " ") : "";
     size_t word = strcspn(line, " ");
     if (word == 0) { /* no command line (a kernel thread's, an empty title): the file's name */
-        snprintf(out, size, "%s", path_base_name(exe ? exe : ""));
+        snprintf(out, size, "%s", report_path_base_name(exe ? exe : ""));
         return;
     }
     char first[512];
@@ -25,5 +25,5 @@ void program_name(const char *command_line, const char *exe, char *out, size_t s
     size_t n = strlen(first);
     if (n > 1 && first[n - 1] == ':') /* a title: "nginx: worker process" */
         first[n - 1] = '\0';
-    snprintf(out, size, "%s", path_base_name(first));
+    snprintf(out, size, "%s", report_path_base_name(first));
 }

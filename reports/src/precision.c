@@ -13,7 +13,7 @@
 
 static void add_note(struct report *r, const char *fmt, va_list ap)
 {
-    char **slot = push_item(&r->trust.notes, &r->trust.note_count, sizeof *slot);
+    char **slot = report_push_item(&r->trust.notes, &r->trust.note_count, sizeof *slot);
     if (slot != NULL && vasprintf(slot, fmt, ap) < 0)
         *slot = NULL;
 }
@@ -38,7 +38,7 @@ __attribute__((format(printf, 2, 3))) static void note(struct report *r, const c
 }
 
 /* A count as the rest of the report writes it: "10,298". */
-#define N(n) fmt_count((char[32]){0}, 32, (n))
+#define N(n) report_fmt_count((char[32]){0}, 32, (n))
 
 /* A process counted from a qaudit attach to its detach: the detach dump is the last of that
  * count, which is whole; what the process did before the attach and after the detach is outside
@@ -143,7 +143,7 @@ static void assess_unseen(struct report *r)
                 p->unreachable_allocators[i]);
     if (p->unexplained_anonymous > 0) {
         char bytes[64];
-        fmt_bytes(bytes, sizeof bytes, p->unexplained_bytes);
+        report_fmt_bytes(bytes, sizeof bytes, p->unexplained_bytes);
         partial(r,
                 "Anonymous memory grew by %s more than the counted peak in %s dump%s: an "
                 "allocator the preload could not see (statically linked, private mmap arenas, "
@@ -189,14 +189,14 @@ static void assess_tables(struct report *r)
              p->modules_unknown == 1 ? "its" : "their");
     if (p->peak_live_bytes_within) {
         char within[64];
-        fmt_bytes(within, sizeof within, p->peak_live_bytes_within);
+        report_fmt_bytes(within, sizeof within, p->peak_live_bytes_within);
         note(r, "The peak of live bytes is within %s: threads publish live bytes in batches.",
              within);
     }
 }
 
 /* Python: whether its objects reached malloc, read from the sizes; a runtime with a heap of its
- * own: its objects never do (interpreters.c). */
+ * own: its objects never do (runtimes.c). */
 static void assess_interpreters(struct report *r)
 {
     for (size_t i = 0; i < r->process_count; i++) {
@@ -205,13 +205,13 @@ static void assess_interpreters(struct report *r)
             note(r,
                  "pid %" PRIu64 " runs %s: its %s live in a heap it maps and collects itself, "
                  "which no malloc interposer sees; the figures here are its native allocations.",
-                 p->pid, runtime_name(p->runtime), runtime_objects(p->runtime));
-        if (!process_is_python(p))
+                 p->pid, report_runtime_name(p->runtime), report_runtime_objects(p->runtime));
+        if (!report_process_is_python(p))
             continue;
         char small[32], calls[32];
-        fmt_count(small, sizeof small, p->small_allocs);
-        fmt_count(calls, sizeof calls, p->alloc_calls);
-        if (p->pythonmalloc != NULL && python_objects_counted(p))
+        report_fmt_count(small, sizeof small, p->small_allocs);
+        report_fmt_count(calls, sizeof calls, p->alloc_calls);
+        if (p->pythonmalloc != NULL && report_python_objects_counted(p))
             note(r,
                  "pid %" PRIu64 " is Python: its objects are counted (it ran with "
                  "PYTHONMALLOC=%s, which sends every object to malloc).",
@@ -224,7 +224,7 @@ static void assess_interpreters(struct report *r)
                     "(%s of its %s allocation calls are that small). Run it with "
                     "PYTHONMALLOC=malloc.",
                     p->pid, p->pythonmalloc, small, calls);
-        else if (python_objects_counted(p))
+        else if (report_python_objects_counted(p))
             note(r,
                  "pid %" PRIu64 " is Python: its objects are counted (%s of its %s allocation "
                  "calls are of 512 bytes or less, as when PYTHONMALLOC=malloc sends every object "

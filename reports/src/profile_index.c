@@ -4,16 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t index_mix(uint64_t h, uint64_t v)
+uint64_t report_index_mix(uint64_t h, uint64_t v)
 {
     return (h ^ v) * 0x100000001b3ull + (h >> 29);
 }
 
-uint64_t index_hash_string(const char *s)
+uint64_t report_index_hash_string(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
     for (; *s; s++)
-        h = index_mix(h, (unsigned char)*s);
+        h = report_index_mix(h, (unsigned char)*s);
     return h;
 }
 
@@ -38,8 +38,8 @@ static bool index_grow(struct index *x)
 }
 
 /* The slot of the key, used or free (then to be filled by the caller); NULL when memory ran out. */
-struct slot *index_find(struct index *x, uint64_t hash, uint64_t a, uint64_t b, uint64_t c,
-                        const char *string)
+struct slot *report_index_find(struct index *x, uint64_t hash, uint64_t a, uint64_t b, uint64_t c,
+                               const char *string)
 {
     if (2 * (x->count + 1) > x->capacity && !index_grow(x))
         return NULL;
@@ -56,8 +56,8 @@ struct slot *index_find(struct index *x, uint64_t hash, uint64_t a, uint64_t b, 
     }
 }
 
-void index_fill(struct index *x, struct slot *slot, uint64_t hash, uint64_t a, uint64_t b,
-                uint64_t c, const char *string, uint64_t value)
+void report_index_fill(struct index *x, struct slot *slot, uint64_t hash, uint64_t a, uint64_t b,
+                       uint64_t c, const char *string, uint64_t value)
 {
     *slot = (struct slot){hash, a, b, c, value, string, true};
     x->count++;

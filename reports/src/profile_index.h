@@ -19,14 +19,14 @@ struct index {
     size_t capacity, count;
 };
 
-uint64_t index_mix(uint64_t h, uint64_t v);
-uint64_t index_hash_string(const char *s);
+uint64_t report_index_mix(uint64_t h, uint64_t v);
+uint64_t report_index_hash_string(const char *s);
 
 /* The slot of the key (string, or a, b and c when string is NULL), used or free (then to be
- * filled by index_fill); NULL when memory ran out. */
-struct slot *index_find(struct index *x, uint64_t hash, uint64_t a, uint64_t b, uint64_t c,
-                        const char *string);
-void index_fill(struct index *x, struct slot *slot, uint64_t hash, uint64_t a, uint64_t b,
-                uint64_t c, const char *string, uint64_t value);
+ * filled by report_index_fill); NULL when memory ran out. */
+struct slot *report_index_find(struct index *x, uint64_t hash, uint64_t a, uint64_t b, uint64_t c,
+                               const char *string);
+void report_index_fill(struct index *x, struct slot *slot, uint64_t hash, uint64_t a, uint64_t b,
+                       uint64_t c, const char *string, uint64_t value);
 
 #endif

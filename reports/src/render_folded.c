@@ -1,14 +1,15 @@
 /* Folded stacks (`--format folded`): one line per distinct stack, its frames root first joined by
  * ';', a space and its count, the input of flamegraph.pl, speedscope and Pyroscope's "folded"
- * ingestion. Frames are those of the pprof profile (stacks.c); the count is a site's allocations,
- * bytes or live bytes (--weight), estimates for sampled sites, rounded. Lines come sorted, and
- * sites whose stacks read the same (two return addresses in one function) are one line. */
+ * ingestion. Frames are those of the pprof profile (flame_stacks.c); the count is a site's
+ * allocations, bytes or live bytes (--weight), estimates for sampled sites, rounded. Lines come
+ * sorted, and sites whose stacks read the same (two return addresses in one function) are one line.
+ */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render_profiles.h"
-#include "stacks.h"
+#include "flame_stacks.h"
 
 struct folded_line {
     char *stack;
@@ -44,7 +45,7 @@ static void append_level(void *context, const struct report_frame *f, size_t loc
 {
     struct line_buffer *b = context;
     char name[1024];
-    stack_level_name(b->report, f, location, name, sizeof name);
+    report_stack_level_name(b->report, f, location, name, sizeof name);
     for (char *c = name; *c; c++)
         if (*c == ';' || *c == '\n' || *c == '\r')
             *c = ':';
@@ -66,11 +67,11 @@ static struct folded_line *site_lines(const struct report *r, enum report_weight
     *count = 0;
     for (size_t i = 0; lines && i < r->site_count; i++) {
         const struct report_site *s = &r->sites[i];
-        long long n = llround(site_weight(s, weight));
+        long long n = llround(report_site_weight(s, weight));
         if (n <= 0)
             continue;
         struct line_buffer b = {NULL, 0, 0, r};
-        stack_walk_root_first(r, &s->stack, append_level, &b);
+        report_stack_walk_root_first(r, &s->stack, append_level, &b);
         if (b.length == 0)
             append(&b, "(no stack)", strlen("(no stack)"));
         if (b.text == NULL)
@@ -80,7 +81,7 @@ static struct folded_line *site_lines(const struct report *r, enum report_weight
     return lines;
 }
 
-void render_folded(FILE *out, const struct report *r, enum report_weight weight)
+void report_render_folded(FILE *out, const struct report *r, enum report_weight weight)
 {
     size_t count;
     struct folded_line *lines = site_lines(r, weight, &count);

@@ -26,11 +26,11 @@ static void print_table(FILE *out, const struct table *t)
             const char *cell = t->cells[r * t->columns + c];
             const char *tag = r == 0 ? "th" : "td";
             bool where = strcmp(t->cells[c], "where") == 0;
-            const char *cls = r == 0                       ? ""
-                              : where                      ? " class=\"where\""
-                              : cards && c == 0            ? " class=\"site\""
-                              : table_numeric_column(t, c) ? " class=\"num\""
-                                                           : "";
+            const char *cls = r == 0                              ? ""
+                              : where                             ? " class=\"where\""
+                              : cards && c == 0                   ? " class=\"site\""
+                              : report_table_numeric_column(t, c) ? " class=\"num\""
+                                                                  : "";
             fprintf(out, "<%s%s", tag, cls);
             if (r > 0 && cards && !where && c > 0) {
                 fputs(" data-label=\"", out);
@@ -69,7 +69,7 @@ static void print_anchor(FILE *out, const char *text)
 
 static void print_layout(FILE *out, const struct layout_type *t, unsigned cacheline)
 {
-    svg_layout(out, t, cacheline);
+    report_svg_layout(out, t, cacheline);
     char *text = NULL;
     size_t size = 0;
     FILE *memory = open_memstream(&text, &size);
@@ -120,9 +120,9 @@ static void print_timeline(FILE *out, const struct report *r, size_t process)
 {
     size_t before = 0;
     for (size_t i = 0; i < process; i++)
-        before += timeline_drawable(&r->processes[i]);
+        before += report_timeline_drawable(&r->processes[i]);
     if (before < TIMELINES_DRAWN)
-        html_timeline(out, &r->processes[process]);
+        report_html_timeline(out, &r->processes[process]);
     else if (before == TIMELINES_DRAWN)
         fprintf(out,
                 "<p class=\"note\">Charts for the first %d processes only; the lines above "
@@ -138,9 +138,9 @@ static void print_view(FILE *out, const struct document *d, const struct block *
         return;
     if (b->view == VIEW_SITES) {
         fputs("<h3 id=\"site-table\">Sites</h3>\n", out);
-        html_site_table(out, r, d->top ? d->top : 10, d->long_names);
+        report_html_site_table(out, r, d->top ? d->top : 10, d->long_names);
         fputs("<h3 id=\"flame-graph\">Flame graph</h3>\n", out);
-        html_flame(out, r, d->long_names);
+        report_html_flame(out, r, d->long_names);
     } else if (b->view == VIEW_TIMELINE && b->view_arg < r->process_count) {
         print_timeline(out, r, b->view_arg);
     }
@@ -168,7 +168,7 @@ static void print_top(FILE *out, const struct document *d, const struct block *t
     fputs("\">", out);
     probe_xml_escape(out, title->text);
     fputs("</h1>\n", out);
-    html_metadata(out, d->report);
+    report_html_metadata(out, d->report);
     print_banner(out, d);
     const struct block *sites = sites_on_top(d);
     if (sites != NULL)
@@ -205,7 +205,7 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         fputs("<h3>", out);
         probe_xml_escape(out, b->text);
         fputs("</h3>\n", out);
-        svg_bar_chart(out, &b->chart);
+        report_svg_bar_chart(out, &b->chart);
         break;
     case BLOCK_LINES:
         fputs("<pre>", out);
@@ -226,13 +226,13 @@ static void print_block(FILE *out, const struct document *d, const struct block 
     print_view(out, d, b);
 }
 
-void render_html(FILE *out, const struct document *d)
+void report_render_html(FILE *out, const struct document *d)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
           "<title>qaudit allocation report</title>\n<style>\n",
           out);
-    fputs(html_style, out);
+    fputs(report_html_style, out);
     fputs("</style>\n</head>\n<body>\n", out);
     /* The hatch of holes, defined once for every layout drawing on the page. */
     fputs("<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\">"
@@ -253,6 +253,6 @@ void render_html(FILE *out, const struct document *d)
     }
     /* In CDATA for XML tools; "//" hides its markers from the script. */
     fputs("<script>//<![CDATA[\n", out);
-    fputs(html_script, out);
+    fputs(report_html_script, out);
     fputs("//]]></script>\n</body>\n</html>\n", out);
 }

@@ -108,17 +108,18 @@ static json_t *dumps_json(const struct report *r)
                                 : json_null());
         json_object_set_new(
             dump, "python",
-            !process_is_python(p)
+            !report_process_is_python(p)
                 ? json_null()
-                : json_pack("{s:b, s:I, s:I, s:o}", "objects_counted", python_objects_counted(p),
-                            "small_allocations", (json_int_t)p->small_allocs, "allocation_calls",
+                : json_pack("{s:b, s:I, s:I, s:o}", "objects_counted",
+                            report_python_objects_counted(p), "small_allocations",
+                            (json_int_t)p->small_allocs, "allocation_calls",
                             (json_int_t)p->alloc_calls, "pythonmalloc",
                             p->pythonmalloc ? json_string(p->pythonmalloc) : json_null()));
         json_object_set_new(dump, "runtime",
                             p->runtime == 0
                                 ? json_null()
-                                : json_pack("{s:s, s:s}", "name", runtime_name(p->runtime),
-                                            "objects", runtime_objects(p->runtime)));
+                                : json_pack("{s:s, s:s}", "name", report_runtime_name(p->runtime),
+                                            "objects", report_runtime_objects(p->runtime)));
         json_array_append_new(dumps, dump);
     }
     return dumps;
@@ -227,7 +228,7 @@ static json_t *site_json(const struct report *r, const struct report_site *s, si
 {
     const struct report_estimate *e = &s->est;
     char where[4096];
-    site_where(r, s, true, where, sizeof where);
+    report_site_where(r, s, true, where, sizeof where);
     json_t *o = json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)i + 1,
                           "precision", s->estimated ? "estimated" : "exact", "allocs",
                           rounded(e->allocs), "frees", rounded(e->frees), "bytes",
@@ -291,8 +292,8 @@ static json_t *coverage_json(const struct report *r)
 static json_t *live_json(const struct report *r)
 {
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
-    size_t n = ranked ? rank_sites(r, RANK_LIVE, ranked) : 0;
-    double whole = live_share_whole(r), rounding = live_rounding_bytes(r);
+    size_t n = ranked ? report_rank_sites(r, RANK_LIVE, ranked) : 0;
+    double whole = report_live_share_whole(r), rounding = report_live_rounding_bytes(r);
     json_t *sites = json_array(), *by_design = json_array();
     double design_bytes = 0, design_blocks = 0;
     for (size_t i = 0; i < n; i++) {
@@ -312,16 +313,16 @@ static json_t *live_json(const struct report *r)
     }
     free(ranked);
     struct unsited u;
-    live_without_site(r, &u);
+    report_live_without_site(r, &u);
     char command[4096];
-    attribute_command(r, command, sizeof command);
+    report_attribute_command(r, command, sizeof command);
     json_t *without = json_pack("{s:o, s:o, s:b, s:o}", "blocks", rounded(u.blocks),
                                 "bytes_at_most", rounded(u.bytes), "estimated", u.estimated,
                                 "command", u.every_site ? json_null() : json_string(command));
     return json_pack("{s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}}", "at",
-                     live_scope_names[live_scope(r)], "bytes", (json_int_t)r->totals.live_bytes,
-                     "blocks", (json_int_t)r->totals.live_blocks, "sites", sites, "share_of",
-                     rounded(whole), "rounding_bytes",
+                     report_live_scope_names[report_live_scope(r)], "bytes",
+                     (json_int_t)r->totals.live_bytes, "blocks", (json_int_t)r->totals.live_blocks,
+                     "sites", sites, "share_of", rounded(whole), "rounding_bytes",
                      rounding >= 0 ? rounded(rounding) : json_null(), "without_site", without,
                      "held_by_design", "bytes", rounded(design_bytes), "blocks",
                      rounded(design_blocks), "sites", by_design);
@@ -332,7 +333,7 @@ static json_t *temporary_json(const struct report *r)
     if (r->temporary_missing)
         return json_pack("{s:b, s:n, s:[]}", "counted", false, "total", "sites");
     const struct report_site **ranked = calloc(r->site_count + 1, sizeof *ranked);
-    size_t n = ranked ? rank_sites(r, RANK_TEMPORARY, ranked) : 0;
+    size_t n = ranked ? report_rank_sites(r, RANK_TEMPORARY, ranked) : 0;
     json_t *sites = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(sites,
@@ -383,7 +384,7 @@ static json_t *sizes_json(const struct report *r)
 static json_t *modules_json(const struct report *r)
 {
     struct debug_hint hints[64];
-    size_t n = debug_hints(r, 0, hints, 64);
+    size_t n = report_debug_hints(r, 0, hints, 64);
     json_t *list = json_array();
     for (size_t i = 0; i < r->module_count; i++) {
         const struct report_module *m = &r->modules[i];
@@ -410,7 +411,7 @@ static json_t *summary_json(const struct report *r, const struct report_options 
         if (d.blocks[i].kind == BLOCK_LIST && d.blocks[i].tone != TONE_NONE)
             for (size_t l = 0; l < d.blocks[i].line_count; l++)
                 json_array_append_new(items, json_string(d.blocks[i].lines[l]));
-    doc_free(&d);
+    report_doc_free(&d);
     return items;
 }
 
@@ -499,13 +500,13 @@ json_t *report_json(const struct report *r, const struct report_options *o)
     json_object_set_new(doc, "skip", strings_json(r->skip, r->skip_count));
     json_object_set_new(doc, "folded_sites", u64(r->folded_sites));
     json_object_set_new(doc, "wrappers_recognised", wrappers_json(r));
-    double shallow = shallow_share(r);
+    double shallow = report_shallow_share(r);
     json_object_set_new(doc, "shallow_stacks", shallow > 0 ? json_real(shallow) : json_null());
     json_object_set_new(doc, "coverage", coverage_json(r));
     json_object_set_new(doc, "sites", sites_json(r));
     json_object_set_new(doc, "live", live_json(r));
     json_object_set_new(doc, "temporary", temporary_json(r));
-    json_object_set_new(doc, "timeline", timeline_json(r)); /* timeline.c */
+    json_object_set_new(doc, "timeline", report_timeline_json(r)); /* timeline_series.c */
     json_object_set_new(doc, "depth_one_violations",
                         events_json(r, r->violations, r->violation_count, "depth"));
     json_object_set_new(doc, "injected_failures",
@@ -519,25 +520,10 @@ json_t *report_json(const struct report *r, const struct report_options *o)
     return doc;
 }
 
-void report_render(FILE *out, const struct report *r, enum report_format format,
-                   const struct report_options *options)
+void report_render_json(FILE *out, const struct report *r, const struct report_options *options)
 {
-    if (format == REPORT_JSON) {
-        json_t *doc = report_json(r, options);
-        json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-        fputc('\n', out);
-        json_decref(doc);
-        return;
-    }
-    if (format == REPORT_PPROF) { /* render_profiles.h */
-        render_pprof(out, r, options->warn);
-        return;
-    }
-    if (format == REPORT_FOLDED) {
-        render_folded(out, r, options->weight);
-        return;
-    }
-    struct document d = {0};
-    report_build_document(&d, r, options);
-    render_document(out, &d, format);
+    json_t *doc = report_json(r, options);
+    json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    fputc('\n', out);
+    json_decref(doc);
 }

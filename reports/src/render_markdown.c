@@ -41,7 +41,7 @@ static void print_chart(FILE *out, const char *title, const struct chart *c)
     fputc('\n', out);
 }
 
-void render_markdown(FILE *out, const struct document *d)
+void report_render_markdown(FILE *out, const struct document *d)
 {
     for (size_t i = 0; i < d->count; i++) {
         const struct block *b = &d->blocks[i];

@@ -1,7 +1,7 @@
 /* pprof export (`--format pprof`): a gzipped profile.proto heap profile with the sample types of
  * Go's heap profiles (alloc_objects, alloc_space, inuse_objects, inuse_space, the last the
  * default), one sample per site with its figures as the text report gives them (a sampled site's
- * estimates, estimate.c), frames as the folded view walks them (stacks.c): a location per
+ * estimates, estimate.c), frames as the folded view walks them (flame_stacks.c): a location per
  * distinct frame, its inlined functions as several lines, innermost first; a mapping per module
  * with its build id (from the dump, else read from the file). The message is built with
  * protobuf-c's generated code (reports/proto/profile.proto) and deflated while it is packed. */
@@ -20,7 +20,7 @@
 #include "internal.h"
 #include "profile.pb-c.h"
 #include "render_profiles.h"
-#include "stacks.h"
+#include "flame_stacks.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__Sample Sample;
@@ -71,8 +71,8 @@ static int64_t string_id(struct builder *b, const char *s)
 {
     if (s == NULL || s[0] == '\0')
         return 0;
-    uint64_t hash = index_hash_string(s);
-    struct slot *slot = index_find(&b->string_index, hash, 0, 0, 0, s);
+    uint64_t hash = report_index_hash_string(s);
+    struct slot *slot = report_index_find(&b->string_index, hash, 0, 0, 0, s);
     if (slot == NULL) {
         b->failed = true;
         return 0;
@@ -84,7 +84,7 @@ static int64_t string_id(struct builder *b, const char *s)
         b->failed = true;
         return 0;
     }
-    index_fill(&b->string_index, slot, hash, 0, 0, 0, *entry, b->string_count - 1);
+    report_index_fill(&b->string_index, slot, hash, 0, 0, 0, *entry, b->string_count - 1);
     return (int64_t)(b->string_count - 1);
 }
 
@@ -93,8 +93,9 @@ static int64_t string_id(struct builder *b, const char *s)
 static uint64_t function_id(struct builder *b, const char *name, const char *file)
 {
     int64_t n = string_id(b, name), f = string_id(b, file);
-    uint64_t hash = index_mix(index_mix(7, (uint64_t)n), (uint64_t)f);
-    struct slot *slot = index_find(&b->function_index, hash, (uint64_t)n, (uint64_t)f, 0, NULL);
+    uint64_t hash = report_index_mix(report_index_mix(7, (uint64_t)n), (uint64_t)f);
+    struct slot *slot =
+        report_index_find(&b->function_index, hash, (uint64_t)n, (uint64_t)f, 0, NULL);
     if (slot == NULL || slot->used) {
         b->failed |= slot == NULL;
         return slot ? slot->value : 0;
@@ -108,7 +109,7 @@ static uint64_t function_id(struct builder *b, const char *name, const char *fil
     fn->id = b->function_count;
     fn->name = fn->system_name = n;
     fn->filename = f;
-    index_fill(&b->function_index, slot, hash, (uint64_t)n, (uint64_t)f, 0, NULL, fn->id);
+    report_index_fill(&b->function_index, slot, hash, (uint64_t)n, (uint64_t)f, 0, NULL, fn->id);
     return fn->id;
 }
 
@@ -139,15 +140,16 @@ static size_t frame_lines(struct builder *b, const struct report_frame *f, size_
     char name[512];
     if (f->location_count == 0) {
         add_line(b,
-                 f->module == NO_STACK_MODULE ? "(no stack)"
-                                              : stack_level_name(b->r, f, 0, name, sizeof name),
+                 f->module == NO_STACK_MODULE
+                     ? "(no stack)"
+                     : report_stack_level_name(b->r, f, 0, name, sizeof name),
                  NULL, 0);
         return 1;
     }
     Mapping *m = mapping_of(b, f->module);
     for (size_t i = first; i < f->location_count; i++) {
         const struct report_location *l = &f->locations[i];
-        add_line(b, stack_level_name(b->r, f, i, name, sizeof name), l->file, l->line);
+        add_line(b, report_stack_level_name(b->r, f, i, name, sizeof name), l->file, l->line);
         if (m != NULL && l->file != NULL)
             m->has_filenames = m->has_line_numbers = true;
     }
@@ -160,8 +162,10 @@ static size_t frame_lines(struct builder *b, const struct report_frame *f, size_
  * wrappers). */
 static uint64_t location_id(struct builder *b, const struct report_frame *f, size_t first)
 {
-    uint64_t hash = index_mix(index_mix(index_mix(11, f->module), f->offset), first);
-    struct slot *slot = index_find(&b->location_index, hash, f->module, f->offset, first, NULL);
+    uint64_t hash =
+        report_index_mix(report_index_mix(report_index_mix(11, f->module), f->offset), first);
+    struct slot *slot =
+        report_index_find(&b->location_index, hash, f->module, f->offset, first, NULL);
     if (slot == NULL || slot->used) {
         b->failed |= slot == NULL;
         return slot ? slot->value : 0;
@@ -184,7 +188,7 @@ static uint64_t location_id(struct builder *b, const struct report_frame *f, siz
     }
     built->first_line = b->line_count;
     loc->n_line = frame_lines(b, f, first);
-    index_fill(&b->location_index, slot, hash, f->module, f->offset, first, NULL, loc->id);
+    report_index_fill(&b->location_index, slot, hash, f->module, f->offset, first, NULL, loc->id);
     return loc->id;
 }
 
@@ -218,7 +222,7 @@ static void mapping_build_id(struct builder *b, Mapping *m, const struct report_
         return;
     const char *file = mod->file ? mod->file : mod->path;
     char id[256];
-    enum build_id_status status = elf_file_build_id(file, id, sizeof id);
+    enum build_id_status status = report_elf_file_build_id(file, id, sizeof id);
     if (status == BUILD_ID_FOUND) {
         m->build_id = string_id(b, id);
     } else if (status == BUILD_ID_NONE) {
@@ -329,7 +333,7 @@ static void site_sample(struct builder *b, struct samples *pool, size_t i, uint6
     sample->location_id = *ids;
     for (size_t j = 0; j < s->stack.frame_count; j++)
         (*ids)[sample->n_location_id++] =
-            location_id(b, &s->stack.frames[j], stack_first_location(r, &s->stack, j));
+            location_id(b, &s->stack.frames[j], report_stack_first_location(r, &s->stack, j));
     if (s->stack.frame_count == 0) {
         struct report_frame none = {.module = NO_STACK_MODULE};
         (*ids)[sample->n_location_id++] = location_id(b, &none, 0);
@@ -373,7 +377,7 @@ static void profile_comments(struct builder *b)
 {
     const struct report *r = b->r;
     char mode[128];
-    stacks_mode(r, mode, sizeof mode);
+    report_stacks_mode(r, mode, sizeof mode);
     for (size_t i = 0; i < r->process_count && i < 3; i++)
         comment(b, "qaudit: %s (pid %" PRIu64 "), dump %s (%s)", r->processes[i].argv,
                 r->processes[i].pid, r->processes[i].source, r->processes[i].reason);
@@ -382,14 +386,14 @@ static void profile_comments(struct builder *b)
     comment(b,
             "Stacks %s. alloc_objects and alloc_space count every allocation a site made (realloc "
             "included); inuse_objects and inuse_space its blocks and requested bytes live %s.",
-            mode, live_scope_phrase(live_scope(r)));
+            mode, report_live_scope_phrase(report_live_scope(r)));
     double allocs, bytes;
     report_coverage(r, &allocs, &bytes);
     comment(b,
             "The sites account for %.0f of %" PRIu64 " allocations and %.0f of %" PRIu64
             " bytes requested.",
             allocs, r->totals.allocs + r->totals.reallocs, bytes, r->totals.bytes_requested);
-    if (any_site_estimated(r))
+    if (report_any_site_estimated(r))
         comment(b, "Sites from sampled stacks carry estimates, the samples scaled as the text "
                    "report scales them; label 'samples' holds their samples.");
     for (size_t i = 0; i < r->trust.note_count; i++)
@@ -457,7 +461,7 @@ static bool pack(struct builder *b, Profile *p, FILE *out)
         p->n_string_table = b->string_count;
         p->comment = b->comments;
         p->n_comment = b->comment_count;
-        write_gzipped(out, &p->base);
+        report_write_gzipped(out, &p->base);
     }
     free(functions);
     free(locations);
@@ -483,7 +487,7 @@ static void builder_free(struct builder *b)
     free(b->comments);
 }
 
-void render_pprof(FILE *out, const struct report *r, FILE *warn)
+void report_render_pprof(FILE *out, const struct report *r, FILE *warn)
 {
     struct builder b = {.r = r, .warn = warn};
     struct samples pool = {0};

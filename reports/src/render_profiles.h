@@ -10,8 +10,8 @@
 
 /* A gzipped pprof heap profile of r's sites; warn (may be NULL) gets a line per module whose
  * build id is neither in the dump nor readable from its file. Write errors show in ferror(out). */
-void render_pprof(FILE *out, const struct report *r, FILE *warn);
+void report_render_pprof(FILE *out, const struct report *r, FILE *warn);
 
-void render_folded(FILE *out, const struct report *r, enum report_weight weight);
+void report_render_folded(FILE *out, const struct report *r, enum report_weight weight);
 
 #endif

@@ -100,7 +100,7 @@ static void column_widths(const struct table *t, size_t columns, size_t *width)
     while (total > TEXT_WIDTH) {
         size_t widest = columns;
         for (size_t c = 0; c < columns; c++)
-            if (!table_numeric_column(t, c) && width[c] > 16 &&
+            if (!report_table_numeric_column(t, c) && width[c] > 16 &&
                 (widest == columns || width[c] >= width[widest]))
                 widest = c;
         if (widest == columns)
@@ -125,7 +125,7 @@ static void print_row(FILE *out, const struct table *t, size_t r, size_t columns
         for (size_t c = 0; c < columns; c++) {
             const char *cell = l < count[c] ? lines[c][l] : "";
             size_t n = strlen(cell), pad = width[c] > n ? width[c] - n : 0;
-            bool right = r > 0 && table_numeric_column(t, c);
+            bool right = r > 0 && report_table_numeric_column(t, c);
             if (n == 0) {
                 pending += width[c] + 2;
                 continue;
@@ -160,7 +160,7 @@ static void print_value(FILE *out, double v)
 {
     char count[32];
     if (v == floor(v) && v >= 0 && v < 1e18)
-        fputs(fmt_count(count, sizeof count, (unsigned long long)v), out);
+        fputs(report_fmt_count(count, sizeof count, (unsigned long long)v), out);
     else
         fprintf(out, "%.2f", v);
 }
@@ -230,7 +230,7 @@ static void print_block(FILE *out, const struct document *d, const struct block 
     }
 }
 
-void render_text(FILE *out, const struct document *d)
+void report_render_text(FILE *out, const struct document *d)
 {
     for (size_t i = 0; i < d->count; i++)
         print_block(out, d, &d->blocks[i]);

@@ -33,9 +33,9 @@ static void note_run(struct report *r, const struct report_process *p, const cha
     for (size_t i = 0; i < *seen_count; i++)
         if (strcmp((*seen)[i], pattern) == 0)
             return;
-    char **slot = push_item(seen, seen_count, sizeof *slot);
+    char **slot = report_push_item(seen, seen_count, sizeof *slot);
     if (slot != NULL)
-        *slot = copy_string(pattern);
+        *slot = report_copy_string(pattern);
     glob_t g;
     if (glob(pattern, 0, NULL, &g) != 0)
         return;
@@ -50,15 +50,16 @@ static void note_run(struct report *r, const struct report_process *p, const cha
     }
     globfree(&g);
     if (left > 0)
-        push_string(&r->input_notes, &r->input_note_count,
-                    "%zu more dump%s of run %s %s in %s (a process that could not write beside "
-                    "the others: a dropped user, a chroot), not given, not counted: %s%s "
-                    "(qaudit report of the run's directory takes them in).",
-                    left, left == 1 ? "" : "s", p->run_id, left == 1 ? "is" : "are",
-                    p->fallback_dir, names, left > NAMED_MAX ? ", ..." : "");
+        report_push_string(
+            &r->input_notes, &r->input_note_count,
+            "%zu more dump%s of run %s %s in %s (a process that could not write beside "
+            "the others: a dropped user, a chroot), not given, not counted: %s%s "
+            "(qaudit report of the run's directory takes them in).",
+            left, left == 1 ? "" : "s", p->run_id, left == 1 ? "is" : "are", p->fallback_dir, names,
+            left > NAMED_MAX ? ", ..." : "");
 }
 
-void run_files_note(struct report *r, const char *const *paths, size_t count)
+void report_run_files_note(struct report *r, const char *const *paths, size_t count)
 {
     char **seen = NULL;
     size_t seen_count = 0;

@@ -19,7 +19,7 @@
 #define ROW_GAP 10
 #define LEFT 64
 
-double svg_nice_step(double max, int ticks)
+double report_svg_nice_step(double max, int ticks)
 {
     if (!(max > 0) || ticks < 1)
         return 1;
@@ -28,13 +28,13 @@ double svg_nice_step(double max, int ticks)
     return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * magnitude;
 }
 
-double svg_axis_end(double max, double step)
+double report_svg_axis_end(double max, double step)
 {
     double end = ceil(max / step - 1e-9) * step;
     return end > 0 ? end : step;
 }
 
-const char *svg_byte_unit(double max, double *per_unit)
+const char *report_svg_byte_unit(double max, double *per_unit)
 {
     static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
     int u = 0;
@@ -98,7 +98,7 @@ static void bar(FILE *out, const char *label, double value, double max, int y, i
             other ? " other" : "", label_width, y, w, BAR_HEIGHT - 4);
     char text[64];
     if (value == floor(value) && value < 1e15)
-        fmt_count(text, sizeof text, (unsigned long long)value);
+        report_fmt_count(text, sizeof text, (unsigned long long)value);
     else
         snprintf(text, sizeof text, "%.2f", value);
     probe_xml_escape(out, label);
@@ -159,7 +159,7 @@ static int chart_header(FILE *out, const struct chart *c, bool rest)
 
 /* A horizontal bar chart: the categories down the left with their axis named, the values along
  * a scale with ticks and its unit at the bottom, a legend on top. */
-void svg_bar_chart(FILE *out, const struct chart *c)
+void report_svg_bar_chart(FILE *out, const struct chart *c)
 {
     bool *shown = calloc(c->count + 1, sizeof *shown);
     if (shown == NULL)
@@ -185,7 +185,7 @@ void svg_bar_chart(FILE *out, const struct chart *c)
         fclose(top);
     int axis_y = first + (int)bars * BAR_HEIGHT;
     int height = axis_y + 44;
-    double step = svg_nice_step(max, 5), end = svg_axis_end(max, step);
+    double step = report_svg_nice_step(max, 5), end = report_svg_axis_end(max, step);
     fprintf(out,
             "<div class=\"chart-box\"><svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
             "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
@@ -286,7 +286,7 @@ static void draw_members(FILE *out, const struct layout_type *t, unsigned cachel
     }
 }
 
-void svg_layout(FILE *out, const struct layout_type *t, unsigned cacheline)
+void report_svg_layout(FILE *out, const struct layout_type *t, unsigned cacheline)
 {
     uint64_t rows = t->size ? (t->size + cacheline - 1) / cacheline : 1;
     if (rows > 64)

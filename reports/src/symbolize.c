@@ -112,10 +112,11 @@ static struct opened open_module(struct report_module *m, FILE *warn)
 static bool add_location(struct cached_frame *f, const char *function, const char *file,
                          unsigned line, bool inlined)
 {
-    struct report_location *l = push_item(&f->locations, &f->location_count, sizeof *l);
+    struct report_location *l = report_push_item(&f->locations, &f->location_count, sizeof *l);
     if (l == NULL)
         return false;
-    *l = (struct report_location){copy_string(function), copy_string(file), line, inlined};
+    *l = (struct report_location){report_copy_string(function), report_copy_string(file), line,
+                                  inlined};
     return true;
 }
 
@@ -251,8 +252,8 @@ static void copy_locations(struct report_frame *frame, const struct cached_frame
         return;
     for (size_t i = 0; i < f->location_count; i++) {
         const struct report_location *l = &f->locations[i];
-        frame->locations[i] = (struct report_location){copy_string(l->function),
-                                                       copy_string(l->file), l->line, l->inlined};
+        frame->locations[i] = (struct report_location){
+            report_copy_string(l->function), report_copy_string(l->file), l->line, l->inlined};
     }
     frame->location_count = f->location_count;
 }
@@ -353,7 +354,7 @@ enum report_status report_symbolize(struct report *r, const char *binary, const 
     for (size_t i = 0; i < r->failure_count; i++)
         symbolize_stack(&s, &r->failures[i].stack);
     for (size_t i = 0; i < s.cache.capacity; i++)
-        locations_free(s.cache.slots[i].locations, s.cache.slots[i].location_count);
+        report_locations_free(s.cache.slots[i].locations, s.cache.slots[i].location_count);
     free(s.cache.slots);
     for (size_t i = 0; i < r->module_count; i++)
         if (s.opened[i].dwfl != NULL)
@@ -372,11 +373,11 @@ void report_frame_describe(const struct report *r, const struct report_frame *fr
 void report_frame_describe_from(const struct report *r, const struct report_frame *frame,
                                 size_t first, char *out, size_t size)
 {
-    frame_describe(r, frame, first, false, out, size);
+    report_frame_describe_level(r, frame, first, false, out, size);
 }
 
-void frame_describe(const struct report *r, const struct report_frame *frame, size_t first,
-                    bool short_names, char *out, size_t size)
+void report_frame_describe_level(const struct report *r, const struct report_frame *frame,
+                                 size_t first, bool short_names, char *out, size_t size)
 {
     size_t used = 0;
     out[0] = '\0';
@@ -387,11 +388,12 @@ void frame_describe(const struct report *r, const struct report_frame *frame, si
         const struct report_location *l = &frame->locations[i];
         const char *function = l->function ? l->function : "??";
         if (short_names)
-            function = short_name(function, name, sizeof name);
+            function = report_short_name(function, name, sizeof name);
         int n = snprintf(out + used, size - used, "%s%s", i > first ? " <- " : "", function);
         used += n > 0 ? (size_t)n : 0;
         if (l->file != NULL && used < size) {
-            n = snprintf(out + used, size - used, " (%s:%u)", path_base_name(l->file), l->line);
+            n = snprintf(out + used, size - used, " (%s:%u)", report_path_base_name(l->file),
+                         l->line);
             used += n > 0 ? (size_t)n : 0;
         }
         if (l->inlined && used < size) {
@@ -401,7 +403,7 @@ void frame_describe(const struct report *r, const struct report_frame *frame, si
     }
     if (frame->location_count == 0) {
         if (m != NULL)
-            snprintf(out, size, "%s+0x%" PRIx64, path_base_name(m->path), frame->offset);
+            snprintf(out, size, "%s+0x%" PRIx64, report_path_base_name(m->path), frame->offset);
         else
             snprintf(out, size, "0x%" PRIx64, frame->offset);
         return;

@@ -34,7 +34,7 @@ static enum gap_reason reason_of(const struct report_process *p, uint64_t from, 
     return p->writer_forks ? GAP_PROCESS_FORKS : GAP_WRITER_WAITING;
 }
 
-size_t timeline_gaps(const struct report_process *p, struct timeline_gap *out, size_t max)
+size_t report_timeline_gaps(const struct report_process *p, struct timeline_gap *out, size_t max)
 {
     uint64_t period = p->timeline_period_ns;
     if (p->timeline_count == 0 || period == 0)
@@ -53,7 +53,7 @@ size_t timeline_gaps(const struct report_process *p, struct timeline_gap *out, s
     return n;
 }
 
-uint64_t timeline_life_ns(const struct report_process *p)
+uint64_t report_timeline_life_ns(const struct report_process *p)
 {
     uint64_t end = p->timeline_count ? p->timeline[p->timeline_count - 1].time_ns : 0;
     return end > p->start_time_ns ? end - p->start_time_ns : 0;
@@ -63,7 +63,7 @@ uint64_t timeline_life_ns(const struct report_process *p)
  * the start to the first point, or between two), is an empty frame with a line at one end: its
  * text says why instead. Stretches spread over the life (a loaded machine's writer starved now
  * and then) leave a line that shows the run. */
-bool timeline_drawable(const struct report_process *p)
+bool report_timeline_drawable(const struct report_process *p)
 {
     if (p->timeline_count < 3)
         return false;
@@ -74,21 +74,22 @@ bool timeline_drawable(const struct report_process *p)
             longest = at - before;
         before = at > before ? at : before;
     }
-    return longest * 2 < timeline_life_ns(p);
+    return longest * 2 < report_timeline_life_ns(p);
 }
 
-const char *timeline_gap_reason_name(enum gap_reason reason)
+const char *report_timeline_gap_reason_name(enum gap_reason reason)
 {
     static const char *const names[] = {"process_not_running", "writer_waiting", "process_forks",
                                         "writer_failed",       "writer_ended",   "unknown"};
     return names[reason];
 }
 
-void timeline_gap_sentence(const struct report_process *p, const struct timeline_gap *g, char *out,
-                           size_t size)
+void report_timeline_gap_sentence(const struct report_process *p, const struct timeline_gap *g,
+                                  char *out, size_t size)
 {
     int n = snprintf(out, size, "no point from %.2f s to %.2f s",
-                     seconds_since_start(p, g->from_ns), seconds_since_start(p, g->to_ns));
+                     report_seconds_since_start(p, g->from_ns),
+                     report_seconds_since_start(p, g->to_ns));
     if (n < 0 || (size_t)n >= size)
         return;
     char *rest = out + n;
@@ -100,12 +101,13 @@ void timeline_gap_sentence(const struct report_process *p, const struct timeline
                  "(stopped, or given no processor time)");
         break;
     case GAP_WRITER_WAITING: {
-        double delay = (double)p->writer_delay_ms / 1000, from = seconds_since_start(p, g->from_ns);
+        double delay = (double)p->writer_delay_ms / 1000,
+               from = report_seconds_since_start(p, g->from_ns);
         snprintf(rest, room,
                  ": the process made next to no allocation from %.2f s to %.2f s, and its "
                  "writer thread, which takes a point every period, starts only at an "
                  "allocation after %.2f s (until then a point comes with an allocation)",
-                 from > delay ? from : delay, seconds_since_start(p, g->to_ns), delay);
+                 from > delay ? from : delay, report_seconds_since_start(p, g->to_ns), delay);
         break;
     }
     case GAP_PROCESS_FORKS:
@@ -123,10 +125,15 @@ void timeline_gap_sentence(const struct report_process *p, const struct timeline
         snprintf(rest, room,
                  ": its writer thread ended with the main thread (pthread_exit) at %.2f s, so "
                  "a point comes only with an allocation, and the process made next to none then",
-                 seconds_since_start(p, p->writer_stopped_ns));
+                 report_seconds_since_start(p, p->writer_stopped_ns));
         break;
     case GAP_UNKNOWN:
         snprintf(rest, room, " (a dump older than its timeline_writer: why is not known)");
         break;
     }
+}
+
+double report_seconds_since_start(const struct report_process *p, uint64_t time_ns)
+{
+    return ((double)time_ns - (double)p->start_time_ns) / 1e9;
 }

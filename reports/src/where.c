@@ -48,10 +48,10 @@ static void named_caller(const struct report *r, const struct report_stack *stac
         return;
     for (size_t k = i + 1; k < stack->frame_count; k++) {
         const struct report_frame *f = &stack->frames[k];
-        if (f->location_count == 0 || runtime_frame(r, f))
+        if (f->location_count == 0 || report_runtime_frame(r, f))
             continue;
         char caller[1024];
-        frame_describe(r, f, 0, !long_names, caller, sizeof caller);
+        report_frame_describe_level(r, f, 0, !long_names, caller, sizeof caller);
         snprintf(out, size, " <- %s", caller);
         return;
     }
@@ -69,7 +69,7 @@ static bool program_where(const struct report *r, const struct report_stack *sta
         size_t first = first_location(r, f);
         for (size_t l = first; l < f->location_count; l++) {
             const struct report_location *at = &f->locations[l];
-            bool library = runtime_frame(r, f) || library_location(at);
+            bool library = report_runtime_frame(r, f) || library_location(at);
             if (library && standard_function(at->function))
                 container = at->function;
             if (library)
@@ -78,16 +78,16 @@ static bool program_where(const struct report *r, const struct report_stack *sta
                 i + 1 < stack->frame_count)
                 break; /* a wrapper frame the fold kept (shallow stacks): look further */
             char own[1024], prefix[1024] = "";
-            frame_describe(r, f, l, !long_names, own, sizeof own);
+            report_frame_describe_level(r, f, l, !long_names, own, sizeof own);
             if (container != NULL) {
                 char name[1024];
                 snprintf(prefix, sizeof prefix, "%s <- ",
-                         long_names ? container : short_name(container, name, sizeof name));
+                         long_names ? container : report_short_name(container, name, sizeof name));
             }
             snprintf(out, size, "%s%s", prefix, own);
             return true;
         }
-        if (f->location_count == 0 && !runtime_frame(r, f)) {
+        if (f->location_count == 0 && !report_runtime_frame(r, f)) {
             char own[512], caller[1100];
             report_frame_describe(r, f, own, sizeof own);
             named_caller(r, stack, i, long_names, caller, sizeof caller);
@@ -98,8 +98,8 @@ static bool program_where(const struct report *r, const struct report_stack *sta
     return false;
 }
 
-void site_where(const struct report *r, const struct report_site *s, bool long_names, char *out,
-                size_t size)
+void report_site_where(const struct report *r, const struct report_site *s, bool long_names,
+                       char *out, size_t size)
 {
     const struct report_stack *stack = &s->stack;
     if (stack->frame_count == 0) {
@@ -107,5 +107,5 @@ void site_where(const struct report *r, const struct report_site *s, bool long_n
         return;
     }
     if (!program_where(r, stack, long_names, out, size))
-        frame_describe(r, &stack->frames[0], 0, !long_names, out, size);
+        report_frame_describe_level(r, &stack->frames[0], 0, !long_names, out, size);
 }

@@ -106,11 +106,11 @@ static size_t entry_of(const struct report *r, struct table *t, const struct rep
         slot = (slot + 1) & (t->slot_count - 1);
     if (t->slots[slot] != SIZE_MAX)
         return t->slots[slot];
-    struct entry *e = push_item(&t->entries, &t->count, sizeof *e);
+    struct entry *e = report_push_item(&t->entries, &t->count, sizeof *e);
     if (e == NULL)
         return SIZE_MAX;
     e->key = k;
-    e->runtime = runtime_frame(r, f);
+    e->runtime = report_runtime_frame(r, f);
     t->slots[slot] = t->count - 1;
     return t->count - 1;
 }
@@ -291,7 +291,7 @@ static size_t round_of(const struct report *r, struct table *t, size_t *ids)
 
 static void keep_wrapper(struct report *r, const struct entry *e)
 {
-    struct report_wrapper *w = push_item(&r->wrappers, &r->wrapper_count, sizeof *w);
+    struct report_wrapper *w = report_push_item(&r->wrappers, &r->wrapper_count, sizeof *w);
     if (w == NULL)
         return;
     w->named = e->key.name != NULL;
@@ -299,18 +299,18 @@ static void keep_wrapper(struct report *r, const struct entry *e)
     w->offset = e->key.offset;
     w->callers = e->callers_counted;
     if (w->named) {
-        w->name = copy_string(e->key.name);
+        w->name = report_copy_string(e->key.name);
         return;
     }
     const char *module = e->key.module != REPORT_NO_MODULE && e->key.module < r->module_count
-                             ? path_base_name(r->modules[e->key.module].path)
+                             ? report_path_base_name(r->modules[e->key.module].path)
                              : "";
     if (asprintf(&w->name, "%s%s0x%llx", module, module[0] ? "+" : "",
                  (unsigned long long)e->key.offset) < 0)
         w->name = NULL;
 }
 
-void wrappers_recognise(struct report *r)
+void report_wrappers_recognise(struct report *r)
 {
     size_t depth = 1, frames = 0; /* the distinct functions are at most the frames */
     for (size_t i = 0; i < r->site_count; i++) {
@@ -351,7 +351,7 @@ static uint32_t same_module_in(const struct report *r, const struct report *othe
     return REPORT_NO_MODULE;
 }
 
-size_t wrappers_adopt(struct report *r, const struct report *other)
+size_t report_wrappers_adopt(struct report *r, const struct report *other)
 {
     size_t added = 0;
     for (size_t i = 0; i < other->wrapper_count; i++) {
@@ -367,17 +367,17 @@ size_t wrappers_adopt(struct report *r, const struct report *other)
             known = same_key(&have, &k);
         }
         struct report_wrapper *copy =
-            known ? NULL : push_item(&r->wrappers, &r->wrapper_count, sizeof *copy);
+            known ? NULL : report_push_item(&r->wrappers, &r->wrapper_count, sizeof *copy);
         if (copy == NULL)
             continue;
-        *copy =
-            (struct report_wrapper){copy_string(w->name), w->named, k.module, k.offset, w->callers};
+        *copy = (struct report_wrapper){report_copy_string(w->name), w->named, k.module, k.offset,
+                                        w->callers};
         added++;
     }
     return added;
 }
 
-bool wrapper_recognised(const struct report *r, const struct report_frame *f)
+bool report_wrapper_recognised(const struct report *r, const struct report_frame *f)
 {
     struct key k = frame_key(f);
     for (size_t i = 0; i < r->wrapper_count; i++) {
@@ -387,4 +387,13 @@ bool wrapper_recognised(const struct report *r, const struct report_frame *f)
             return true;
     }
     return false;
+}
+
+/* The C and C++ runtime's frames, and qaudit's own: the preload's dlopen stands for the call the
+ * program made (a library's constructor allocates under it). */
+bool report_runtime_frame(const struct report *r, const struct report_frame *f)
+{
+    const char *path = f->module != REPORT_NO_MODULE ? r->modules[f->module].path : "";
+    return strstr(path, "/libc.so") || strstr(path, "/libstdc++") || strstr(path, "/ld-linux") ||
+           strstr(path, "/libqaudit-");
 }

@@ -343,8 +343,8 @@ static void check_merged(const struct report *r)
     assert_int_equal(p->dump_time_count, 2);
     assert_int_equal(p->dump_times[0] - p->start_time_ns, 300 * 1000000u);
     assert_int_equal(p->dump_times[1] - p->start_time_ns, 500 * 1000000u);
-    assert_int_equal(timeline_peak(p, false), 2); /* 5 MiB at 300 ms */
-    assert_int_equal(timeline_peak(p, true), 4);
+    assert_int_equal(report_timeline_peak(p, false), 2); /* 5 MiB at 300 ms */
+    assert_int_equal(report_timeline_peak(p, true), 4);
     const struct report_process *other = p == &r->processes[0] ? &r->processes[1] : r->processes;
     assert_int_equal(other->timeline_count, 2); /* another process keeps its own */
     assert_int_equal(other->dump_time_count, 1);
@@ -393,7 +393,7 @@ static void timeline_is_told_drawn_and_in_json(void **state)
     assert_non_null(strstr(svg, "<title>a dump (snapshot) at 0.300 s</title>"));
     assert_non_null(strstr(svg, "<title>the last dump at 0.500 s</title>"));
     assert_non_null(strstr(svg, "<title>live heap bytes highest: 5.00 MiB at 0.300 s</title>"));
-    json_t *j = timeline_json(&r);
+    json_t *j = report_timeline_json(&r);
     assert_int_equal(json_array_size(j), 1);
     json_t *p = json_array_get(j, 0);
     assert_int_equal(json_integer_value(json_object_get(p, "pid")), 11);
@@ -503,7 +503,7 @@ static void tell(struct told *t, const uint64_t *ms, size_t n, const char *state
     assert_int_equal(report_load(&path, 1, &t->r, error, sizeof error), REPORT_OK);
     t->text = render(&t->r, REPORT_MARKDOWN); /* not wrapped */
     t->html = render(&t->r, REPORT_HTML);
-    json_t *j = timeline_json(&t->r);
+    json_t *j = report_timeline_json(&t->r);
     t->gaps = json_incref(json_object_get(json_array_get(j, 0), "gaps"));
     json_decref(j);
 }

@@ -289,8 +289,9 @@ static void names_are_shortened(void **state)
     };
     char out[512];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        assert_string_equal(short_name(cases[i][0], out, sizeof out), cases[i][1]);
-    assert_string_equal(short_name("std::vector<int, std::allocator<int> >", out, 8), "std::ve");
+        assert_string_equal(report_short_name(cases[i][0], out, sizeof out), cases[i][1]);
+    assert_string_equal(report_short_name("std::vector<int, std::allocator<int> >", out, 8),
+                        "std::ve");
 }
 
 /* A C++ site: the allocator inlined into the map's operator[], inlined into serve. */
@@ -332,9 +333,9 @@ static void the_program_frame_names_a_cxx_site(void **state)
         n++;
     report_fold(r, &(struct report_fold_settings){report_default_skip, n, n, true});
     char where[4096];
-    site_where(r, &r->sites[0], false, where, sizeof where);
+    report_site_where(r, &r->sites[0], false, where, sizeof where);
     assert_string_equal(where, "std::map<std::string, int>::operator[] <- serve (cx.cpp:10)");
-    site_where(r, &r->sites[0], true, where, sizeof where);
+    report_site_where(r, &r->sites[0], true, where, sizeof where);
     assert_non_null(strstr(where, "std::__cxx11::basic_string<char, std::char_traits<char>"));
     assert_non_null(strstr(where, "<- serve (cx.cpp:10)"));
     hand_report_free(r);
@@ -348,7 +349,7 @@ static void a_frame_without_a_name_names_its_caller(void **state)
     add(r, (const char *[]){"0:+0x59535f", "RelationCacheInitializePhase3", "main"}, 3, 5, 64);
     fold(r, true, NULL, 0);
     char where[512];
-    site_where(r, &r->sites[0], false, where, sizeof where);
+    report_site_where(r, &r->sites[0], false, where, sizeof where);
     assert_string_equal(where, "prog+0x59535f <- RelationCacheInitializePhase3");
     hand_report_free(r);
 }

@@ -161,7 +161,7 @@ struct report_process {
     char *run_id;                       /* process.run_id (set by qaudit run), or NULL */
     char *pythonmalloc; /* process.pythonmalloc (PYTHONMALLOC at start), NULL: unset or unknown */
     unsigned runtime;   /* a runtime with a heap of its own (the JVM, V8...): its objects never
-                         * reach malloc; 0 none (reports/src/interpreters.c) */
+                         * reach malloc; 0 none (reports/src/runtimes.c) */
     char *fallback_dir; /* config.fallback_dir: where its run's refused dumps went, or NULL */
     bool forked;        /* a forked child: process.forked_from names the image it was forked from */
     uint64_t forked_from_pid, forked_from_start_ns;
@@ -177,7 +177,7 @@ struct report_process {
     bool queue_sites;       /* config.queue_sites names queue code (qaudit run --sites) */
     uint64_t small_allocs;  /* its allocations of 512 bytes or less (requested_sizes) */
     uint64_t alloc_calls;   /* its allocs + reallocs (totals), kept apart from the merged ones */
-    /* Memory over time (timeline.c): the points of every dump of this image, merged by time;
+    /* Memory over time (timeline_series.c): the points of every dump of this image, merged by time;
      * dump_times: when each of its dumps was written (snapshots and the last), sorted. */
     struct report_point *timeline;
     size_t timeline_count;

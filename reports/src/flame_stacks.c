@@ -1,6 +1,6 @@
-/* The frame walk shared by the flame views (stacks.h): which levels of a site's stack they show,
- * in which order, under which names, and what a site weighs. */
-#include "stacks.h"
+/* The frame walk shared by the flame views (flame_stacks.h): which levels of a site's stack they
+ * show, in which order, under which names, and what a site weighs. */
+#include "flame_stacks.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,7 +8,8 @@
 
 #include "internal.h"
 
-size_t stack_first_location(const struct report *r, const struct report_stack *s, size_t frame)
+size_t report_stack_first_location(const struct report *r, const struct report_stack *s,
+                                   size_t frame)
 {
     if (frame != 0 || s->frame_count == 0)
         return 0;
@@ -19,22 +20,23 @@ size_t stack_first_location(const struct report *r, const struct report_stack *s
     return first;
 }
 
-const char *stack_level_name(const struct report *r, const struct report_frame *f, size_t location,
-                             char *out, size_t size)
+const char *report_stack_level_name(const struct report *r, const struct report_frame *f,
+                                    size_t location, char *out, size_t size)
 {
     if (location < f->location_count) {
         const char *function = f->locations[location].function;
         snprintf(out, size, "%s", function ? function : "??");
     } else if (f->module != REPORT_NO_MODULE) {
-        snprintf(out, size, "%s+0x%" PRIx64, path_base_name(r->modules[f->module].path), f->offset);
+        snprintf(out, size, "%s+0x%" PRIx64, report_path_base_name(r->modules[f->module].path),
+                 f->offset);
     } else {
         snprintf(out, size, "0x%" PRIx64, f->offset);
     }
     return out;
 }
 
-void stack_walk_root_first(const struct report *r, const struct report_stack *s, stack_visit visit,
-                           void *context)
+void report_stack_walk_root_first(const struct report *r, const struct report_stack *s,
+                                  stack_visit visit, void *context)
 {
     for (size_t i = s->frame_count; i-- > 0;) {
         const struct report_frame *f = &s->frames[i];
@@ -42,16 +44,16 @@ void stack_walk_root_first(const struct report *r, const struct report_stack *s,
             visit(context, f, 0);
             continue;
         }
-        size_t first = stack_first_location(r, s, i);
+        size_t first = report_stack_first_location(r, s, i);
         for (size_t l = f->location_count; l-- > first;)
             visit(context, f, l);
     }
 }
 
-double site_weight(const struct report_site *s, enum report_weight weight)
+double report_site_weight(const struct report_site *s, enum report_weight weight)
 {
     static const enum site_rank ranks[] = {RANK_ALLOCS, RANK_BYTES, RANK_LIVE};
-    return site_figure(s, ranks[weight]);
+    return report_site_figure(s, ranks[weight]);
 }
 
 bool report_weight_parse(const char *name, enum report_weight *out)

@@ -73,7 +73,7 @@ static void own_times(const struct report_process *p, const uint64_t **times, si
     }
 }
 
-void timeline_copy(struct report_process *to, const struct report_process *from)
+void report_timeline_copy(struct report_process *to, const struct report_process *from)
 {
     const uint64_t *times;
     size_t time_count;
@@ -85,7 +85,7 @@ void timeline_copy(struct report_process *to, const struct report_process *from)
     add_series(to, from->timeline, from->timeline_count, times, time_count);
 }
 
-void timeline_absorb(struct report *into, const struct report_process *from)
+void report_timeline_absorb(struct report *into, const struct report_process *from)
 {
     for (size_t i = 0; i < into->process_count; i++) {
         struct report_process *p = &into->processes[i];
@@ -102,7 +102,7 @@ void timeline_absorb(struct report *into, const struct report_process *from)
     }
 }
 
-void timeline_free(struct report_process *p)
+void report_timeline_free(struct report_process *p)
 {
     free(p->timeline);
     free(p->dump_times);
@@ -111,7 +111,7 @@ void timeline_free(struct report_process *p)
     p->timeline_count = p->dump_time_count = 0;
 }
 
-size_t timeline_peak(const struct report_process *p, bool rss)
+size_t report_timeline_peak(const struct report_process *p, bool rss)
 {
     size_t peak = SIZE_MAX;
     for (size_t i = 0; i < p->timeline_count; i++) {
@@ -140,7 +140,7 @@ static json_t *u64(uint64_t v)
 
 static json_t *peak_json(const struct report_process *p, bool rss)
 {
-    size_t i = timeline_peak(p, rss);
+    size_t i = report_timeline_peak(p, rss);
     if (i == SIZE_MAX)
         return json_null();
     const struct report_point *q = &p->timeline[i];
@@ -163,15 +163,15 @@ static json_t *writer_json(const struct report_process *p)
 static json_t *gaps_json(const struct report_process *p)
 {
     json_t *list = json_array();
-    size_t n = timeline_gaps(p, NULL, 0);
+    size_t n = report_timeline_gaps(p, NULL, 0);
     struct timeline_gap *gaps = calloc(n + 1, sizeof *gaps);
     if (gaps == NULL)
         return list;
-    timeline_gaps(p, gaps, n);
+    report_timeline_gaps(p, gaps, n);
     for (size_t i = 0; i < n; i++)
         json_array_append_new(list, json_pack("{s:o, s:o, s:s}", "from_ns", u64(gaps[i].from_ns),
                                               "to_ns", u64(gaps[i].to_ns), "reason",
-                                              timeline_gap_reason_name(gaps[i].reason)));
+                                              report_timeline_gap_reason_name(gaps[i].reason)));
     free(gaps);
     return list;
 }
@@ -194,7 +194,7 @@ static json_t *process_json(const struct report_process *p)
                      writer_json(p), "gaps", gaps_json(p));
 }
 
-json_t *timeline_json(const struct report *r)
+json_t *report_timeline_json(const struct report *r)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < r->process_count; i++)

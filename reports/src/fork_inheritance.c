@@ -56,11 +56,12 @@ static uint32_t module_in(struct report *dump, const struct report *from, uint32
         if (strcmp(dump->modules[i].path, want->path) == 0 &&
             strcmp(dump->modules[i].build_id, want->build_id) == 0)
             return (uint32_t)i;
-    struct report_module *added = push_item(&dump->modules, &dump->module_count, sizeof *added);
+    struct report_module *added =
+        report_push_item(&dump->modules, &dump->module_count, sizeof *added);
     if (added == NULL)
         return REPORT_NO_MODULE;
-    added->path = copy_string(want->path);
-    added->build_id = copy_string(want->build_id);
+    added->path = report_copy_string(want->path);
+    added->build_id = report_copy_string(want->build_id);
     added->is_main = want->is_main;
     return (uint32_t)(dump->module_count - 1);
 }
@@ -72,14 +73,14 @@ static void add_inherited_site(struct report *dump, const struct report *owner,
 {
     uint32_t *map = calloc(owner->module_count + 1, sizeof *map);
     struct report_site *site =
-        map ? push_item(&dump->sites, &dump->site_count, sizeof *site) : NULL;
+        map ? report_push_item(&dump->sites, &dump->site_count, sizeof *site) : NULL;
     if (site == NULL) {
         free(map);
         return;
     }
     for (size_t i = 0; i < owner->module_count; i++)
         map[i] = module_in(dump, owner, (uint32_t)i);
-    site->stack = stack_copy(&model->stack, map);
+    site->stack = report_stack_copy(&model->stack, map);
     site->inherited_blocks = in->blocks;
     site->inherited_bytes = in->bytes;
     site->inherited_freed = in->freed_blocks;
@@ -87,7 +88,7 @@ static void add_inherited_site(struct report *dump, const struct report *owner,
     free(map);
 }
 
-void inherited_resolve(struct report *dumps, size_t count)
+void report_inherited_resolve(struct report *dumps, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         struct report *dump = &dumps[i];

@@ -150,7 +150,7 @@ static void shorten_into(const char *name, size_t len, struct out *o)
     }
 }
 
-const char *short_name(const char *name, char *out, size_t size)
+const char *report_short_name(const char *name, char *out, size_t size)
 {
     struct out o = {out, size, 0};
     if (size == 0)
