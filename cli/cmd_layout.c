@@ -9,7 +9,7 @@
 #include "option_parse.h"
 #include "probe/functions.h"
 #include "probe/layout.h"
-#include "probe/render.h"
+#include "probe/layout_render.h"
 #include "probe/reorder.h"
 #include "probe/type_match.h"
 

@@ -3,7 +3,7 @@
  * preload_control.c), which the preload's writer thread serves within its poll period, and
  * passes on the dump's path, or the preload's reason when no dump could be written. A forked
  * child whose writer has not started yet (the preload starts it lazily) gets it started through
- * ptrace (writer_start.c). Given the pid of a `qaudit run`, it acts on the program that run
+ * ptrace (ptrace_writer_start.c). Given the pid of a `qaudit run`, it acts on the program that run
  * started. */
 #include <errno.h>
 #include <signal.h>
