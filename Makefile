@@ -9,7 +9,10 @@ MAKEFLAGS += --no-print-directory
 
 all: build
 
+# The commit-msg hook (subjects of at most 72 characters) where the checkout has none; then the
+# packages.
 deps:
+	@scripts/install_hooks.sh
 	@scripts/deps.sh
 
 # Configure and build print one line each (scripts/quiet.sh; VERBOSE=1 for everything), so that

@@ -204,7 +204,7 @@ void ptrace_permission_hint(char *out, size_t size);
 /* /proc/sys/kernel/yama/ptrace_scope, -1 without yama. */
 int ptrace_scope(void);
 
-/* ---- writer_start.c ---- */
+/* ---- ptrace_writer_start.c ---- */
 /* Starts the dump writer of a forked child whose preload (img) has not started it yet, through
  * ptrace: 0, or an errno with one line in why (EPERM: ptrace refused; EBUSY: no thread of it was
  * waiting in a system call). */

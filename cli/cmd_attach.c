@@ -6,7 +6,6 @@
  * (as snapshot does): its writer thread restores every entry, writes the last dump and ends.
  * Each refusal is one line and exit 2, with the process left as it was. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stddef.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "option_parse.h"
 #include "ptrace_inject.h"
 #include "qaudit/control.h"
 #include "reports/report.h"
@@ -408,49 +408,27 @@ static int parse_pid(const char *command, const char *text, pid_t *pid)
 
 static int parse_attach(int argc, char **argv, struct attach_settings *s)
 {
-    static const struct option options[] = {{"stacks", required_argument, NULL, 's'},
-                                            {"out", required_argument, NULL, 'o'},
-                                            {"for", required_argument, NULL, 'f'},
-                                            {"preload", required_argument, NULL, 'P'},
-                                            {"seccomp-ok", no_argument, NULL, 'S'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
-    int opt;
-    opterr = 0;
+    const struct option_spec specs[] = {
+        {"stacks", 0, OPTION_VALUE, OPTION_STRING, &s->stacks, 0, NULL, "stack mode"},
+        {"out", 0, OPTION_VALUE, OPTION_STRING, &s->out, 0, NULL, "dump path pattern"},
+        {"for", 0, OPTION_VALUE, OPTION_NUMBER, &s->for_seconds, 0, NULL, "seconds, then detach"},
+        {"preload", 0, OPTION_VALUE, OPTION_STRING, &s->preload, 0, NULL, "the interposer"},
+        {"seccomp-ok", 0, OPTION_NO_VALUE, OPTION_SET, &s->seccomp_ok, 0, NULL, "seccomp known"},
+        {"help", 0, OPTION_NO_VALUE, OPTION_HELP, NULL, 0, NULL, "this text"},
+        {0}};
+    const struct option_table table = {"attach", attach_usage, false, specs};
+    int operand = 0, parsed;
     s->for_seconds = -1;
-    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
-        switch (opt) {
-        case 's':
-            s->stacks = optarg;
-            break;
-        case 'o':
-            s->out = optarg;
-            break;
-        case 'f':
-            if (!parse_option_number("attach", "for", optarg, 0, &s->for_seconds))
-                return 2;
-            break;
-        case 'P':
-            s->preload = optarg;
-            break;
-        case 'S':
-            s->seccomp_ok = true;
-            break;
-        case 'h':
-            fputs(attach_usage, stdout);
-            return -1;
-        default:
-            return option_error("attach", opt, argv, options);
-        }
-    }
-    if (optind != argc - 1)
+    if ((parsed = option_parse(&table, argc, argv, &operand)) != OPTIONS_PARSED)
+        return parsed == 0 ? -1 : parsed;
+    if (operand != argc - 1)
         return usage_error("attach", "wants one PID");
     if (s->out != NULL && s->out[0] == '\0')
         return usage_error("attach", "--out wants a path pattern or a directory");
     if (s->stacks != NULL && !stacks_mode_valid(s->stacks))
         return usage_error("attach",
                            "--stacks wants off, sampled:N, sampled:Nb, always, fp or queue");
-    return parse_pid("attach", argv[optind], &s->pid);
+    return parse_pid("attach", argv[operand], &s->pid);
 }
 
 int command_attach(int argc, char **argv)
@@ -506,25 +484,18 @@ int command_attach(int argc, char **argv)
 
 int command_detach(int argc, char **argv)
 {
-    static const struct option options[] = {{"timeout", required_argument, NULL, 't'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
     long timeout = 10;
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
-        if (opt == 't') {
-            if (!parse_option_number("detach", "timeout", optarg, 1, &timeout))
-                return 2;
-        } else if (opt == 'h') {
-            fputs(detach_usage, stdout);
-            return 0;
-        } else
-            return option_error("detach", opt, argv, options);
-    }
-    if (optind != argc - 1)
+    const struct option_spec specs[] = {
+        {"timeout", 0, OPTION_VALUE, OPTION_NUMBER, &timeout, 1, NULL, "seconds to wait"},
+        {"help", 0, OPTION_NO_VALUE, OPTION_HELP, NULL, 0, NULL, "this text"},
+        {0}};
+    const struct option_table table = {"detach", detach_usage, false, specs};
+    int operand = 0, parsed = option_parse(&table, argc, argv, &operand);
+    if (parsed != OPTIONS_PARSED)
+        return parsed;
+    if (operand != argc - 1)
         return usage_error("detach", "wants one PID");
     pid_t pid;
-    int r = parse_pid("detach", argv[optind], &pid);
+    int r = parse_pid("detach", argv[operand], &pid);
     return r != 0 ? r : detach(pid, timeout);
 }

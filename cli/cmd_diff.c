@@ -2,13 +2,13 @@
  * site, in text, Markdown, JSON or HTML; or the two as pprof profiles for go tool pprof
  * -diff_base. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "option_parse.h"
 #include "reports/diff.h"
 #include "reports/render.h"
 #include "reports/report.h"
@@ -39,70 +39,61 @@ struct diff_request {
     long top;
     struct load_settings load;
     const char **skip;
+    int operand; /* BASE */
 };
+
+/* --format (no folded stacks), --sort and --skip: each value checked, or one line. */
+static bool diff_format(void *to, char *value)
+{
+    enum report_format *format = to;
+    if (!report_format_parse(value, format) || *format == REPORT_FOLDED) {
+        fprintf(stderr, "qaudit diff: --format wants text, md, json, html or pprof, got '%s'\n",
+                value);
+        return false;
+    }
+    return true;
+}
+
+static bool diff_sort(void *to, char *value)
+{
+    if (!diff_figure_parse(value, to)) {
+        fprintf(stderr, "qaudit diff: --sort wants allocs, bytes, live or temporary, got '%s'\n",
+                value);
+        return false;
+    }
+    return true;
+}
+
+static bool diff_skip(void *to, char *value)
+{
+    struct diff_request *q = to;
+    if (strcmp(value, "none") == 0)
+        q->load.skip_defaults = false;
+    else
+        q->skip[q->load.skip_count++] = value;
+    return true;
+}
 
 static bool parse_diff_options(int argc, char **argv, struct diff_request *q)
 {
-    static const struct option options[] = {{"binary", required_argument, NULL, 'b'},
-                                            {"base-binary", required_argument, NULL, 'B'},
-                                            {"format", required_argument, NULL, 'f'},
-                                            {"sort", required_argument, NULL, 's'},
-                                            {"top", required_argument, NULL, 'n'},
-                                            {"skip", required_argument, NULL, 'k'},
-                                            {"no-symbols", no_argument, NULL, 'S'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
-    int opt;
-    opterr = 0; /* a mistake is said in one line, by option_error */
-    while ((opt = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
-        switch (opt) {
-        case 'b':
-            q->binary = optarg;
-            break;
-        case 'B':
-            q->base_binary = optarg;
-            break;
-        case 'f':
-            if (!report_format_parse(optarg, &q->format) || q->format == REPORT_FOLDED) {
-                fprintf(stderr,
-                        "qaudit diff: --format wants text, md, json, html or pprof, got '%s'\n",
-                        optarg);
-                return false;
-            }
-            break;
-        case 's':
-            if (!diff_figure_parse(optarg, &q->sort)) {
-                fprintf(stderr,
-                        "qaudit diff: --sort wants allocs, bytes, live or temporary, got '%s'\n",
-                        optarg);
-                return false;
-            }
-            break;
-        case 'n':
-            if (!parse_option_number("diff", "top", optarg, 1, &q->top))
-                return false;
-            break;
-        case 'k':
-            if (strcmp(optarg, "none") == 0)
-                q->load.skip_defaults = false;
-            else
-                q->skip[q->load.skip_count++] = optarg;
-            break;
-        case 'S':
-            q->load.symbols = false;
-            break;
-        case 'o':
-            q->output = optarg;
-            break;
-        case 'h':
-            fputs(diff_usage, stdout);
-            exit(0);
-        default:
-            option_error("diff", opt, argv, options);
-            return false;
-        }
-    }
-    if (argc - optind != 2) {
+    const struct option_spec specs[] = {
+        {"binary", 0, OPTION_VALUE, OPTION_STRING, &q->binary, 0, NULL, "NEW's binary"},
+        {"base-binary", 0, OPTION_VALUE, OPTION_STRING, &q->base_binary, 0, NULL, "BASE's"},
+        {"format", 0, OPTION_VALUE, OPTION_CALL, &q->format, 0, diff_format, "how to render"},
+        {"sort", 0, OPTION_VALUE, OPTION_CALL, &q->sort, 0, diff_sort, "the figure sorted by"},
+        {"top", 0, OPTION_VALUE, OPTION_NUMBER, &q->top, 1, NULL, "sites shown"},
+        {"skip", 0, OPTION_VALUE, OPTION_CALL, q, 0, diff_skip, "wrappers to fold"},
+        {"no-symbols", 0, OPTION_NO_VALUE, OPTION_CLEAR, &q->load.symbols, 0, NULL, "offsets"},
+        {"help", 0, OPTION_NO_VALUE, OPTION_HELP, NULL, 0, NULL, "this text"},
+        {NULL, 'o', OPTION_VALUE, OPTION_STRING, &q->output, 0, NULL, "output file"},
+        {0}};
+    const struct option_table table = {"diff", diff_usage, false, specs};
+    int parsed = option_parse(&table, argc, argv, &q->operand);
+    if (parsed == 0)
+        exit(0); /* --help */
+    if (parsed != OPTIONS_PARSED)
+        return false;
+    if (argc - q->operand != 2) {
         usage_error("diff", "expected BASE and NEW");
         return false;
     }
@@ -202,8 +193,8 @@ int command_diff(int argc, char **argv)
     struct report base = {0}, new_run = {0};
     int status = 2;
     if (q.skip != NULL && parse_diff_options(argc, argv, &q) &&
-        load_side(argv[optind], &q, q.base_binary ? q.base_binary : q.binary, &base) &&
-        load_side(argv[optind + 1], &q, q.binary, &new_run)) {
+        load_side(argv[q.operand], &q, q.base_binary ? q.base_binary : q.binary, &base) &&
+        load_side(argv[q.operand + 1], &q, q.binary, &new_run)) {
         report_fold_alike(&base, &new_run); /* sites match by their frames' names */
         report_fold_alike(&new_run, &base);
         const struct report *runs[2] = {&base, &new_run};

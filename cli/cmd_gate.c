@@ -1,11 +1,11 @@
 /* qaudit gate: the CI gate over a baseline of struct rules. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "option_parse.h"
 #include "probe/gate.h"
 #include "probe/layout.h"
 
@@ -27,82 +27,52 @@ static const char gate_usage[] =
     "  --format github    GitHub Actions annotations at the struct's file and line\n"
     "  --junit FILE       JUnit XML, one testcase per rule\n";
 
+/* --pin: exact, max or class. */
+static bool gate_pin(void *to, char *value)
+{
+    if (!gate_pin_parse(value, to)) {
+        fprintf(stderr, "qaudit gate: --pin wants exact, max or class, got '%s'\n", value);
+        return false;
+    }
+    return true;
+}
+
 int command_gate(int argc, char **argv)
 {
-    static const struct option options[] = {{"baseline", required_argument, NULL, 'b'},
-                                            {"write-baseline", required_argument, NULL, 'w'},
-                                            {"type", required_argument, NULL, 't'},
-                                            {"format", required_argument, NULL, 'f'},
-                                            {"junit", required_argument, NULL, 'j'},
-                                            {"cacheline", required_argument, NULL, 'c'},
-                                            {"debug-file", required_argument, NULL, 'd'},
-                                            {"functions", required_argument, NULL, 'F'},
-                                            {"pin", required_argument, NULL, 'p'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
     const char *baseline = NULL, *write_to = NULL, *format = "text", *junit = NULL;
     const char *debug_file = NULL;
-    char **patterns = calloc((size_t)argc, sizeof *patterns);
-    char **functions = calloc((size_t)argc, sizeof *functions);
-    size_t pattern_count = 0, function_count = 0;
+    struct option_list patterns = {calloc((size_t)argc, sizeof(char *)), 0};
+    struct option_list functions = {calloc((size_t)argc, sizeof(char *)), 0};
     long cacheline = 64;
     enum gate_pin pin = GATE_PIN_KEEP;
-    int opt, status = 0;
+    int operand = 0, status = 0;
     struct layout_set set = {0};
-    opterr = 0; /* a mistake is said in one line, by option_error */
-    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
-        switch (opt) {
-        case 'b':
-            baseline = optarg;
-            break;
-        case 'w':
-            write_to = optarg;
-            break;
-        case 't':
-            patterns[pattern_count++] = optarg;
-            break;
-        case 'f':
-            format = optarg;
-            break;
-        case 'j':
-            junit = optarg;
-            break;
-        case 'c':
-            if (!parse_option_number("gate", "cacheline", optarg, 1, &cacheline)) {
-                status = 2;
-                goto done;
-            }
-            break;
-        case 'd':
-            debug_file = optarg;
-            break;
-        case 'F':
-            functions[function_count++] = optarg;
-            break;
-        case 'p':
-            if (!gate_pin_parse(optarg, &pin)) {
-                fprintf(stderr, "qaudit gate: --pin wants exact, max or class, got '%s'\n", optarg);
-                status = 2;
-                goto done;
-            }
-            break;
-        case 'h':
-            fputs(gate_usage, stdout);
-            goto done;
-        default:
-            option_error("gate", opt, argv, options);
-            status = 2;
-            goto done;
-        }
+    const struct option_spec specs[] = {
+        {"baseline", 0, OPTION_VALUE, OPTION_STRING, &baseline, 0, NULL, "rules to check"},
+        {"write-baseline", 0, OPTION_VALUE, OPTION_STRING, &write_to, 0, NULL, "rules to write"},
+        {"type", 0, OPTION_VALUE, OPTION_LIST, &patterns, 0, NULL, "a type to pin"},
+        {"format", 0, OPTION_VALUE, OPTION_STRING, &format, 0, NULL, "text or github"},
+        {"junit", 0, OPTION_VALUE, OPTION_STRING, &junit, 0, NULL, "JUnit XML to"},
+        {"cacheline", 0, OPTION_VALUE, OPTION_NUMBER, &cacheline, 1, NULL, "cache-line size"},
+        {"debug-file", 0, OPTION_VALUE, OPTION_STRING, &debug_file, 0, NULL, "DWARF from"},
+        {"functions", 0, OPTION_VALUE, OPTION_LIST, &functions, 0, NULL, "functions to pin"},
+        {"pin", 0, OPTION_VALUE, OPTION_CALL, &pin, 0, gate_pin, "exact, max or class"},
+        {"help", 0, OPTION_NO_VALUE, OPTION_HELP, NULL, 0, NULL, "this text"},
+        {0}};
+    const struct option_table table = {"gate", gate_usage, false, specs};
+    int parsed = option_parse(&table, argc, argv, &operand);
+    if (parsed != OPTIONS_PARSED) {
+        status = parsed;
+        goto done;
     }
     const char *problem = NULL;
-    if (optind != argc - 1)
+    if (operand != argc - 1)
         problem = "expected one BINARY";
     else if ((baseline == NULL) == (write_to == NULL))
         problem = "give either --baseline FILE or --write-baseline FILE";
-    else if (write_to != NULL && pattern_count == 0 && function_count == 0)
+    else if (write_to != NULL && patterns.count == 0 && functions.count == 0)
         problem = "--write-baseline needs at least one --type NAME or --functions PATTERN";
-    else if (write_to == NULL && function_count > 0)
+    else if (write_to == NULL && functions.count > 0)
         problem = "--functions goes with --write-baseline (a baseline's \"functions\" are checked)";
     else if (write_to == NULL && pin != GATE_PIN_KEEP)
         problem = "--pin goes with --write-baseline";
@@ -114,14 +84,15 @@ int command_gate(int argc, char **argv)
     }
     char error[512];
     struct layout_options read_options = {debug_file, false, NULL, 0};
-    if (layout_read_located(argv[optind], &read_options, &set, error, sizeof error) != LAYOUT_OK) {
+    if (layout_read_located(argv[operand], &read_options, &set, error, sizeof error) != LAYOUT_OK) {
         fprintf(stderr, "qaudit gate: %s\n", error);
         status = 2;
         goto done;
     }
     if (write_to != NULL) {
-        status = gate_write_baseline(&set, patterns, pattern_count, functions, function_count, pin,
-                                     (unsigned)cacheline, write_to, error, sizeof error);
+        status = gate_write_baseline(&set, patterns.items, patterns.count, functions.items,
+                                     functions.count, pin, (unsigned)cacheline, write_to, error,
+                                     sizeof error);
         if (status != GATE_PASSED)
             fprintf(stderr, "qaudit gate: %s\n", error);
         else
@@ -132,7 +103,7 @@ int command_gate(int argc, char **argv)
         if (status == GATE_INPUT_ERROR) {
             fprintf(stderr, "qaudit gate: %s\n", error);
         } else {
-            char *accept = gate_accept_command(&report, baseline, argv[optind], debug_file);
+            char *accept = gate_accept_command(&report, baseline, argv[operand], debug_file);
             if (format[0] == 'g')
                 gate_print_github(stdout, &report, accept);
             else
@@ -147,7 +118,7 @@ int command_gate(int argc, char **argv)
     }
 done:
     layout_free(&set);
-    free(patterns);
-    free(functions);
+    free(patterns.items);
+    free(functions.items);
     return status;
 }

@@ -1,5 +1,4 @@
 /* qaudit layout: struct layouts from DWARF, as text, JSON or Markdown. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,9 +6,10 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "option_parse.h"
 #include "probe/functions.h"
 #include "probe/layout.h"
-#include "probe/render.h"
+#include "probe/layout_render.h"
 #include "probe/reorder.h"
 #include "probe/type_match.h"
 
@@ -155,93 +155,56 @@ static bool print_reorganized(const struct layout_type *t, unsigned cacheline)
     return true;
 }
 
+/* --format: text, json or md. */
+static bool layout_format(void *to, char *value)
+{
+    if (strcmp(value, "text") != 0 && strcmp(value, "json") != 0 && strcmp(value, "md") != 0) {
+        fprintf(stderr, "qaudit layout: --format wants text, json or md, got '%s'\n", value);
+        return false;
+    }
+    *(const char **)to = value;
+    return true;
+}
+
 int command_layout(int argc, char **argv)
 {
-    static const struct option options[] = {{"type", required_argument, NULL, 't'},
-                                            {"format", required_argument, NULL, 'f'},
-                                            {"cacheline", required_argument, NULL, 'c'},
-                                            {"min-holes", required_argument, NULL, 'm'},
-                                            {"debug-file", required_argument, NULL, 'd'},
-                                            {"expand", no_argument, NULL, 'e'},
-                                            {"functions", required_argument, NULL, 'F'},
-                                            {"stats", no_argument, NULL, 's'},
-                                            {"first", no_argument, NULL, '1'},
-                                            {"reorganize", no_argument, NULL, 'R'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
-    char **patterns = calloc((size_t)argc, sizeof *patterns);
-    char **functions = calloc((size_t)argc, sizeof *functions);
-    size_t pattern_count = 0, function_count = 0;
+    struct option_list patterns = {calloc((size_t)argc, sizeof(char *)), 0};
+    struct option_list functions = {calloc((size_t)argc, sizeof(char *)), 0};
     const char *format = "text", *debug_file = NULL;
     bool expand = false, stats = false, first = false, reorganize = false;
     long cacheline = 64, min_holes = 0;
-    int opt, status = 0;
+    int operand = 0, status = 0;
     struct layout_set set = {0};
-    opterr = 0; /* a mistake is said in one line, by option_error */
-    while ((opt = getopt_long(argc, argv, ":C:R", options, NULL)) != -1) {
-        switch (opt) {
-        case 't':
-        case 'C': /* pahole's spelling */
-            patterns[pattern_count++] = optarg;
-            break;
-        case 'f':
-            format = optarg;
-            if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0 &&
-                strcmp(format, "md") != 0) {
-                fprintf(stderr, "qaudit layout: --format wants text, json or md, got '%s'\n",
-                        format);
-                status = 2;
-                goto done;
-            }
-            break;
-        case 'c':
-            if (!parse_option_number("layout", "cacheline", optarg, 1, &cacheline)) {
-                status = 2;
-                goto done;
-            }
-            break;
-        case 'm':
-            if (!parse_option_number("layout", "min-holes", optarg, 0, &min_holes)) {
-                status = 2;
-                goto done;
-            }
-            break;
-        case 'd':
-            debug_file = optarg;
-            break;
-        case 'e':
-            expand = true;
-            break;
-        case 'F':
-            functions[function_count++] = optarg;
-            break;
-        case 's':
-            stats = true;
-            break;
-        case '1':
-            first = true;
-            break;
-        case 'R':
-            reorganize = true;
-            break;
-        case 'h':
-            fputs(layout_usage, stdout);
-            goto done;
-        default:
-            status = option_error("layout", opt, argv, options);
-            goto done;
-        }
+    const struct option_spec specs[] = {
+        {"type", 'C', OPTION_VALUE, OPTION_LIST, &patterns, 0, NULL, "a type (-C: pahole's)"},
+        {"format", 0, OPTION_VALUE, OPTION_CALL, &format, 0, layout_format, "text, json or md"},
+        {"cacheline", 0, OPTION_VALUE, OPTION_NUMBER, &cacheline, 1, NULL, "cache-line size"},
+        {"min-holes", 0, OPTION_VALUE, OPTION_NUMBER, &min_holes, 0, NULL, "holes at least"},
+        {"debug-file", 0, OPTION_VALUE, OPTION_STRING, &debug_file, 0, NULL, "DWARF from"},
+        {"expand", 0, OPTION_NO_VALUE, OPTION_SET, &expand, 0, NULL, "members' members"},
+        {"functions", 0, OPTION_VALUE, OPTION_LIST, &functions, 0, NULL, "code sizes instead"},
+        {"stats", 0, OPTION_NO_VALUE, OPTION_SET, &stats, 0, NULL, "units read"},
+        {"first", 0, OPTION_NO_VALUE, OPTION_SET, &first, 0, NULL, "stop at first definitions"},
+        {"reorganize", 'R', OPTION_NO_VALUE, OPTION_SET, &reorganize, 0, NULL, "by alignment"},
+        {"help", 0, OPTION_NO_VALUE, OPTION_HELP, NULL, 0, NULL, "this text"},
+        {0}};
+    const struct option_table table = {"layout", layout_usage, false, specs};
+    int parsed = option_parse(&table, argc, argv, &operand);
+    if (parsed != OPTIONS_PARSED) {
+        status = parsed;
+        goto done;
     }
-    if (optind < argc - 1) { /* pahole's `pahole -C NAME BINARY`, or `layout BINARY NAME` */
+    if (operand < argc - 1) { /* pahole's `pahole -C NAME BINARY`, or `layout BINARY NAME` */
         char problem[256];
         snprintf(problem, sizeof problem,
                  "expected one BINARY, got %d arguments ('%s', '%s'%s): a type is named with "
                  "--type NAME or -C NAME",
-                 argc - optind, argv[optind], argv[optind + 1], argc - optind > 2 ? ", ..." : "");
+                 argc - operand, argv[operand], argv[operand + 1],
+                 argc - operand > 2 ? ", ..." : "");
         status = usage_error("layout", problem);
         goto done;
     }
-    if (optind != argc - 1) {
+    if (operand != argc - 1) {
         status = usage_error("layout", "expected one BINARY");
         goto done;
     }
@@ -249,14 +212,14 @@ int command_layout(int argc, char **argv)
         status = usage_error("layout", "--reorganize prints text only");
         goto done;
     }
-    const char *binary = argv[optind];
-    if (function_count > 0) {
-        status = print_functions(binary, debug_file, functions, function_count, format);
+    const char *binary = argv[operand];
+    if (functions.count > 0) {
+        status = print_functions(binary, debug_file, functions.items, functions.count, format);
         goto done;
     }
     char error[512];
-    struct layout_options read_options = {debug_file, expand, (const char *const *)patterns,
-                                          pattern_count};
+    struct layout_options read_options = {debug_file, expand, (const char *const *)patterns.items,
+                                          patterns.count};
     if ((first ? layout_read_first : layout_read)(binary, &read_options, &set, error,
                                                   sizeof error) != LAYOUT_OK) {
         fprintf(stderr, "qaudit layout: %s\n", error);
@@ -276,7 +239,7 @@ int command_layout(int argc, char **argv)
         layout_json_begin(&json, stdout, binary, (unsigned)cacheline);
     for (size_t i = 0; i < set.count; i++) {
         const struct layout_type *t = &set.types[i];
-        if (!selected(&set, t, patterns, pattern_count, min_holes))
+        if (!selected(&set, t, patterns.items, patterns.count, min_holes))
             continue;
         if (format[0] == 'j') {
             if (!layout_json_type(&json, t)) {
@@ -294,16 +257,16 @@ int command_layout(int argc, char **argv)
             goto done;
         }
     }
-    for (size_t p = 0; p < pattern_count; p++) {
+    for (size_t p = 0; p < patterns.count; p++) {
         bool found = false;
         for (size_t i = 0; i < set.count && !found; i++)
-            found = layout_type_matches(&set, &set.types[i], patterns[p]);
+            found = layout_type_matches(&set, &set.types[i], patterns.items[p]);
         if (!found) {
-            char *near = strpbrk(patterns[p], "*?[") == NULL
-                             ? nearest_type(binary, debug_file, patterns[p], set.units_total)
+            char *near = strpbrk(patterns.items[p], "*?[") == NULL
+                             ? nearest_type(binary, debug_file, patterns.items[p], set.units_total)
                              : NULL;
             fprintf(stderr, "qaudit layout: no struct, class or union matches '%s' in %s%s%s%s\n",
-                    patterns[p], binary, near ? " (did you mean " : "", near ? near : "",
+                    patterns.items[p], binary, near ? " (did you mean " : "", near ? near : "",
                     near ? "?)" : "");
             free(near);
             status = 2;
@@ -313,7 +276,7 @@ int command_layout(int argc, char **argv)
         layout_json_end(&json);
 done:
     layout_free(&set);
-    free(patterns);
-    free(functions);
+    free(patterns.items);
+    free(functions.items);
     return status;
 }

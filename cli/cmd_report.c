@@ -1,7 +1,6 @@
 /* qaudit report: dumps read, merged and symbolized, with optional struct layouts, rendered as
  * text, Markdown, JSON or HTML, or exported as a pprof profile or folded stacks. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "option_parse.h"
 #include "probe/layout.h"
 #include "reports/layout_file.h"
 #include "reports/render.h"
@@ -60,8 +60,7 @@ struct report_request {
     enum report_format format;
     enum report_weight weight;
     bool has_weight;
-    char **types;
-    size_t type_count;
+    struct option_list types;
     const char **skip; /* the globs to fold: the defaults unless --skip none, then --skip's */
     size_t skip_count;
     bool skip_defaults;
@@ -71,6 +70,7 @@ struct report_request {
     long *pids;
     const char **programs;
     size_t pid_count, program_count;
+    int operand; /* the first DUMP */
 };
 
 /* --pid's value: a whole decimal from 1 to INT_MAX (pid_max reaches 2^22). */
@@ -108,114 +108,100 @@ static bool export_options_valid(const struct report_request *q)
     return true;
 }
 
+/* --format, --weight, --run, --pid, --program and --skip: each value checked, or one line. */
+static bool report_format(void *to, char *value)
+{
+    if (report_format_parse(value, to))
+        return true;
+    fprintf(stderr,
+            "qaudit report: --format wants text, md, json, html, pprof or folded, got '%s'\n",
+            value);
+    return false;
+}
+
+static bool report_weight(void *to, char *value)
+{
+    struct report_request *q = to;
+    if (!report_weight_parse(value, &q->weight)) {
+        fprintf(stderr, "qaudit report: --weight wants allocs, bytes or live, got '%s'\n", value);
+        return false;
+    }
+    q->has_weight = true;
+    return true;
+}
+
+static bool report_run(void *to, char *value)
+{
+    if (!run_id_valid(value)) {
+        fprintf(stderr,
+                "qaudit report: --run wants a run id (letters, digits, - and _; 1 to 32), "
+                "got '%s'\n",
+                value);
+        return false;
+    }
+    *(const char **)to = value;
+    return true;
+}
+
+static bool report_pid(void *to, char *value)
+{
+    struct report_request *q = to;
+    if (!pid_parse(value, &q->pids[q->pid_count])) {
+        fprintf(stderr, "qaudit report: --pid wants a process id (1 or more), got '%s'\n", value);
+        return false;
+    }
+    q->pid_count++;
+    return true;
+}
+
+static bool report_program(void *to, char *value)
+{
+    struct report_request *q = to;
+    if (value[0] == '\0') {
+        fprintf(stderr, "qaudit report: --program wants a name\n");
+        return false;
+    }
+    q->programs[q->program_count++] = value;
+    return true;
+}
+
+static bool report_skip(void *to, char *value)
+{
+    struct report_request *q = to;
+    if (strcmp(value, "none") == 0)
+        q->skip_defaults = false;
+    else
+        q->skip[q->skip_count++] = value;
+    return true;
+}
+
 static bool parse_report_options(int argc, char **argv, struct report_request *q)
 {
-    static const struct option options[] = {{"binary", required_argument, NULL, 'b'},
-                                            {"layout", required_argument, NULL, 'l'},
-                                            {"type", required_argument, NULL, 't'},
-                                            {"format", required_argument, NULL, 'f'},
-                                            {"top", required_argument, NULL, 'n'},
-                                            {"cacheline", required_argument, NULL, 'c'},
-                                            {"no-symbols", no_argument, NULL, 's'},
-                                            {"skip", required_argument, NULL, 'k'},
-                                            {"debug-file", required_argument, NULL, 'd'},
-                                            {"weight", required_argument, NULL, 'w'},
-                                            {"run", required_argument, NULL, 'r'},
-                                            {"pid", required_argument, NULL, 'p'},
-                                            {"program", required_argument, NULL, 'P'},
-                                            {"long-names", no_argument, NULL, 'L'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
-    int opt;
-    opterr = 0; /* a mistake is said in one line, by option_error */
-    while ((opt = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
-        switch (opt) {
-        case 'b':
-            q->binary = optarg;
-            break;
-        case 'l':
-            q->layout_file = optarg;
-            break;
-        case 't':
-            q->types[q->type_count++] = optarg;
-            break;
-        case 'f':
-            if (!report_format_parse(optarg, &q->format)) {
-                fprintf(stderr,
-                        "qaudit report: --format wants text, md, json, html, pprof or folded, "
-                        "got '%s'\n",
-                        optarg);
-                return false;
-            }
-            break;
-        case 'o':
-            q->output = optarg;
-            break;
-        case 'n':
-            if (!parse_option_number("report", "top", optarg, 1, &q->top))
-                return false;
-            break;
-        case 'c':
-            if (!parse_option_number("report", "cacheline", optarg, 1, &q->cacheline))
-                return false;
-            break;
-        case 's':
-            q->symbols = false;
-            break;
-        case 'k':
-            if (strcmp(optarg, "none") == 0)
-                q->skip_defaults = false;
-            else
-                q->skip[q->skip_count++] = optarg;
-            break;
-        case 'd':
-            q->debug_file = optarg;
-            break;
-        case 'w':
-            if (!report_weight_parse(optarg, &q->weight)) {
-                fprintf(stderr, "qaudit report: --weight wants allocs, bytes or live, got '%s'\n",
-                        optarg);
-                return false;
-            }
-            q->has_weight = true;
-            break;
-        case 'r':
-            if (!run_id_valid(optarg)) {
-                fprintf(stderr,
-                        "qaudit report: --run wants a run id (letters, digits, - and _; 1 to 32), "
-                        "got '%s'\n",
-                        optarg);
-                return false;
-            }
-            q->run = optarg;
-            break;
-        case 'p':
-            if (!pid_parse(optarg, &q->pids[q->pid_count])) {
-                fprintf(stderr, "qaudit report: --pid wants a process id (1 or more), got '%s'\n",
-                        optarg);
-                return false;
-            }
-            q->pid_count++;
-            break;
-        case 'P':
-            if (optarg[0] == '\0') {
-                fprintf(stderr, "qaudit report: --program wants a name\n");
-                return false;
-            }
-            q->programs[q->program_count++] = optarg;
-            break;
-        case 'L':
-            q->long_names = true;
-            break;
-        case 'h':
-            fputs(report_usage, stdout);
-            exit(0);
-        default:
-            option_error("report", opt, argv, options);
-            return false;
-        }
-    }
-    if (optind >= argc) {
+    const struct option_spec specs[] = {
+        {"binary", 0, OPTION_VALUE, OPTION_STRING, &q->binary, 0, NULL, "symbols and layouts"},
+        {"layout", 0, OPTION_VALUE, OPTION_STRING, &q->layout_file, 0, NULL, "a layout file"},
+        {"type", 0, OPTION_VALUE, OPTION_LIST, &q->types, 0, NULL, "a struct to show"},
+        {"format", 0, OPTION_VALUE, OPTION_CALL, &q->format, 0, report_format, "how to render"},
+        {"top", 0, OPTION_VALUE, OPTION_NUMBER, &q->top, 1, NULL, "sites shown"},
+        {"cacheline", 0, OPTION_VALUE, OPTION_NUMBER, &q->cacheline, 1, NULL, "cache-line size"},
+        {"no-symbols", 0, OPTION_NO_VALUE, OPTION_CLEAR, &q->symbols, 0, NULL, "module+offset"},
+        {"skip", 0, OPTION_VALUE, OPTION_CALL, q, 0, report_skip, "wrappers to fold"},
+        {"debug-file", 0, OPTION_VALUE, OPTION_STRING, &q->debug_file, 0, NULL, "DWARF from"},
+        {"weight", 0, OPTION_VALUE, OPTION_CALL, q, 0, report_weight, "folded stacks' weight"},
+        {"run", 0, OPTION_VALUE, OPTION_CALL, &q->run, 0, report_run, "one run's dumps"},
+        {"pid", 0, OPTION_VALUE, OPTION_CALL, q, 0, report_pid, "one process's dumps"},
+        {"program", 0, OPTION_VALUE, OPTION_CALL, q, 0, report_program, "one program's dumps"},
+        {"long-names", 0, OPTION_NO_VALUE, OPTION_SET, &q->long_names, 0, NULL, "names whole"},
+        {"help", 0, OPTION_NO_VALUE, OPTION_HELP, NULL, 0, NULL, "this text"},
+        {NULL, 'o', OPTION_VALUE, OPTION_STRING, &q->output, 0, NULL, "output file"},
+        {0}};
+    const struct option_table table = {"report", report_usage, false, specs};
+    int parsed = option_parse(&table, argc, argv, &q->operand);
+    if (parsed == 0)
+        exit(0); /* --help */
+    if (parsed != OPTIONS_PARSED)
+        return false;
+    if (q->operand >= argc) {
         usage_error("report", "expected at least one DUMP");
         return false;
     }
@@ -308,8 +294,8 @@ static bool load_layouts(const struct report_request *q, const struct report *r,
     if (q->binary == NULL && q->layout_file == NULL)
         return true;
     if (q->binary) {
-        struct layout_options read = {q->debug_file, false, (const char *const *)q->types,
-                                      q->type_count};
+        struct layout_options read = {q->debug_file, false, (const char *const *)q->types.items,
+                                      q->types.count};
         char why[1024];
         if (layout_read(q->binary, &read, set, why, sizeof why) != LAYOUT_OK) {
             *note = no_layout_note(r, q->binary, why);
@@ -318,9 +304,9 @@ static bool load_layouts(const struct report_request *q, const struct report *r,
     } else if (layout_file_read(q->layout_file, set, error, size) != REPORT_OK) {
         return false;
     }
-    if (q->type_count > 0)
-        return layout_select(set, (const char *const *)q->types, q->type_count, chosen, count,
-                             error, size) == REPORT_OK;
+    if (q->types.count > 0)
+        return layout_select(set, (const char *const *)q->types.items, q->types.count, chosen,
+                             count, error, size) == REPORT_OK;
     static const char *const defaults[] = {"connection", "rxq"};
     *chosen = calloc(3, sizeof **chosen);
     for (size_t d = 0; d < 2 && *chosen; d++) {
@@ -340,7 +326,7 @@ int command_report(int argc, char **argv)
 {
     struct report_request q = {
         .format = REPORT_TEXT, .top = 10, .cacheline = 64, .symbols = true, .skip_defaults = true};
-    q.types = calloc((size_t)argc, sizeof *q.types);
+    q.types.items = calloc((size_t)argc, sizeof *q.types.items);
     q.skip = calloc((size_t)argc, sizeof *q.skip);
     q.pids = calloc((size_t)argc, sizeof *q.pids);
     q.programs = calloc((size_t)argc, sizeof *q.programs);
@@ -352,7 +338,7 @@ int command_report(int argc, char **argv)
     char error[1024], *note = NULL;
     int status = 2;
     FILE *out = stdout;
-    if (q.types == NULL || q.skip == NULL || q.pids == NULL || q.programs == NULL ||
+    if (q.types.items == NULL || q.skip == NULL || q.pids == NULL || q.programs == NULL ||
         !parse_report_options(argc, argv, &q))
         goto done;
     struct load_settings load = {
@@ -360,7 +346,7 @@ int command_report(int argc, char **argv)
         q.skip_count};
     struct dump_filter filter = {q.run, q.pids, q.pid_count, q.programs, q.program_count};
     bool expanded = true;
-    for (int i = optind; i < argc && expanded; i++)
+    for (int i = q.operand; i < argc && expanded; i++)
         expanded = expand_dumps(argv[i], &dumps, error, sizeof error);
     if (!expanded || !dump_list_pick(&dumps, &filter, "report", error, sizeof error) ||
         !load_run((const char *const *)dumps.paths, dumps.count, &load, &r, error, sizeof error) ||
@@ -398,7 +384,7 @@ done:
     layout_free(&set);
     report_free(&r);
     dump_list_free(&dumps);
-    free(q.types);
+    free(q.types.items);
     free(q.skip);
     free(q.pids);
     free(q.programs);

@@ -3,7 +3,6 @@
  * next. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "option_parse.h"
 
 #ifndef QAUDIT_INSTALLED_PRELOAD
 #define QAUDIT_INSTALLED_PRELOAD "/usr/local/lib/libqaudit-preload.so"
@@ -122,6 +122,7 @@ struct run_settings {
     const char *out, *stacks, *sites, *fail, *poison, *assert_depth1, *interval, *timeline;
     const char *preload;
     char out_inside[PATH_MAX]; /* --out DIR: the default name inside DIR */
+    int operand;               /* COMMAND */
 };
 
 /* A whole number in text (decimal or 0x hex, no sign), as the preload reads its settings. */
@@ -261,61 +262,33 @@ static int wait_for_child(void)
     return WEXITSTATUS(status);
 }
 
+/* --poison[=all|queue]: without a value, all. */
+static bool run_poison(void *to, char *value)
+{
+    *(const char **)to = value ? value : "all";
+    return true;
+}
+
+/* Stops at the first operand, so that COMMAND's own options stay COMMAND's. */
 static bool parse_run_options(int argc, char **argv, struct run_settings *s)
 {
-    static const struct option options[] = {{"out", required_argument, NULL, 'o'},
-                                            {"stacks", required_argument, NULL, 's'},
-                                            {"sites", required_argument, NULL, 'S'},
-                                            {"fail", required_argument, NULL, 'f'},
-                                            {"poison", optional_argument, NULL, 'p'},
-                                            {"assert-depth1", required_argument, NULL, 'a'},
-                                            {"interval", required_argument, NULL, 'i'},
-                                            {"preload", required_argument, NULL, 'P'},
-                                            {"timeline", required_argument, NULL, 'T'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
-    int opt;
-    opterr = 0; /* a mistake is said in one line, by option_error */
-    /* "+": stop at the first non-option, so COMMAND's own options stay COMMAND's; ":" tells a
-     * missing value from an unknown option. */
-    while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            s->out = optarg;
-            break;
-        case 's':
-            s->stacks = optarg;
-            break;
-        case 'S':
-            s->sites = optarg;
-            break;
-        case 'f':
-            s->fail = optarg;
-            break;
-        case 'p':
-            s->poison = optarg ? optarg : "all";
-            break;
-        case 'a':
-            s->assert_depth1 = optarg;
-            break;
-        case 'i':
-            s->interval = optarg;
-            break;
-        case 'T':
-            s->timeline = optarg;
-            break;
-        case 'P':
-            s->preload = optarg;
-            break;
-        case 'h':
-            fputs(run_usage, stdout);
-            exit(0);
-        default:
-            option_error("run", opt, argv, options);
-            return false;
-        }
-    }
-    return true;
+    const struct option_spec specs[] = {
+        {"out", 0, OPTION_VALUE, OPTION_STRING, &s->out, 0, NULL, "dump path pattern"},
+        {"stacks", 0, OPTION_VALUE, OPTION_STRING, &s->stacks, 0, NULL, "stack mode"},
+        {"sites", 0, OPTION_VALUE, OPTION_STRING, &s->sites, 0, NULL, "queue code patterns"},
+        {"fail", 0, OPTION_VALUE, OPTION_STRING, &s->fail, 0, NULL, "fault injection"},
+        {"poison", 0, OPTION_MAYBE_VALUE, OPTION_CALL, &s->poison, 0, run_poison, "fill blocks"},
+        {"assert-depth1", 0, OPTION_VALUE, OPTION_STRING, &s->assert_depth1, 0, NULL, "mode"},
+        {"interval", 0, OPTION_VALUE, OPTION_STRING, &s->interval, 0, NULL, "dump every S s"},
+        {"preload", 0, OPTION_VALUE, OPTION_STRING, &s->preload, 0, NULL, "the interposer"},
+        {"timeline", 0, OPTION_VALUE, OPTION_STRING, &s->timeline, 0, NULL, "points every MS"},
+        {"help", 0, OPTION_NO_VALUE, OPTION_HELP, NULL, 0, NULL, "this text"},
+        {0}};
+    const struct option_table table = {"run", run_usage, true, specs};
+    int parsed = option_parse(&table, argc, argv, &s->operand);
+    if (parsed == 0)
+        exit(0); /* --help */
+    return parsed == OPTIONS_PARSED;
 }
 
 /* Interpreters whose own allocator keeps their objects from malloc, and the variable that sends
@@ -421,7 +394,7 @@ int command_run(int argc, char **argv)
     struct run_settings s = {0};
     if (!parse_run_options(argc, argv, &s))
         return 2;
-    if (optind >= argc)
+    if (s.operand >= argc)
         return usage_error("run", "no COMMAND after the options (qaudit run -- COMMAND ...)");
     default_stacks(&s);
     const char *problem =
@@ -444,24 +417,25 @@ int command_run(int argc, char **argv)
         return 2;
     }
     char why[PATH_MAX + 256];
-    if (program_unreachable(argv[optind], why, sizeof why)) {
+    if (program_unreachable(argv[s.operand], why, sizeof why)) {
         fprintf(stderr, "qaudit run: %s\n", why);
         return 2;
     }
     char absolute[PATH_MAX];
     if (realpath(preload, absolute) != NULL)
         snprintf(preload, sizeof preload, "%s", absolute);
-    export_settings(&s, preload, argv[optind]);
-    interpreters_to_malloc(argv[optind]);
+    export_settings(&s, preload, argv[s.operand]);
+    interpreters_to_malloc(argv[s.operand]);
     run_fallback_prepare();
     install_forwarding();
     int status = 0;
-    if (start_program(argv + optind, &status) < 0)
+    if (start_program(argv + s.operand, &status) < 0)
         return status;
     status = wait_for_child();
     size_t left = run_fallback_collect(s.out ? s.out : DEFAULT_OUT);
     /* A run that left no evidence is not a success, whatever the program's own status. */
-    if (!run_summary(s.out ? s.out : DEFAULT_OUT, child, status, argv[optind], left) && status == 0)
+    if (!run_summary(s.out ? s.out : DEFAULT_OUT, child, status, argv[s.operand], left) &&
+        status == 0)
         return 2;
     return status;
 }

@@ -3,10 +3,9 @@
  * preload_control.c), which the preload's writer thread serves within its poll period, and
  * passes on the dump's path, or the preload's reason when no dump could be written. A forked
  * child whose writer has not started yet (the preload starts it lazily) gets it started through
- * ptrace (writer_start.c). Given the pid of a `qaudit run`, it acts on the program that run
+ * ptrace (ptrace_writer_start.c). Given the pid of a `qaudit run`, it acts on the program that run
  * started. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "option_parse.h"
 #include "qaudit/control.h"
 
 static const char snapshot_usage[] =
@@ -367,23 +367,16 @@ static int wait_for_dump(const struct target *t, struct watch *watches, int watc
 
 static int parse_arguments(int argc, char **argv, long *timeout, pid_t *pid)
 {
-    static const struct option options[] = {{"timeout", required_argument, NULL, 't'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
-    int opt;
-    opterr = 0; /* a mistake is said in one line, by option_error */
-    while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(snapshot_usage, stdout);
-            return 0;
-        }
-        if (opt != 't')
-            return option_error("snapshot", opt, argv, options);
-        if (!parse_option_number("snapshot", "timeout", optarg, 1, timeout))
-            return 2;
-    }
+    const struct option_spec specs[] = {
+        {"timeout", 0, OPTION_VALUE, OPTION_NUMBER, timeout, 1, NULL, "seconds to wait"},
+        {"help", 0, OPTION_NO_VALUE, OPTION_HELP, NULL, 0, NULL, "this text"},
+        {0}};
+    const struct option_table table = {"snapshot", snapshot_usage, false, specs};
+    int operand = 0, parsed = option_parse(&table, argc, argv, &operand);
+    if (parsed != OPTIONS_PARSED)
+        return parsed;
     char *end = NULL;
-    long n = optind == argc - 1 ? strtol(argv[optind], &end, 10) : 0;
+    long n = operand == argc - 1 ? strtol(argv[operand], &end, 10) : 0;
     if (end == NULL || *end != '\0' || n <= 0 || n > 0x7fffffff)
         return usage_error("snapshot", "expected one PID");
     *pid = (pid_t)n;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probe/render.h"
+#include "probe/layout_render.h"
 
 /* Appends s to a growing string, single-quoted for a POSIX shell when it needs to be. */
 static bool append_word(char **line, size_t *len, const char *s)

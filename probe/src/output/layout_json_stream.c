@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/render.h"
+#include "probe/layout_render.h"
 
 static int indented(const char *buffer, size_t size, void *data)
 {

@@ -1,4 +1,4 @@
-/* The output room: layouts for people and machines, the public probe/render.h and
+/* The output room: layouts for people and machines, the public probe/layout_render.h and
  * probe/reorder.h. pahole's columns, Markdown and JSON of a layout (render.c, with each member's
  * declaration split by declarator.c, below), JSON a type at a time (layout_json_stream.c), and
  * --reorganize's order (reorder.c). Reads the layout model of probe/layout.h, never DWARF; uses

@@ -1,5 +1,5 @@
 /* Text (in pahole's columns, with C declarators), Markdown and JSON renderings of a layout. */
-#include "probe/render.h"
+#include "probe/layout_render.h"
 
 #include "probe/classes.h"
 

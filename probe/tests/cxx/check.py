@@ -3,8 +3,8 @@
 
 Each corpus is built with g++ and clang++ in several dialects and DWARF flavours (4 and 5, type
 units, split DWARF). Each build prints its own sizeof, alignof, offsetof and base offsets
-(report.h); every one must match `qaudit layout --format json` of the whole binary (which must
-read: exit 0), and every type size, member offset and member size gdb's `ptype /o` shows must
+(layout_facts.h); every one must match `qaudit layout --format json` of the whole binary (which
+must read: exit 0), and every type size, member offset and member size gdb's `ptype /o` shows must
 match too. Each build has a least number of facts and of gdb comparisons, so that none passes
 by checking nothing.
 

@@ -3,7 +3,7 @@
 // nested, out-of-line and function-local classes, an anonymous namespace, an anonymous struct
 // named by a typedef, bit-fields, alignas, packed and #pragma pack, pointers to members, static
 // members, tail padding reused, and names longer than 1,024 characters. main() prints what the
-// compiler decided (report.h); other_unit.cpp adds a second unit.
+// compiler decided (layout_facts.h); other_unit.cpp adds a second unit.
 #include <functional>
 #include <map>
 #include <memory>
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "report.h"
+#include "layout_facts.h"
 
 void report_other_unit();
 void report_sharing();

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <strstream>
 
-#include "report.h"
+#include "layout_facts.h"
 
 // The virtual base's offset in a complete T made by ctor arguments (istream and ostream have no
 // public default constructor).

@@ -14,7 +14,7 @@
 #include <boost/optional.hpp>
 #include <boost/variant.hpp>
 
-#include "report.h"
+#include "layout_facts.h"
 
 struct Document {
     nlohmann::json body;

@@ -1,7 +1,7 @@
 // A second unit for classes.cpp: its own types under the names of the first unit's types of
 // internal linkage (an anonymous namespace's, a static function's local class). They differ,
 // and are no ODR conflict.
-#include "report.h"
+#include "layout_facts.h"
 
 namespace
 {

@@ -2,9 +2,9 @@
 // an address others use, a union whose members are empty [[no_unique_address]] classes (itself
 // empty), empty members placed apart by a type conflict, a member or base whose tail padding
 // holds later members, bit-fields in such a tail, an empty member under a vptr. DWARF does not
-// mark [[no_unique_address]]: the offsets show it. For check.py, through report.h: where each
+// mark [[no_unique_address]]: the offsets show it. For check.py, through layout_facts.h: where each
 // member is, the bytes it takes and its sizeof.
-#include "report.h"
+#include "layout_facts.h"
 
 namespace share
 {

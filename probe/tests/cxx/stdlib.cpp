@@ -3,8 +3,8 @@
 // std::runtime_error, [[no_unique_address]]. Built by check.py in each compiler's default dialect
 // and in C++11, C++14 and C++20 (what a dialect lacks is left out), every DWARF flavour; the whole
 // binary must read (g++'s default once read as corrupt: std::set::insert's node handle), and each
-// class below must be as the program has it (report.h). Classes only declared in the binary (a
-// key function or an explicit instantiation in libstdc++) come from libstdc++'s debug build.
+// class below must be as the program has it (layout_facts.h). Classes only declared in the binary
+// (a key function or an explicit instantiation in libstdc++) come from libstdc++'s debug build.
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -25,7 +25,7 @@
 #include <variant>
 #endif
 
-#include "report.h"
+#include "layout_facts.h"
 
 #define LIBSTDCXX "libstdc++.so.6.0.30"
 

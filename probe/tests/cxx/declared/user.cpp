@@ -2,10 +2,11 @@
 // DWARF only declares (g++: those with key functions in the library; clang++: Box<long>).
 // check.py builds libshape.so three ways: with its DWARF, with a separate debug file found by
 // .gnu_debuglink, and stripped; argv[1] says which ("own", "debuglink", "stripped"), and so where
-// each declared class must come from (report.h's from, takes, align_unknown, padding_unknown).
+// each declared class must come from (layout_facts.h's from, takes, align_unknown,
+// padding_unknown).
 #include <cstring>
 
-#include "report.h"
+#include "layout_facts.h"
 #include "shape.h"
 
 struct Circle : geo::Shape {

@@ -13,8 +13,8 @@
 //   align_unknown|TYPE|0 or 1        padding_unknown|TYPE|0 or 1
 //   note|...: anything else, not checked
 // TYPE is spelled as qaudit and gdb name it (check.py ignores blanks when comparing).
-#ifndef CORPUS_REPORT_H
-#define CORPUS_REPORT_H
+#ifndef CORPUS_LAYOUT_FACTS_H
+#define CORPUS_LAYOUT_FACTS_H
 
 #include <cstddef>
 #include <cstdio>
