@@ -9,7 +9,7 @@
 
 #include "content.h"
 #include "probe/classes.h"
-#include "probe/render.h"
+#include "probe/layout_render.h"
 #include "probe/reorder.h"
 #include "reports/render.h"
 

@@ -11,7 +11,7 @@
 
 #include "html.h"
 #include "internal.h"
-#include "probe/render.h"
+#include "probe/layout_render.h"
 #include "flame_stacks.h"
 
 #define NONE UINT32_MAX

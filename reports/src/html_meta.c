@@ -5,7 +5,7 @@
 
 #include "html.h"
 #include "internal.h"
-#include "probe/render.h"
+#include "probe/layout_render.h"
 
 #ifndef QAUDIT_VERSION
 #define QAUDIT_VERSION "unknown"

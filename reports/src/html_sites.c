@@ -8,7 +8,7 @@
 
 #include "content.h"
 #include "html.h"
-#include "probe/render.h"
+#include "probe/layout_render.h"
 
 enum column { COL_ALLOCS, COL_BYTES, COL_PEAK, COL_LIVE, COL_TEMPORARY, COL_QUEUE, COL_COUNT };
 

@@ -8,7 +8,7 @@
 
 #include "document.h"
 #include "html.h"
-#include "probe/render.h"
+#include "probe/layout_render.h"
 #include "svg.h"
 #include "timeline.h"
 

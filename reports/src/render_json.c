@@ -8,7 +8,7 @@
 #include "content.h"
 #include "document.h"
 #include "internal.h"
-#include "probe/render.h"
+#include "probe/layout_render.h"
 #include "probe/reorder.h"
 #include "render_profiles.h"
 #include "timeline.h"

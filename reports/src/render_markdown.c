@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "document.h"
-#include "probe/render.h"
+#include "probe/layout_render.h"
 
 /* A cell with '|' escaped so it stays one cell. */
 static void print_cell(FILE *out, const char *cell)

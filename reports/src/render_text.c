@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "document.h"
-#include "probe/render.h"
+#include "probe/layout_render.h"
 
 #define TEXT_WIDTH 100
 

@@ -3,7 +3,7 @@
  * with the page (viewBox, width 100 % in the style): charts have axes, units and a legend. */
 #include "svg.h"
 
-#include "probe/render.h"
+#include "probe/layout_render.h"
 
 #include <inttypes.h>
 #include <math.h>

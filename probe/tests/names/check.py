@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """test_layout_names: one name per C++ type, gdb's and the demangler's, whoever produced it.
 
-The fixture (names.h, names.cpp, other_unit.cpp: template arguments of every kind, classes local
+The fixture (names.h, names.cpp, names_other_unit.cpp: template arguments of every kind, classes local
 to functions of every linkage, lambdas) is built with g++ and clang++, DWARF 4 and 5, with and
 without type units, and split. In every build:
 
@@ -123,7 +123,7 @@ def build(scratch, compiler, flags):
     where = os.path.join(scratch, compiler.replace("+", "x") + "".join(flags).replace("-", "_"))
     os.mkdir(where)
     binary = os.path.join(where, "names")
-    sources = [os.path.join(FIXTURE, f) for f in ("names.cpp", "other_unit.cpp")]
+    sources = [os.path.join(FIXTURE, f) for f in ("names.cpp", "names_other_unit.cpp")]
     rc, _, err = run([compiler, "-std=c++20", "-I", FIXTURE, *flags, *sources, "-o", binary],
                      cwd=where)
     return f"{compiler} {' '.join(flags)}", binary if rc == 0 else None, err
