@@ -142,16 +142,23 @@ static void a_status_in_the_dump_is_read(void **state)
     json_decref(doc);
 }
 
+/* The example dump, as a run sampled one stack in every allocations (or bytes, by_bytes). */
+static json_t *sampled_example(json_int_t every, bool by_bytes)
+{
+    json_t *doc = example();
+    json_t *config = json_object_get(doc, "config");
+    json_object_set_new(config, "stacks", json_string("sampled"));
+    json_object_set_new(config, "sample_every", json_integer(every));
+    json_object_set_new(config, "sample_by_bytes", json_boolean(by_bytes));
+    return doc;
+}
+
 /* Sampled by count, one stack in 64: the site's 2 samples stand for 128 allocations; the range is
  * a 99 % Poisson interval on 2 samples (Garwood: 0.103 to 9.27) times 64. */
 static void sampled_by_count_is_scaled_with_a_range(void **state)
 {
     (void)state;
-    json_t *doc = example();
-    json_t *config = json_object_get(doc, "config");
-    json_object_set_new(config, "stacks", json_string("sampled"));
-    json_object_set_new(config, "sample_every", json_integer(64));
-    json_object_set_new(config, "sample_by_bytes", json_false());
+    json_t *doc = sampled_example(64, false);
     struct report r;
     load_doc(doc, "count.json", &r);
     const struct report_site *s = &r.sites[0];
@@ -183,7 +190,7 @@ static void sampled_by_count_is_scaled_with_a_range(void **state)
     report_free(&r);
     /* An older dump that does not say count or bytes: inferred from the number of samples (2
      * samples of 128 allocations by count, against 15,625 expected by bytes). */
-    json_object_del(config, "sample_by_bytes");
+    json_object_del(json_object_get(doc, "config"), "sample_by_bytes");
     json_object_set_new(json_object_get(doc, "totals"), "allocs", json_integer(128));
     json_object_set_new(json_object_get(doc, "totals"), "bytes_requested", json_integer(1000000));
     load_doc(doc, "inferred.json", &r);
@@ -200,17 +207,14 @@ static void sampled_by_count_is_scaled_with_a_range(void **state)
 static void sampled_by_bytes_is_unbiased_as_the_sampler_was(void **state)
 {
     (void)state;
-    json_t *doc = example();
-    json_t *config = json_object_get(doc, "config");
-    json_object_set_new(config, "stacks", json_string("sampled"));
-    json_object_set_new(config, "sample_every", json_integer(4096));
-    json_object_set_new(config, "sample_by_bytes", json_true());
+    json_t *doc = sampled_example(4096, true);
     struct report r;
     load_doc(doc, "bytes.json", &r);
     assert_true(fabs(r.sites[0].est.allocs - 2 * 4096.0 / 144) < 1e-6);
     assert_true(fabs(r.sites[0].est.bytes - 2 * 4096.0) < 1e-6);
     report_free(&r);
-    json_object_set_new(config, "sample_intervals", json_string("exponential"));
+    json_object_set_new(json_object_get(doc, "config"), "sample_intervals",
+                        json_string("exponential"));
     load_doc(doc, "bytes-exp.json", &r);
     double w = 1 / (1 - exp(-144.0 / 4096));
     assert_true(fabs(r.sites[0].est.allocs - 2 * w) < 1e-6);
@@ -342,11 +346,7 @@ static void a_detach_dump_is_named_as_such(void **state)
 static void an_attached_process_is_told_to_attach_again(void **state)
 {
     (void)state;
-    json_t *doc = example();
-    json_t *config = json_object_get(doc, "config");
-    json_object_set_new(config, "stacks", json_string("sampled"));
-    json_object_set_new(config, "sample_every", json_integer(64));
-    json_object_set_new(config, "sample_by_bytes", json_false());
+    json_t *doc = sampled_example(64, false);
     struct report r;
     load_doc(doc, "run.json", &r);
     json_t *out = render_json(&r);
