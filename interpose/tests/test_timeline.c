@@ -170,7 +170,10 @@ static void assert_steady_points(const char *call, const char *child, const char
     long long dump_life_ms =
         (num(d, "process.dump_time_ns") - num(d, "process.start_time_ns")) / 1000000;
     assert_int_equal(num(d, "timeline_period_ns"), STEADY_PERIOD_MS * 1000000);
-    if ((long)count < life_ms / STEADY_PERIOD_MS / 4 ||
+    /* At least an eighth of the periods of the fixture's life: the failure this holds against
+     * is 2 or 3 points (the writer never started); a writer starved on a loaded machine (13 of
+     * 58 periods under three make tests at once) still takes far more. */
+    if ((long)count < life_ms / STEADY_PERIOD_MS / 8 ||
         (long long)count > dump_life_ms / STEADY_PERIOD_MS + 2)
         fail_msg("%s %s, stacks %s: %zu points over %ld ms (the dump's life %lld ms) at a %d ms "
                  "period; writer %s",
