@@ -409,6 +409,12 @@ static void test_fuzzer_finds_fail_closed(void **state)
     r = qaudit("layout %s", file);
     expect_one_line_error(&r, file, "a form flipped into DW_FORM_indirect");
     run_free(&r);
+    /* A unit whose header's length runs past the end of .debug_info: libdw does not hold it to
+     * the section, and the step to the unit's end read unmapped memory (exit 139). */
+    file = FIXTURES "/unit-length-past-section.elf";
+    r = qaudit("layout %s", file);
+    expect_one_line_error(&r, file, "a unit's length past its section");
+    run_free(&r);
     cleanup_dir();
 }
 

@@ -178,6 +178,9 @@ def main():
         entries = [e for e in entries if e.get("ci", "").strip() == "yes"]
     scratch = args.scratch or tempfile.mkdtemp(prefix="qaudit-mutants-")
     os.makedirs(scratch, exist_ok=True)
+    # mkdtemp makes it private (0700); the tests run the copy's qaudit as other users (nginx's
+    # www-data, PostgreSQL's postgres), as they do from a clone: it must be reachable as one is.
+    os.chmod(scratch, 0o755)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("mutants: terminated"))
     try:
         return mutate_all(entries, scratch, args)

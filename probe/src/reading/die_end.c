@@ -183,10 +183,74 @@ bool probe_unit_bounds(Dwarf_Die *die, Dwarf_Off *abbrev, Dwarf_Off *end)
                            version == 4 && type == DW_UT_type ? &signature : NULL, NULL) == 0;
 }
 
+/* The bytes of the unit sections (.debug_info, .debug_types, their .dwo and .zdebug names) of
+ * dwarf, read once per object and read generation. */
+struct unit_sections {
+    Dwarf *dwarf;
+    unsigned generation;
+    size_t count;
+    struct {
+        const unsigned char *start, *end;
+    } range[8];
+};
+
+static bool is_unit_section(const char *name)
+{
+    static const char *const names[] = {".debug_info",   ".debug_types",    ".zdebug_info",
+                                        ".zdebug_types", ".debug_info.dwo", ".debug_types.dwo"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return true;
+    return false;
+}
+
+static const struct unit_sections *unit_sections_of(Dwarf *dwarf)
+{
+    static _Thread_local struct unit_sections last;
+    if (last.dwarf == dwarf && dwarf != NULL && last.generation == probe_read_generation())
+        return &last;
+    last = (struct unit_sections){.dwarf = dwarf, .generation = probe_read_generation()};
+    Elf *elf = dwarf != NULL ? dwarf_getelf(dwarf) : NULL;
+    size_t names;
+    if (elf == NULL || elf_getshdrstrndx(elf, &names) != 0)
+        return &last;
+    Elf_Scn *scn = NULL;
+    while (last.count < sizeof last.range / sizeof last.range[0] &&
+           (scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr header;
+        const char *name = probe_section_name(elf, names, scn, &header);
+        if (name == NULL || header.sh_type == SHT_NOBITS || !is_unit_section(name))
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL); /* libdw has decompressed it in place */
+        if (data == NULL || data->d_buf == NULL)
+            continue;
+        const unsigned char *start = data->d_buf;
+        last.range[last.count].start = start;
+        last.range[last.count++].end = start + data->d_size;
+    }
+    return &last;
+}
+
+/* Whether the length bytes from from lie in one unit section of dwarf. libdw takes a unit's length
+ * from its header without holding it to the section's size: a corrupt length put the unit's end
+ * past the data, and a step to that end read unmapped memory (fuzz_layout's crash of 2026-12-05).
+ */
+static bool within_unit_section(Dwarf *dwarf, const unsigned char *from, uint64_t length)
+{
+    const struct unit_sections *u = unit_sections_of(dwarf);
+    for (size_t i = 0; i < u->count; i++)
+        if (from >= u->range[i].start && from <= u->range[i].end)
+            return length <= (uint64_t)(u->range[i].end - from);
+    return false;
+}
+
 const unsigned char *probe_unit_end(Dwarf_Die *die)
 {
-    Dwarf_Off abbrev, end;
-    if (!probe_unit_bounds(die, &abbrev, &end))
+    Dwarf_Off abbrev, end, at = dwarf_dieoffset(die);
+    if (!probe_unit_bounds(die, &abbrev, &end) || end < at)
         return NULL;
-    return (const unsigned char *)die->addr + (end - dwarf_dieoffset(die));
+    const unsigned char *from = die->addr;
+    if (!within_unit_section(dwarf_cu_getdwarf(die->cu), from, end - at))
+        return NULL;
+    return from + (end - at);
 }
