@@ -82,8 +82,8 @@ struct dump_entry {
 };
 struct dump_list {
     struct dump_entry *entries;
-    char **paths;
-    size_t count;
+    char **paths; /* the entries' paths, NULL-terminated */
+    size_t count, entry_capacity, path_capacity;
 };
 bool expand_dumps(const char *arg, struct dump_list *list, char *error, size_t size);
 /* The dumps of the runs of the dumps found in directories and globs that their runs' fallback

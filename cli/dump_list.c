@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "common/grow_array.h"
 #include "qaudit/control.h"
 #include "reports/dump_head.h"
 
@@ -43,13 +44,10 @@ static void entry_free(struct dump_entry *e)
 static bool push_entry(struct dump_list *list, const char *path, const struct report_dump_head *h,
                        bool from_set)
 {
-    struct dump_entry *grown = realloc(list->entries, (list->count + 1) * sizeof *grown);
-    char **paths = grown ? realloc(list->paths, (list->count + 2) * sizeof *paths) : NULL;
-    if (grown != NULL)
-        list->entries = grown;
-    if (paths == NULL)
+    if (!array_reserve(&list->entries, &list->entry_capacity, list->count + 1,
+                       sizeof *list->entries) ||
+        !array_reserve(&list->paths, &list->path_capacity, list->count + 2, sizeof *list->paths))
         return false;
-    list->paths = paths;
     struct dump_entry *e = &list->entries[list->count];
     *e = (struct dump_entry){.path = copy(path),
                              .known = h != NULL,

@@ -18,7 +18,7 @@ struct function_info {
 struct function_set {
     char *binary;
     struct function_info *items;
-    size_t count;
+    size_t count, capacity;
 };
 
 /* Reads the functions of path whose names match one of patterns (globs, as --type). Inline counts

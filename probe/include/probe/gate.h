@@ -20,7 +20,7 @@ struct gate_rule {
 
 struct gate_report {
     struct gate_rule *rules;
-    size_t rule_count, broken_count;
+    size_t rule_count, rule_capacity, broken_count;
     size_t types_checked, functions_checked;
 };
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
 #include "probe_gate.h"
 #include "probe/classes.h"
 #include "probe/functions.h"
@@ -60,10 +61,8 @@ static void record(struct gate_report *r, const struct subject *s, const char *r
         if (explain && s->why[0] && (size_t)n < sizeof message)
             snprintf(message + n, sizeof message - (size_t)n, ": %s", s->why);
     }
-    struct gate_rule *grown = realloc(r->rules, (r->rule_count + 1) * sizeof *grown);
-    if (grown == NULL)
+    if (!array_reserve(&r->rules, &r->rule_capacity, r->rule_count + 1, sizeof *r->rules))
         return;
-    r->rules = grown;
     r->rules[r->rule_count++] = (struct gate_rule){strdup(s->name),
                                                    strdup(rule),
                                                    fmt ? strdup(message) : NULL,

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
+
 #define POINTER 8 /* LP64: the size and alignment of a vptr */
 #define MAX_DEPTH 32
 #define MAX_VISITS 4096 /* subobjects walked in one graph (non-virtual diamonds repeat) */
@@ -59,14 +61,8 @@ struct list {
 
 static bool list_add(struct list *l, int32_t v)
 {
-    if (l->count == l->capacity) {
-        size_t capacity = l->capacity ? 2 * l->capacity : 8;
-        int32_t *grown = realloc(l->items, capacity * sizeof *grown);
-        if (grown == NULL)
-            return false;
-        l->items = grown;
-        l->capacity = capacity;
-    }
+    if (!array_reserve(&l->items, &l->capacity, l->count + 1, sizeof *l->items))
+        return false;
     l->items[l->count++] = v;
     return true;
 }
@@ -135,14 +131,8 @@ static int32_t class_index(struct cxx_cache *c, Dwarf_Die *die)
     struct slot *s = die_table_slot(&c->slots, die->addr);
     if (s->key != NULL)
         return s->index;
-    if (c->count == c->capacity) {
-        size_t capacity = c->capacity ? 2 * c->capacity : 64;
-        struct cls *grown = realloc(c->classes, capacity * sizeof *grown);
-        if (grown == NULL)
-            return -1;
-        c->classes = grown;
-        c->capacity = capacity;
-    }
+    if (!array_reserve(&c->classes, &c->capacity, c->count + 1, sizeof *c->classes))
+        return -1;
     c->classes[c->count] = (struct cls){.die = *die, .primary = -1, .has_vbases = -1};
     *s = (struct slot){die->addr, (int32_t)c->count};
     c->slots.count++;
@@ -157,7 +147,7 @@ static bool scan_bases(struct cxx_cache *c, int32_t i)
     Dwarf_Die child, type, base;
     Dwarf_Die die = c->classes[i].die;
     struct base_ref *bases = NULL;
-    size_t n = 0;
+    size_t n = 0, capacity = 0;
     if (probe_checked_child(&die, &child) == 0) {
         do {
             if (dwarf_tag(&child) != DW_TAG_inheritance || probe_type_of(&child, &type) == NULL ||
@@ -165,12 +155,10 @@ static bool scan_bases(struct cxx_cache *c, int32_t i)
                 continue;
             struct base_ref b = {class_index(c, &base), probe_cxx_is_virtual_inheritance(&child),
                                  0};
-            struct base_ref *grown = realloc(bases, (n + 1) * sizeof *grown);
-            if (b.cls < 0 || grown == NULL) {
-                free(grown ? grown : bases);
+            if (b.cls < 0 || !array_reserve(&bases, &capacity, n + 1, sizeof *bases)) {
+                free(bases);
                 return false;
             }
-            bases = grown;
             if (!b.is_virtual && !probe_member_location(&child, &b.offset))
                 b.offset = 0; /* absent: the base is at the start */
             bases[n++] = b;

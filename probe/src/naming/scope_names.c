@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
+
 #define UNITS_KEPT 16 /* more only while all are in use */
 #define NO_END UINT64_MAX
 
@@ -92,14 +94,8 @@ void probe_scope_names_reset(void)
 
 static bool push_scope(struct unit *u, Dwarf_Die *die, int32_t parent)
 {
-    if (u->scope_count == u->scope_capacity) {
-        size_t capacity = u->scope_capacity ? 2 * u->scope_capacity : 64;
-        struct scope *grown = realloc(u->scopes, capacity * sizeof *grown);
-        if (grown == NULL)
-            return false;
-        u->scopes = grown;
-        u->scope_capacity = capacity;
-    }
+    if (!array_reserve(&u->scopes, &u->scope_capacity, u->scope_count + 1, sizeof *u->scopes))
+        return false;
     u->scopes[u->scope_count++] =
         (struct scope){*die, dwarf_dieoffset(die), NO_END, parent, false, false, NULL};
     return true;
@@ -107,14 +103,8 @@ static bool push_scope(struct unit *u, Dwarf_Die *die, int32_t parent)
 
 static bool push_type(struct unit *u, Dwarf_Die *die)
 {
-    if (u->type_count == u->type_capacity) {
-        size_t capacity = u->type_capacity ? 2 * u->type_capacity : 64;
-        Dwarf_Die *grown = realloc(u->types, capacity * sizeof *grown);
-        if (grown == NULL)
-            return false;
-        u->types = grown;
-        u->type_capacity = capacity;
-    }
+    if (!array_reserve(&u->types, &u->type_capacity, u->type_count + 1, sizeof *u->types))
+        return false;
     u->types[u->type_count++] = *die;
     return true;
 }
@@ -209,14 +199,8 @@ static struct unit **place_for_unit(void)
         *victim = NULL;
         return victim;
     }
-    if (kept.count == kept.capacity) {
-        size_t capacity = kept.capacity ? 2 * kept.capacity : UNITS_KEPT;
-        struct unit **grown = realloc(kept.units, capacity * sizeof *grown);
-        if (grown == NULL)
-            return NULL;
-        kept.units = grown;
-        kept.capacity = capacity;
-    }
+    if (!array_reserve(&kept.units, &kept.capacity, kept.count + 1, sizeof *kept.units))
+        return NULL;
     kept.units[kept.count] = NULL;
     return &kept.units[kept.count++];
 }

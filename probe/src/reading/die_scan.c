@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
+
 #define MAX_CODE 65536 /* producers number abbreviations from 1 up; past this, read with libdw */
 /* A walk reads one unit, and the type units its types lead into; the index of type_defs.c scans
  * every unit ahead of the walk. */
@@ -97,14 +99,9 @@ static struct unit_table *table_of(Dwarf_Die *die)
 
 static bool add_attribute(struct unit_table *t, unsigned form, int size)
 {
-    if (t->attribute_count == t->attribute_capacity) {
-        size_t capacity = t->attribute_capacity ? 2 * t->attribute_capacity : 256;
-        struct attribute *grown = realloc(t->attributes, capacity * sizeof *grown);
-        if (grown == NULL)
-            return false;
-        t->attributes = grown;
-        t->attribute_capacity = capacity;
-    }
+    if (!array_reserve(&t->attributes, &t->attribute_capacity, t->attribute_count + 1,
+                       sizeof *t->attributes))
+        return false;
     t->attributes[t->attribute_count++] = (struct attribute){form, size};
     return true;
 }
@@ -149,16 +146,11 @@ static struct abbrev_info *abbrev_of(struct unit_table *t, const unsigned char *
     if (code >= MAX_CODE || code == 0)
         return NULL;
     if (code >= t->abbrev_capacity) {
-        size_t capacity = t->abbrev_capacity ? t->abbrev_capacity : 512;
-        while (capacity <= code)
-            capacity *= 2;
-        struct abbrev_info *grown = realloc(t->abbrevs, capacity * sizeof *grown);
-        if (grown == NULL)
+        size_t had = t->abbrev_capacity;
+        if (!array_reserve(&t->abbrevs, &t->abbrev_capacity, code + 1, sizeof *t->abbrevs))
             return NULL;
-        for (size_t i = t->abbrev_capacity; i < capacity; i++)
-            grown[i].abbrev = NULL;
-        t->abbrevs = grown;
-        t->abbrev_capacity = capacity;
+        for (size_t i = had; i < t->abbrev_capacity; i++)
+            t->abbrevs[i].abbrev = NULL; /* codes not described yet */
     }
     struct abbrev_info *a = &t->abbrevs[code];
     return a->abbrev != NULL || describe(t, die, code, a) ? a : NULL;

@@ -5,16 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
+
 bool probe_keyed_dies_add(struct keyed_dies *k, uint64_t key, Dwarf_Die *die)
 {
-    if (k->count == k->capacity) {
-        size_t capacity = k->capacity ? 2 * k->capacity : 256;
-        struct keyed_die *grown = realloc(k->items, capacity * sizeof *grown);
-        if (grown == NULL)
-            return false;
-        k->items = grown;
-        k->capacity = capacity;
-    }
+    if (!array_reserve(&k->items, &k->capacity, k->count + 1, sizeof *k->items))
+        return false;
     k->items[k->count++] = (struct keyed_die){key, *die};
     return true;
 }

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/grow_array.h"
+
 #define MAX_LIBS 64
 
 /* Where ld.so looks after LD_LIBRARY_PATH and DT_RUNPATH, when /etc/ld.so.conf.d names none. */
@@ -112,17 +114,15 @@ struct search {
     size_t queued;
     int machine;
     char **dirs; /* LD_LIBRARY_PATH, /etc/ld.so.conf.d, the system's */
-    size_t dir_count;
+    size_t dir_count, dir_capacity;
 };
 
 static bool add_dir(struct search *s, const char *dir, size_t n)
 {
     if (n == 0 || n >= PATH_MAX)
         return true;
-    char **grown = realloc(s->dirs, (s->dir_count + 1) * sizeof *grown);
-    if (grown == NULL)
+    if (!array_reserve(&s->dirs, &s->dir_capacity, s->dir_count + 1, sizeof *s->dirs))
         return false;
-    s->dirs = grown;
     if ((s->dirs[s->dir_count] = strndup(dir, n)) == NULL)
         return false;
     s->dir_count++;

@@ -2,6 +2,7 @@
  * DW_TAG_inlined_subroutine is one place a function was inlined. One pass over each. */
 #include "probe/functions.h"
 
+#include "common/grow_array.h"
 #include "probe_walk.h"
 
 #include <elfutils/libdwfl.h>
@@ -27,12 +28,14 @@ static struct function_info *entry(struct function_set *set, const char *name)
     for (size_t i = 0; i < set->count; i++)
         if (strcmp(set->items[i].name, name) == 0)
             return &set->items[i];
-    struct function_info *grown = realloc(set->items, (set->count + 1) * sizeof *grown);
-    if (grown == NULL)
+    struct function_info *f = array_push(&set->items, &set->count, &set->capacity, sizeof *f);
+    if (f == NULL)
         return NULL;
-    set->items = grown;
-    set->items[set->count] = (struct function_info){strdup(name), 0, 0, 0};
-    return &set->items[set->count++];
+    if ((f->name = strdup(name)) == NULL) {
+        set->count--; /* a nameless entry would break the next lookup */
+        return NULL;
+    }
+    return f;
 }
 
 /* "rxq_grow_push.constprop.0" and "conn_received.cold" are parts of rxq_grow_push and

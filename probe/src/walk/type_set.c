@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
 #include "probe/layout.h"
 #include "probe_walk.h"
 
@@ -104,14 +105,8 @@ bool probe_keep(struct layout_set *set, struct seen *seen, struct layout_type *t
         known->odr_conflict = true;
         t->odr_conflict = true;
     }
-    if (set->count == set->capacity) {
-        size_t capacity = set->capacity ? set->capacity * 2 : 256;
-        struct layout_type *grown = realloc(set->types, capacity * sizeof *grown);
-        if (grown == NULL)
-            return false;
-        set->types = grown;
-        set->capacity = capacity;
-    }
+    if (!array_reserve(&set->types, &set->capacity, set->count + 1, sizeof *set->types))
+        return false;
     set->types[set->count++] = *t;
     seen->slots[h] = set->count;
     return true;
