@@ -1,4 +1,5 @@
 /* Building the block list of a report, and the number formats every renderer shares. */
+#include "common/grow_array.h"
 #include "reports_document.h"
 
 #include <stdarg.h>
@@ -57,10 +58,8 @@ void report_doc_paragraph(struct document *d, const char *fmt, ...)
 
 static void table_add_row(struct table *t, const char *const *cells)
 {
-    char **grown = realloc(t->cells, (t->rows + 1) * t->columns * sizeof *grown);
-    if (grown == NULL)
+    if (!array_reserve(&t->cells, &t->cell_capacity, (t->rows + 1) * t->columns, sizeof *t->cells))
         return;
-    t->cells = grown;
     for (size_t c = 0; c < t->columns; c++)
         t->cells[t->rows * t->columns + c] = strdup(cells[c] ? cells[c] : "");
     t->rows++;
@@ -99,14 +98,9 @@ void report_doc_bar(struct document *d, const char *label, double value)
     if (b == NULL)
         return;
     struct chart *c = &b->chart;
-    char **labels = realloc(c->labels, (c->count + 1) * sizeof *labels);
-    if (labels == NULL)
+    if (!array_reserve(&c->labels, &c->label_capacity, c->count + 1, sizeof *c->labels) ||
+        !array_reserve(&c->values, &c->value_capacity, c->count + 1, sizeof *c->values))
         return;
-    c->labels = labels;
-    double *values = realloc(c->values, (c->count + 1) * sizeof *values);
-    if (values == NULL)
-        return;
-    c->values = values;
     c->labels[c->count] = strdup(label);
     c->values[c->count++] = value;
 }

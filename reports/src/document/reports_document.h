@@ -36,6 +36,7 @@ enum html_view {
 struct table {
     char **cells; /* rows * columns, row 0 is the header */
     size_t columns, rows;
+    size_t cell_capacity; /* cells allocated (common/grow_array.h) */
 };
 
 /* A bar chart: in text bars of '#', in Markdown a table, in HTML an SVG. */
@@ -45,6 +46,7 @@ struct chart {
     char **labels;
     double *values;
     size_t count;
+    size_t label_capacity, value_capacity; /* allocated (common/grow_array.h) */
 };
 
 struct block {

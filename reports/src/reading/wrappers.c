@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/grow_array.h"
 #include "reports_reading.h"
 
 #define MAX_ROUNDS 8
@@ -56,16 +57,16 @@ struct entry {
     size_t inner_count;
     bool inner_many;         /* more than INNER_KEPT of them */
     struct call_site *calls; /* its call instructions (leaf or not) */
-    size_t call_count;
+    size_t call_count, call_capacity;
     size_t *callers; /* distinct entries that call it */
-    size_t caller_count;
+    size_t caller_count, caller_capacity;
     size_t callers_counted; /* fan-in through its wrapping callers (when recognised) */
     unsigned stamp;         /* fan_in's visit mark */
 };
 
 struct table {
     struct entry *entries;
-    size_t count;
+    size_t count, capacity;
     size_t *slots; /* open addressing over entries */
     size_t slot_count;
     unsigned stamp;
@@ -106,7 +107,7 @@ static size_t entry_of(const struct report *r, struct table *t, const struct rep
         slot = (slot + 1) & (t->slot_count - 1);
     if (t->slots[slot] != SIZE_MAX)
         return t->slots[slot];
-    struct entry *e = report_push_item(&t->entries, &t->count, sizeof *e);
+    struct entry *e = array_push(&t->entries, &t->count, &t->capacity, sizeof *e);
     if (e == NULL)
         return SIZE_MAX;
     e->key = k;
@@ -152,11 +153,9 @@ static void note_caller(struct entry *e, size_t caller)
     for (size_t i = 0; i < e->caller_count; i++)
         if (e->callers[i] == caller)
             return;
-    size_t *grown = realloc(e->callers, (e->caller_count + 1) * sizeof *grown);
-    if (grown == NULL)
-        return;
-    e->callers = grown;
-    e->callers[e->caller_count++] = caller;
+    size_t *slot = array_push(&e->callers, &e->caller_count, &e->caller_capacity, sizeof *slot);
+    if (slot != NULL)
+        *slot = caller;
 }
 
 /* The sizes a call instruction of e was asked for, one site's mean size at a time. */
@@ -167,12 +166,9 @@ static void note_call(struct entry *e, const struct report_frame *f, size_t call
         if (e->calls[i].module == f->module && e->calls[i].offset == f->offset)
             c = &e->calls[i];
     if (c == NULL) {
-        struct call_site *grown = realloc(e->calls, (e->call_count + 1) * sizeof *grown);
-        if (grown == NULL)
-            return;
-        e->calls = grown;
-        c = &e->calls[e->call_count++];
-        *c = (struct call_site){f->module, f->offset, caller, size, false, false};
+        c = array_push(&e->calls, &e->call_count, &e->call_capacity, sizeof *c);
+        if (c != NULL)
+            *c = (struct call_site){f->module, f->offset, caller, size, false, false};
         return;
     }
     c->other_caller = c->other_caller || caller != c->first_caller;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
 #include "reports_render.h"
 #include "probe/layout_render.h"
 
@@ -26,15 +27,15 @@ struct flame_node {
 /* Interned strings (names, "file:line"), found through an open-addressing index. */
 struct strings {
     char **items;
-    size_t count;
-    uint32_t *slots; /* item index, NONE when empty */
+    size_t count, capacity; /* items allocated: half the slots (common/grow_array.h) */
+    uint32_t *slots;        /* item index, NONE when empty */
     size_t slot_count;
 };
 
 struct tree {
     struct flame_node *nodes;
-    size_t count;
-    uint32_t *slots; /* (parent, name) -> node index, NONE when empty */
+    size_t count, capacity; /* nodes allocated: half the slots (common/grow_array.h) */
+    uint32_t *slots;        /* (parent, name) -> node index, NONE when empty */
     size_t slot_count;
     struct strings names, locs;
     bool failed;
@@ -66,16 +67,12 @@ static bool strings_grow(struct strings *s)
 {
     size_t n = s->slot_count ? 2 * s->slot_count : 256;
     uint32_t *slots = new_slots(n);
-    char **items = realloc(s->items, n / 2 * sizeof *items);
-    if (slots == NULL || items == NULL) {
+    if (slots == NULL || !array_reserve(&s->items, &s->capacity, n / 2, sizeof *s->items)) {
         free(slots);
-        if (items != NULL)
-            s->items = items;
         return false;
     }
-    s->items = items;
     for (size_t i = 0; i < s->count; i++) {
-        size_t k = hash_text(items[i]) & (n - 1);
+        size_t k = hash_text(s->items[i]) & (n - 1);
         while (slots[k] != NONE)
             k = (k + 1) & (n - 1);
         slots[k] = (uint32_t)i;
@@ -115,16 +112,12 @@ static bool tree_grow(struct tree *t)
 {
     size_t n = t->slot_count ? 2 * t->slot_count : 1024;
     uint32_t *slots = new_slots(n);
-    struct flame_node *nodes = realloc(t->nodes, n / 2 * sizeof *nodes);
-    if (slots == NULL || nodes == NULL) {
+    if (slots == NULL || !array_reserve(&t->nodes, &t->capacity, n / 2, sizeof *t->nodes)) {
         free(slots);
-        if (nodes != NULL)
-            t->nodes = nodes;
         return false;
     }
-    t->nodes = nodes;
     for (size_t i = 1; i < t->count; i++) { /* the root (0) is nobody's child */
-        size_t k = hash_pair(nodes[i].parent, nodes[i].name) & (n - 1);
+        size_t k = hash_pair(t->nodes[i].parent, t->nodes[i].name) & (n - 1);
         while (slots[k] != NONE)
             k = (k + 1) & (n - 1);
         slots[k] = (uint32_t)i;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
 #include "reports_render.h"
 
 struct folded_line {
@@ -24,16 +25,8 @@ struct line_buffer {
 
 static void append(struct line_buffer *b, const char *s, size_t n)
 {
-    if (b->length + n + 2 > b->capacity) {
-        size_t capacity = b->capacity ? b->capacity : 256;
-        while (b->length + n + 2 > capacity)
-            capacity *= 2;
-        char *grown = realloc(b->text, capacity);
-        if (grown == NULL)
-            return;
-        b->text = grown;
-        b->capacity = capacity;
-    }
+    if (!array_reserve(&b->text, &b->capacity, b->length + n + 2, 1))
+        return;
     memcpy(b->text + b->length, s, n);
     b->length += n;
     b->text[b->length] = '\0';
