@@ -1,13 +1,14 @@
 /* The reading room of the reports library: dumps and layout files read into the model
- * (reports/report.h), and every fact the model holds derived there, never a sentence of a
- * report's. A dump read (dump_reader.c, its head alone: dump_head.c) with its checks' statuses
- * (checks.c), its sampled sites' estimates (estimate.c) and its runtime (runtimes.c); dumps merged
- * (merge.c: report_load) with their forked children's inheritance (fork_inheritance.c), the dumps
- * of the same runs left elsewhere (run_files.c), their programs (programs.c) and their series over
- * time (timeline_series.c); the report's trust (precision.c); frames symbolized (symbolize.c);
- * wrappers recognised and folded away (wrappers.c, fold.c) and the blocks held by design
- * (by_design.c); the model's own small pieces (model.c); layout files (layout_file.c). Uses base/.
- * Files: the .c files of reading/. */
+ * (reports/report.h), and every fact the model holds derived there, with the notes it carries
+ * (the input notes, the trust's); what a report's sections say of them is content/'s. A dump read
+ * (dump_reader.c, its head alone: dump_head.c) with its checks' statuses (checks.c), its sampled
+ * sites' estimates (estimate.c) and its runtime (runtimes.c); dumps merged (merge.c: report_load)
+ * with their forked children's inheritance (fork_inheritance.c), the dumps of the same runs left
+ * elsewhere (run_files.c), their programs (programs.c) and their series over time
+ * (timeline_series.c); the report's trust (precision.c); frames symbolized (symbolize.c); wrappers
+ * recognised and folded away (wrappers.c, fold.c) and the blocks held by design (by_design.c); the
+ * model's own small pieces (model.c); layout files (layout_file.c). Uses base/. Files: the .c files
+ * of reading/. */
 #ifndef REPORTS_ROOM_READING_H
 #define REPORTS_ROOM_READING_H
 
