@@ -13,7 +13,7 @@ protoc-c --c_out="$out/proto" --proto_path="$top/reports/proto" "$top/reports/pr
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE \
   -I "$top/reports/include" -I "$src" -I "$top/probe/include" -I "$top/probe/src" \
   -I "$top/common/include" \
-  -DQAUDIT_VERSION="\"fuzz\"" "$top/reports/fuzz/fuzz_dump.c" "$src"/*.c \
+  -DQAUDIT_VERSION="\"fuzz\"" "$top/reports/fuzz/fuzz_dump.c" "$src"/*/*.c \
   "$top"/probe/src/*/*.c "$top"/common/src/*.c \
   -I "$out/proto" "$out/proto/profile.pb-c.c" \
   -ljansson -ldw -lelf -liberty -lprotobuf-c -lz -lm -o "$out/fuzz_dump"

@@ -13,9 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html.h"
+#include "render/reports_render.h"
 #include "report_fixture.h"
-#include "timeline.h"
 
 /* ---- a report built by hand (report_fixture.c) ---- */
 

@@ -14,8 +14,7 @@
 
 #include <cmocka.h>
 
-#include "content.h"
-#include "internal.h"
+#include "content/reports_content.h"
 #include "report_fixture.h"
 
 /* hand_report's (/bin/prog, the program, and /lib/libc.so.6) with /lib64/ld-linux-x86-64.so.2

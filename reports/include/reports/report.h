@@ -161,7 +161,7 @@ struct report_process {
     char *run_id;                       /* process.run_id (set by qaudit run), or NULL */
     char *pythonmalloc; /* process.pythonmalloc (PYTHONMALLOC at start), NULL: unset or unknown */
     unsigned runtime;   /* a runtime with a heap of its own (the JVM, V8...): its objects never
-                         * reach malloc; 0 none (reports/src/runtimes.c) */
+                         * reach malloc; 0 none (reports/src/reading/runtimes.c) */
     char *fallback_dir; /* config.fallback_dir: where its run's refused dumps went, or NULL */
     bool forked;        /* a forked child: process.forked_from names the image it was forked from */
     uint64_t forked_from_pid, forked_from_start_ns;

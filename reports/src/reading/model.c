@@ -1,0 +1,189 @@
+/* The report model's small pieces: stacks, freeing, and the questions every
+ * renderer asks of the queue figures. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports_reading.h"
+
+const char *const report_call_names[CALL_COUNT] = {
+    "malloc",        "calloc",   "realloc", "reallocarray", "posix_memalign",
+    "aligned_alloc", "memalign", "valloc",  "pvalloc",      "free"};
+
+void report_locations_free(struct report_location *locations, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        free(locations[i].function);
+        free(locations[i].file);
+    }
+    free(locations);
+}
+
+void report_stack_free(struct report_stack *stack)
+{
+    for (size_t i = 0; i < stack->frame_count; i++)
+        report_locations_free(stack->frames[i].locations, stack->frames[i].location_count);
+    free(stack->frames);
+    *stack = (struct report_stack){0};
+}
+
+struct report_stack report_stack_copy(const struct report_stack *stack, const uint32_t *module_map)
+{
+    struct report_stack copy = {calloc(stack->frame_count + 1, sizeof *copy.frames), 0};
+    if (copy.frames == NULL)
+        return copy;
+    for (size_t i = 0; i < stack->frame_count; i++) {
+        struct report_frame f = stack->frames[i];
+        if (module_map && f.module != REPORT_NO_MODULE)
+            f.module = module_map[f.module];
+        f.locations = NULL;
+        f.location_count = 0;
+        copy.frames[copy.frame_count++] = f;
+    }
+    return copy;
+}
+
+void report_site_add(struct report_site *to, const struct report_site *from)
+{
+    to->allocs += from->allocs;
+    to->frees += from->frees;
+    to->bytes += from->bytes;
+    to->live_bytes += from->live_bytes;
+    to->peak_live_bytes += from->peak_live_bytes;
+    to->never_written_bytes += from->never_written_bytes;
+    to->queue_allocs += from->queue_allocs;
+    to->temporary += from->temporary;
+    to->inherited_blocks += from->inherited_blocks;
+    to->inherited_bytes += from->inherited_bytes;
+    to->inherited_freed += from->inherited_freed;
+    to->inherited_freed_bytes += from->inherited_freed_bytes;
+    to->allocs_estimate += from->allocs_estimate;
+    to->bytes_estimate += from->bytes_estimate;
+    to->estimated = to->estimated || from->estimated;
+    struct report_estimate *e = &to->est;
+    const struct report_estimate *f = &from->est;
+    e->allocs += f->allocs;
+    e->allocs_low += f->allocs_low;
+    e->allocs_high += f->allocs_high;
+    e->bytes += f->bytes;
+    e->bytes_low += f->bytes_low;
+    e->bytes_high += f->bytes_high;
+    e->frees += f->frees;
+    e->live_bytes += f->live_bytes;
+    e->live_low += f->live_low;
+    e->live_high += f->live_high;
+    e->live_blocks += f->live_blocks;
+    e->peak_live_bytes += f->peak_live_bytes;
+    e->temporary += f->temporary;
+}
+
+void report_coverage(const struct report *r, double *allocs, double *bytes)
+{
+    *allocs = *bytes = 0;
+    for (size_t i = 0; i < r->site_count; i++) {
+        *allocs += r->sites[i].est.allocs;
+        *bytes += r->sites[i].est.bytes;
+    }
+}
+
+const struct report_peak *report_peak_at(const struct report_queues *q, uint64_t depth)
+{
+    for (size_t i = 0; i < q->by_peak_depth_count; i++)
+        if (q->by_peak_depth[i].peak_depth == depth)
+            return &q->by_peak_depth[i];
+    return NULL;
+}
+
+double report_per_connection(const struct report_peak *p, uint64_t value)
+{
+    return p->connections ? (double)value / (double)p->connections : 0.0;
+}
+
+bool report_queue_audit(const struct report *r)
+{
+    const struct report_queues *q = &r->queues;
+    if (q->pushes || q->pops || q->opened || q->grows || q->by_hooks || q->by_stack_patterns ||
+        q->refused_events || q->events_without_connection || q->depth_histogram_count ||
+        q->by_peak_depth_count || r->violation_count)
+        return true;
+    for (size_t i = 0; i < r->process_count; i++)
+        if (r->processes[i].queue_sites)
+            return true;
+    return false;
+}
+
+void report_free(struct report *r)
+{
+    for (size_t i = 0; i < r->process_count; i++) {
+        struct report_process *p = &r->processes[i];
+        free(p->exe);
+        free(p->argv);
+        free(p->command);
+        free(p->reason);
+        free(p->source);
+        free(p->stacks_mode);
+        free(p->end_signal);
+        free(p->run_id);
+        free(p->pythonmalloc);
+        free(p->fallback_dir);
+        report_timeline_free(p);
+    }
+    for (size_t i = 0; i < r->module_count; i++) {
+        free(r->modules[i].path);
+        free(r->modules[i].build_id);
+        free(r->modules[i].file);
+    }
+    for (size_t i = 0; i < r->site_count; i++) {
+        report_stack_free(&r->sites[i].stack);
+        free(r->sites[i].wrapper);
+        free(r->sites[i].by_design);
+    }
+    free(r->inherited_sites);
+    for (size_t i = 0; i < r->check_count; i++) {
+        free(r->checks[i].name);
+        free(r->checks[i].detail);
+        free(r->checks[i].first_failure);
+        free(r->checks[i].na_detail);
+    }
+    for (size_t i = 0; i < r->violation_count; i++)
+        report_stack_free(&r->violations[i].stack);
+    for (size_t i = 0; i < r->failure_count; i++)
+        report_stack_free(&r->failures[i].stack);
+    for (size_t i = 0; i < r->precision.deepbind_count; i++)
+        free(r->precision.deepbind_libraries[i]);
+    for (size_t i = 0; i < r->precision.uninterposed_count; i++)
+        free(r->precision.uninterposed_allocators[i]);
+    free(r->precision.uninterposed_allocators);
+    for (size_t i = 0; i < r->precision.unreachable_count; i++)
+        free(r->precision.unreachable_allocators[i]);
+    free(r->precision.unreachable_allocators);
+    for (size_t i = 0; i < r->precision.attach_unreached_count; i++)
+        free(r->precision.attach_unreached[i]);
+    free(r->precision.attach_unreached);
+    for (size_t i = 0; i < r->skip_count; i++)
+        free(r->skip[i]);
+    free(r->skip);
+    for (size_t i = 0; i < r->wrapper_count; i++)
+        free(r->wrappers[i].name);
+    free(r->wrappers);
+    for (size_t i = 0; i < r->input_note_count; i++)
+        free(r->input_notes[i]);
+    free(r->input_notes);
+    for (size_t i = 0; i < r->trust.note_count; i++)
+        free(r->trust.notes[i]);
+    free(r->trust.notes);
+    free(r->processes);
+    free(r->modules);
+    free(r->requested_sizes);
+    free(r->usable_sizes);
+    free(r->sites);
+    free(r->queues.depth_histogram);
+    free(r->queues.allocs_by_depth);
+    free(r->queues.by_peak_depth);
+    free(r->checks);
+    free(r->violations);
+    free(r->failures);
+    free(r->precision.deepbind_libraries);
+    *r = (struct report){0};
+}
