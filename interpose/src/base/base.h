@@ -10,6 +10,7 @@
 #include <stdarg.h>
 
 #include "../types.h"
+#include "common/dump_keys.h"
 #include "assert.h"
 #include "context.h"
 #include "globals.h"

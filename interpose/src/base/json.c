@@ -222,7 +222,7 @@ void qa_json_str(struct qa_json *j, const char *s)
 
 void qa_json_frames(struct qa_json *j, void *const *frames, int depth)
 {
-    qa_json_key(j, "frames");
+    qa_json_key(j, QA_KEY(frames));
     qa_json_begin_array(j);
     for (int f = 0; f < depth; f++)
         qa_json_hex(j, (uintptr_t)frames[f]);

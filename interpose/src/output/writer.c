@@ -364,15 +364,15 @@ void qa_writer_write_state(struct qa_json *j)
 {
     bool waiting = atomic_load(&qa_writer_waiting), ended = atomic_load(&ended_for_good);
     const char *state = !waiting ? "running" : failed ? "failed" : ended ? "ended" : "waiting";
-    qa_json_key(j, "timeline_writer");
+    qa_json_key(j, QA_KEY(timeline_writer));
     qa_json_begin_object(j);
-    qa_json_key(j, "state"), qa_json_str(j, state);
-    qa_json_key(j, "delay_ms"), qa_json_u64(j, QAUDIT_WRITER_LAZY_MS);
+    qa_json_key(j, QA_KEY(state)), qa_json_str(j, state);
+    qa_json_key(j, QA_KEY(delay_ms)), qa_json_u64(j, QAUDIT_WRITER_LAZY_MS);
     if (started_at_ns != 0)
-        qa_json_key(j, "started_ns"), qa_json_u64(j, started_at_ns);
+        qa_json_key(j, QA_KEY(started_ns)), qa_json_u64(j, started_at_ns);
     if (ended && stopped_at_ns != 0)
-        qa_json_key(j, "stopped_ns"), qa_json_u64(j, stopped_at_ns);
-    qa_json_key(j, "forks"), qa_json_bool(j, atomic_load(&has_forked));
+        qa_json_key(j, QA_KEY(stopped_ns)), qa_json_u64(j, stopped_at_ns);
+    qa_json_key(j, QA_KEY(forks)), qa_json_bool(j, atomic_load(&has_forked));
     qa_json_end_object(j);
 }
 
