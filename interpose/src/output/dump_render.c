@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "qaudit/control.h"
 #include "output.h"
 
 static char deepbind[8][128];
@@ -385,6 +386,30 @@ static void write_config(struct qa_json *j)
     qa_json_end_object(j);
 }
 
+struct qa_writer_state qa_writer_state QA_FORK_STATE;
+
+/* running: the writer takes the timeline's points at the period; waiting: it has not started
+ * (lazily: at an allocation delay_ms after the start or fork), the allocating threads take them;
+ * ended: it ended at the main thread's pthread_exit; failed: it could not start. In the last
+ * three the points come only as threads allocate. forks: the image has forked a child, so it
+ * waits for a request, a dump signal or threads of the program's, not for the time. */
+static void write_writer_state(struct qa_json *j)
+{
+    const struct qa_writer_state *w = &qa_writer_state;
+    bool waiting = atomic_load(&qa_writer_waiting), ended = atomic_load(&w->ended_for_good);
+    const char *state = !waiting ? "running" : w->failed ? "failed" : ended ? "ended" : "waiting";
+    qa_json_key(j, QA_KEY(timeline_writer));
+    qa_json_begin_object(j);
+    qa_json_key(j, QA_KEY(state)), qa_json_str(j, state);
+    qa_json_key(j, QA_KEY(delay_ms)), qa_json_u64(j, QAUDIT_WRITER_LAZY_MS);
+    if (w->started_at_ns != 0)
+        qa_json_key(j, QA_KEY(started_ns)), qa_json_u64(j, w->started_at_ns);
+    if (ended && w->stopped_at_ns != 0)
+        qa_json_key(j, QA_KEY(stopped_ns)), qa_json_u64(j, w->stopped_at_ns);
+    qa_json_key(j, QA_KEY(forks)), qa_json_bool(j, atomic_load(&w->has_forked));
+    qa_json_end_object(j);
+}
+
 void qa_dump_render(struct qa_json *j, enum qa_dump_reason reason, int signo,
                     const struct qa_module_list *modules, uint64_t sequence)
 {
@@ -397,7 +422,7 @@ void qa_dump_render(struct qa_json *j, enum qa_dump_reason reason, int signo,
     write_modules(j, modules);
     qa_timeline_write(j, now); /* first: its points raise the peak that totals gives */
     if (qa_timeline_on())
-        qa_writer_write_state(j);
+        write_writer_state(j);
     write_totals(j);
     write_sites(j);
     write_inherited_sites(j);
