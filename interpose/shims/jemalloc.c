@@ -11,18 +11,35 @@ SHIM_EXPORT const char __qaudit_shim_v1[] = "jemalloc";
 #define MALLOCX_ZERO 0x40
 #define MALLOCX_LG_ALIGN_MASK 0x3f
 
-void *mallocx(size_t size, int flags);
-void *rallocx(void *ptr, size_t size, int flags);
+/* jemalloc's entry points, one line each, as mimalloc.c's (mimalloc's own alloc-override.c is
+ * the model): X(return type, name, (parameters), (jemalloc's own function called with the
+ * arguments gathered in a), (the arguments gathered), counted call). Each line declares the entry
+ * point and its slot for the next definition (JE_DECLARE), defines its forward (JE_FORWARD_*:
+ * calls jemalloc's own) and the exported wrapper (JE_DEFINE): its arguments gathered, then the
+ * counted call. xallocx, whose result is a size, is written out below the table. */
+#define JE_ALLOCS(X)                                                                               \
+    X(void *, mallocx, (size_t size, int flags), (a->size, a->flags),                              \
+      (.size = size, .flags = flags),                                                              \
+      shim_alloc(QAUDIT_mallocx, counted_as(flags), size, true, forward_mallocx, &a))              \
+    X(void *, rallocx, (void *ptr, size_t size, int flags), (a->ptr, a->size, a->flags),           \
+      (.ptr = ptr, .size = size, .flags = flags), resize(QAUDIT_rallocx, forward_rallocx, &a))
+#define JE_FREES(X)                                                                                \
+    X(void, sdallocx, (void *ptr, size_t size, int flags), (a->ptr, a->size, a->flags),            \
+      (.ptr = ptr, .size = size, .flags = flags),                                                  \
+      free_counted(QAUDIT_sdallocx, forward_sdallocx, &a))                                         \
+    X(void, dallocx, (void *ptr, int flags), (a->ptr, a->flags), (.ptr = ptr, .flags = flags),     \
+      free_counted(QAUDIT_dallocx, forward_dallocx, &a))
+
+#define JE_UNPAREN(...) __VA_ARGS__
+#define JE_DECLARE(ret, name, params, call, init, counted)                                         \
+    ret name params;                                                                               \
+    SHIM_SLOT(name);
+JE_ALLOCS(JE_DECLARE)
+JE_FREES(JE_DECLARE)
 size_t xallocx(void *ptr, size_t size, size_t extra, int flags);
 size_t sallocx(const void *ptr, int flags);
-void sdallocx(void *ptr, size_t size, int flags);
-void dallocx(void *ptr, int flags);
-SHIM_SLOT(mallocx);
-SHIM_SLOT(rallocx);
 SHIM_SLOT(xallocx);
 SHIM_SLOT(sallocx);
-SHIM_SLOT(sdallocx);
-SHIM_SLOT(dallocx);
 
 /* A zeroed block counts as calloc (poison must not fill it), an aligned one as aligned_alloc. */
 static enum qaudit_as counted_as(int flags)
@@ -40,34 +57,58 @@ struct jemalloc_args {
     bool called;
 };
 
-static void *forward_mallocx(void *args)
+#define JE_FORWARD_ALLOC(ret, name, params, call, init, counted)                                   \
+    static void *forward_##name(void *args)                                                        \
+    {                                                                                              \
+        struct jemalloc_args *a = args;                                                            \
+        __typeof__(&name) f = NEXT(name);                                                          \
+        return f ? f call : shim_missing();                                                        \
+    }
+#define JE_FORWARD_FREE(ret, name, params, call, init, counted)                                    \
+    static void *forward_##name(void *args)                                                        \
+    {                                                                                              \
+        struct jemalloc_args *a = args;                                                            \
+        __typeof__(&name) f = NEXT(name);                                                          \
+        if (f)                                                                                     \
+            f call;                                                                                \
+        return NULL;                                                                               \
+    }
+JE_ALLOCS(JE_FORWARD_ALLOC)
+JE_FREES(JE_FORWARD_FREE)
+
+/* A resize of a->ptr; from NULL it is undefined for jemalloc, and left to it. */
+static inline __attribute__((always_inline)) void *resize(unsigned entry, qaudit_forward_fn forward,
+                                                          struct jemalloc_args *a)
 {
-    struct jemalloc_args *a = args;
-    __typeof__(&mallocx) f = NEXT(mallocx);
-    return f ? f(a->size, a->flags) : shim_missing();
+    if (a->ptr == NULL)
+        return forward(a); /* undefined for jemalloc: left to it */
+    return shim_resize(entry, QAUDIT_AS_REALLOC, a->ptr, a->size, a->flags & MALLOCX_ZERO, forward,
+                       a);
 }
 
-SHIM_EXPORT void *mallocx(size_t size, int flags)
+static inline __attribute__((always_inline)) void
+free_counted(unsigned entry, qaudit_forward_fn forward, struct jemalloc_args *a)
 {
-    struct jemalloc_args a = {.size = size, .flags = flags};
-    return shim_alloc(QAUDIT_mallocx, counted_as(flags), size, true, forward_mallocx, &a);
+    if (a->ptr == NULL)
+        forward(a); /* undefined for jemalloc: left to it */
+    else
+        shim_free(entry, a->ptr, forward, a);
 }
 
-static void *forward_rallocx(void *args)
-{
-    struct jemalloc_args *a = args;
-    __typeof__(&rallocx) f = NEXT(rallocx);
-    return f ? f(a->ptr, a->size, a->flags) : shim_missing();
-}
-
-SHIM_EXPORT void *rallocx(void *ptr, size_t size, int flags)
-{
-    struct jemalloc_args a = {.ptr = ptr, .size = size, .flags = flags};
-    if (ptr == NULL)
-        return forward_rallocx(&a); /* undefined for jemalloc: left to it */
-    return shim_resize(QAUDIT_rallocx, QAUDIT_AS_REALLOC, ptr, size, flags & MALLOCX_ZERO,
-                       forward_rallocx, &a);
-}
+#define JE_DEFINE(ret, name, params, call, init, counted)                                          \
+    SHIM_EXPORT ret name params                                                                    \
+    {                                                                                              \
+        struct jemalloc_args a = {JE_UNPAREN init};                                                \
+        return counted;                                                                            \
+    }
+#define JE_DEFINE_FREE(ret, name, params, call, init, counted)                                     \
+    SHIM_EXPORT ret name params                                                                    \
+    {                                                                                              \
+        struct jemalloc_args a = {JE_UNPAREN init};                                                \
+        counted;                                                                                   \
+    }
+JE_ALLOCS(JE_DEFINE)
+JE_FREES(JE_DEFINE_FREE)
 
 /* xallocx resizes in place or not at all and returns the block's size either way: a resize that
  * reached size is an in-place realloc, one that did not changed nothing. */
@@ -96,40 +137,4 @@ SHIM_EXPORT size_t xallocx(void *ptr, size_t size, size_t extra, int flags)
         a.result = s ? s(ptr, flags) : 0;
     }
     return a.result;
-}
-
-static void *forward_sdallocx(void *args)
-{
-    struct jemalloc_args *a = args;
-    __typeof__(&sdallocx) f = NEXT(sdallocx);
-    if (f)
-        f(a->ptr, a->size, a->flags);
-    return NULL;
-}
-
-SHIM_EXPORT void sdallocx(void *ptr, size_t size, int flags)
-{
-    struct jemalloc_args a = {.ptr = ptr, .size = size, .flags = flags};
-    if (ptr == NULL)
-        forward_sdallocx(&a); /* undefined for jemalloc: left to it */
-    else
-        shim_free(QAUDIT_sdallocx, ptr, forward_sdallocx, &a);
-}
-
-static void *forward_dallocx(void *args)
-{
-    struct jemalloc_args *a = args;
-    __typeof__(&dallocx) f = NEXT(dallocx);
-    if (f)
-        f(a->ptr, a->flags);
-    return NULL;
-}
-
-SHIM_EXPORT void dallocx(void *ptr, int flags)
-{
-    struct jemalloc_args a = {.ptr = ptr, .flags = flags};
-    if (ptr == NULL)
-        forward_dallocx(&a); /* undefined for jemalloc: left to it */
-    else
-        shim_free(QAUDIT_dallocx, ptr, forward_dallocx, &a);
 }

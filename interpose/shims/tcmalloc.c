@@ -8,28 +8,87 @@
 const unsigned shim_family = QAUDIT_TCMALLOC;
 SHIM_EXPORT const char __qaudit_shim_v1[] = "tcmalloc";
 
-void *tc_malloc(size_t size);
-void *tc_malloc_skip_new_handler(size_t size);
+/* tcmalloc's entry points, one line each, as mimalloc.c's (mimalloc's own alloc-override.c is
+ * the model): each line declares the entry point and its slot for the next definition
+ * (TC_DECLARE_*) and defines the exported wrapper (TC_DEFINE_*), which only gathers its arguments
+ * and makes the counted call. The allocations: X(name, (parameters), (arguments for the forward),
+ * entry, counted as). */
+#define TC_ALLOCS(X)                                                                               \
+    X(tc_malloc, (size_t size), (.size = size, .which = MALLOC), QAUDIT_tc_malloc,                 \
+      QAUDIT_AS_MALLOC)                                                                            \
+    X(tc_malloc_skip_new_handler, (size_t size), (.size = size, .which = SKIP_NEW_HANDLER),        \
+      QAUDIT_tc_malloc_skip_new_handler, QAUDIT_AS_MALLOC)                                         \
+    X(tc_memalign, (size_t align, size_t size), (.size = size, .align = align, .which = MEMALIGN), \
+      QAUDIT_tc_memalign, QAUDIT_AS_MEMALIGN)                                                      \
+    X(tc_valloc, (size_t size), (.size = size, .which = VALLOC), QAUDIT_tc_valloc,                 \
+      QAUDIT_AS_VALLOC)                                                                            \
+    X(tc_pvalloc, (size_t size), (.size = size, .which = PVALLOC), QAUDIT_tc_pvalloc,              \
+      QAUDIT_AS_PVALLOC)
+
+/* The frees: X(name, (parameters), size, which form, entry). */
+#define TC_FREES(X)                                                                                \
+    X(tc_free, (void *ptr), 0, FREE, QAUDIT_tc_free)                                               \
+    X(tc_free_sized, (void *ptr, size_t size), size, FREE_SIZED, QAUDIT_tc_free_sized)             \
+    X(tc_cfree, (void *ptr), 0, CFREE, QAUDIT_tc_cfree)
+
+/* tc_new and tc_newarray, every form: X(name, (parameters), alignment, array, aligned,
+ * nothrow). */
+#define TAG const void *tag __attribute__((unused)) /* std::nothrow */
+#define TC_NEWS(X)                                                                                 \
+    X(tc_new, (size_t size), 0, false, false, false)                                               \
+    X(tc_newarray, (size_t size), 0, true, false, false)                                           \
+    X(tc_new_aligned, (size_t size, size_t align), align, false, true, false)                      \
+    X(tc_newarray_aligned, (size_t size, size_t align), align, true, true, false)                  \
+    X(tc_new_nothrow, (size_t size, TAG), 0, false, false, true)                                   \
+    X(tc_newarray_nothrow, (size_t size, TAG), 0, true, false, true)                               \
+    X(tc_new_aligned_nothrow, (size_t size, size_t align, TAG), align, false, true, true)          \
+    X(tc_newarray_aligned_nothrow, (size_t size, size_t align, TAG), align, true, true, true)
+
+/* tc_delete and tc_deletearray, every form: X(name, (parameters), size, alignment, form,
+ * array). */
+#define TC_DELETES(X)                                                                              \
+    X(tc_delete, (void *p), 0, 0, PLAIN, false)                                                    \
+    X(tc_deletearray, (void *p), 0, 0, PLAIN, true)                                                \
+    X(tc_delete_sized, (void *p, size_t size), size, 0, SIZED, false)                              \
+    X(tc_deletearray_sized, (void *p, size_t size), size, 0, SIZED, true)                          \
+    X(tc_delete_aligned, (void *p, size_t align), 0, align, ALIGNED, false)                        \
+    X(tc_deletearray_aligned, (void *p, size_t align), 0, align, ALIGNED, true)                    \
+    X(tc_delete_sized_aligned, (void *p, size_t size, size_t align), size, align, SIZED_ALIGNED,   \
+      false)                                                                                       \
+    X(tc_deletearray_sized_aligned, (void *p, size_t size, size_t align), size, align,             \
+      SIZED_ALIGNED, true)                                                                         \
+    X(tc_delete_nothrow, (void *p, TAG), 0, 0, NOTHROW, false)                                     \
+    X(tc_deletearray_nothrow, (void *p, TAG), 0, 0, NOTHROW, true)                                 \
+    X(tc_delete_aligned_nothrow, (void *p, size_t align, TAG), 0, align, ALIGNED_NOTHROW, false)   \
+    X(tc_deletearray_aligned_nothrow, (void *p, size_t align, TAG), 0, align, ALIGNED_NOTHROW, true)
+
+#define TC_UNPAREN(...) __VA_ARGS__
+#define TC_DECLARE_ALLOC(name, params, init, entry, as)                                            \
+    void *name params;                                                                             \
+    SHIM_SLOT(name);
+#define TC_DECLARE_FREE(name, params, size, which, entry)                                          \
+    void name params;                                                                              \
+    SHIM_SLOT(name);
+#define TC_DECLARE_NEW(name, params, align, array, aligned, nothrow)                               \
+    void *name params;                                                                             \
+    SHIM_SLOT(name);
+#define TC_DECLARE_DELETE(name, params, size, align, form, array)                                  \
+    void name params;                                                                              \
+    SHIM_SLOT(name);
+
+TC_ALLOCS(TC_DECLARE_ALLOC)
+TC_FREES(TC_DECLARE_FREE)
+TC_NEWS(TC_DECLARE_NEW)
+TC_DELETES(TC_DECLARE_DELETE)
+
+/* Written out below the tables: tc_calloc (an overflowing product), tc_posix_memalign (a
+ * status) and tc_realloc (an allocation, a free or a resize). */
 void *tc_calloc(size_t n, size_t size);
 void *tc_realloc(void *ptr, size_t size);
-void *tc_memalign(size_t align, size_t size);
 int tc_posix_memalign(void **out, size_t align, size_t size);
-void *tc_valloc(size_t size);
-void *tc_pvalloc(size_t size);
-void tc_free(void *ptr);
-void tc_free_sized(void *ptr, size_t size);
-void tc_cfree(void *ptr);
-SHIM_SLOT(tc_malloc);
-SHIM_SLOT(tc_malloc_skip_new_handler);
 SHIM_SLOT(tc_calloc);
 SHIM_SLOT(tc_realloc);
-SHIM_SLOT(tc_memalign);
 SHIM_SLOT(tc_posix_memalign);
-SHIM_SLOT(tc_valloc);
-SHIM_SLOT(tc_pvalloc);
-SHIM_SLOT(tc_free);
-SHIM_SLOT(tc_free_sized);
-SHIM_SLOT(tc_cfree);
 
 /* Every entry point's arguments; `which` names the function a shared forward calls. */
 struct tc_args {
@@ -66,94 +125,6 @@ static void *forward_alloc(void *args)
     return one ? one(a->size) : shim_missing();
 }
 
-SHIM_EXPORT void *tc_malloc(size_t size)
-{
-    struct tc_args a = {.size = size, .which = MALLOC};
-    return shim_alloc(QAUDIT_tc_malloc, QAUDIT_AS_MALLOC, size, true, forward_alloc, &a);
-}
-
-SHIM_EXPORT void *tc_malloc_skip_new_handler(size_t size)
-{
-    struct tc_args a = {.size = size, .which = SKIP_NEW_HANDLER};
-    return shim_alloc(QAUDIT_tc_malloc_skip_new_handler, QAUDIT_AS_MALLOC, size, true,
-                      forward_alloc, &a);
-}
-
-SHIM_EXPORT void *tc_memalign(size_t align, size_t size)
-{
-    struct tc_args a = {.size = size, .align = align, .which = MEMALIGN};
-    return shim_alloc(QAUDIT_tc_memalign, QAUDIT_AS_MEMALIGN, size, true, forward_alloc, &a);
-}
-
-SHIM_EXPORT void *tc_valloc(size_t size)
-{
-    struct tc_args a = {.size = size, .which = VALLOC};
-    return shim_alloc(QAUDIT_tc_valloc, QAUDIT_AS_VALLOC, size, true, forward_alloc, &a);
-}
-
-SHIM_EXPORT void *tc_pvalloc(size_t size)
-{
-    struct tc_args a = {.size = size, .which = PVALLOC};
-    return shim_alloc(QAUDIT_tc_pvalloc, QAUDIT_AS_PVALLOC, size, true, forward_alloc, &a);
-}
-
-static void *forward_calloc(void *args)
-{
-    struct tc_args *a = args;
-    __typeof__(&tc_calloc) f = NEXT(tc_calloc);
-    return f ? f(a->n, a->size) : shim_missing();
-}
-
-SHIM_EXPORT void *tc_calloc(size_t n, size_t size)
-{
-    struct tc_args a = {.n = n, .size = size};
-    size_t bytes;
-    if (!shim_product(n, size, &bytes))
-        return forward_calloc(&a);
-    return shim_alloc(QAUDIT_tc_calloc, QAUDIT_AS_CALLOC, bytes, true, forward_calloc, &a);
-}
-
-static void *forward_posix_memalign(void *args)
-{
-    struct tc_args *a = args;
-    __typeof__(&tc_posix_memalign) f = NEXT(tc_posix_memalign);
-    void *p = NULL;
-    a->called = true;
-    a->error = f ? f(&p, a->align, a->size) : ENOMEM;
-    return a->error == 0 ? p : NULL;
-}
-
-SHIM_EXPORT int tc_posix_memalign(void **out, size_t align, size_t size)
-{
-    struct tc_args a = {.size = size, .align = align};
-    void *p = shim_alloc(QAUDIT_tc_posix_memalign, QAUDIT_AS_POSIX_MEMALIGN, size, true,
-                         forward_posix_memalign, &a);
-    if (p == NULL)
-        return a.called ? a.error : ENOMEM;
-    *out = p;
-    return 0;
-}
-
-static void *forward_realloc(void *args)
-{
-    struct tc_args *a = args;
-    __typeof__(&tc_realloc) f = NEXT(tc_realloc);
-    return f ? f(a->ptr, a->size) : shim_missing();
-}
-
-/* As tcmalloc does it: tc_realloc(NULL, n) allocates, tc_realloc(p, 0) frees. */
-SHIM_EXPORT void *tc_realloc(void *ptr, size_t size)
-{
-    struct tc_args a = {.ptr = ptr, .size = size};
-    if (ptr == NULL)
-        return shim_alloc(QAUDIT_tc_realloc, QAUDIT_AS_MALLOC, size, true, forward_realloc, &a);
-    if (size == 0) {
-        shim_free(QAUDIT_tc_realloc, ptr, forward_realloc, &a);
-        return NULL;
-    }
-    return shim_resize(QAUDIT_tc_realloc, QAUDIT_AS_REALLOC, ptr, size, false, forward_realloc, &a);
-}
-
 static void *forward_free(void *args)
 {
     struct tc_args *a = args;
@@ -184,39 +155,8 @@ static inline __attribute__((always_inline)) void free_counted(unsigned entry, v
     shim_free(entry, ptr, forward_free, &a);
 }
 
-SHIM_EXPORT void tc_free(void *ptr)
-{
-    free_counted(QAUDIT_tc_free, ptr, 0, FREE);
-}
-
-SHIM_EXPORT void tc_free_sized(void *ptr, size_t size)
-{
-    free_counted(QAUDIT_tc_free_sized, ptr, size, FREE_SIZED);
-}
-
-SHIM_EXPORT void tc_cfree(void *ptr)
-{
-    free_counted(QAUDIT_tc_cfree, ptr, 0, CFREE);
-}
-
 /* tc_new and tc_newarray, every form, counted through their nothrow forms (an exception must not
  * cross the preload's frames); when those fail, the throwing form throws outside the preload. */
-void *tc_new(size_t size);
-void *tc_newarray(size_t size);
-void *tc_new_aligned(size_t size, size_t align);
-void *tc_newarray_aligned(size_t size, size_t align);
-void *tc_new_nothrow(size_t size, const void *tag);
-void *tc_newarray_nothrow(size_t size, const void *tag);
-void *tc_new_aligned_nothrow(size_t size, size_t align, const void *tag);
-void *tc_newarray_aligned_nothrow(size_t size, size_t align, const void *tag);
-SHIM_SLOT(tc_new);
-SHIM_SLOT(tc_newarray);
-SHIM_SLOT(tc_new_aligned);
-SHIM_SLOT(tc_newarray_aligned);
-SHIM_SLOT(tc_new_nothrow);
-SHIM_SLOT(tc_newarray_nothrow);
-SHIM_SLOT(tc_new_aligned_nothrow);
-SHIM_SLOT(tc_newarray_aligned_nothrow);
 static const char nothrow_tag;
 
 struct tc_new_args {
@@ -258,76 +198,7 @@ new_counted(size_t size, size_t align, bool array, bool aligned, bool nothrow)
     return p;
 }
 
-SHIM_EXPORT void *tc_new(size_t size)
-{
-    return new_counted(size, 0, false, false, false);
-}
-
-SHIM_EXPORT void *tc_newarray(size_t size)
-{
-    return new_counted(size, 0, true, false, false);
-}
-
-SHIM_EXPORT void *tc_new_aligned(size_t size, size_t align)
-{
-    return new_counted(size, align, false, true, false);
-}
-
-SHIM_EXPORT void *tc_newarray_aligned(size_t size, size_t align)
-{
-    return new_counted(size, align, true, true, false);
-}
-
-SHIM_EXPORT void *tc_new_nothrow(size_t size, const void *tag)
-{
-    (void)tag;
-    return new_counted(size, 0, false, false, true);
-}
-
-SHIM_EXPORT void *tc_newarray_nothrow(size_t size, const void *tag)
-{
-    (void)tag;
-    return new_counted(size, 0, true, false, true);
-}
-
-SHIM_EXPORT void *tc_new_aligned_nothrow(size_t size, size_t align, const void *tag)
-{
-    (void)tag;
-    return new_counted(size, align, false, true, true);
-}
-
-SHIM_EXPORT void *tc_newarray_aligned_nothrow(size_t size, size_t align, const void *tag)
-{
-    (void)tag;
-    return new_counted(size, align, true, true, true);
-}
-
 /* tc_delete and tc_deletearray, every form: counted as a free, forwarded to the same form. */
-void tc_delete(void *p);
-void tc_deletearray(void *p);
-void tc_delete_sized(void *p, size_t size);
-void tc_deletearray_sized(void *p, size_t size);
-void tc_delete_aligned(void *p, size_t align);
-void tc_deletearray_aligned(void *p, size_t align);
-void tc_delete_sized_aligned(void *p, size_t size, size_t align);
-void tc_deletearray_sized_aligned(void *p, size_t size, size_t align);
-void tc_delete_nothrow(void *p, const void *tag);
-void tc_deletearray_nothrow(void *p, const void *tag);
-void tc_delete_aligned_nothrow(void *p, size_t align, const void *tag);
-void tc_deletearray_aligned_nothrow(void *p, size_t align, const void *tag);
-SHIM_SLOT(tc_delete);
-SHIM_SLOT(tc_deletearray);
-SHIM_SLOT(tc_delete_sized);
-SHIM_SLOT(tc_deletearray_sized);
-SHIM_SLOT(tc_delete_aligned);
-SHIM_SLOT(tc_deletearray_aligned);
-SHIM_SLOT(tc_delete_sized_aligned);
-SHIM_SLOT(tc_deletearray_sized_aligned);
-SHIM_SLOT(tc_delete_nothrow);
-SHIM_SLOT(tc_deletearray_nothrow);
-SHIM_SLOT(tc_delete_aligned_nothrow);
-SHIM_SLOT(tc_deletearray_aligned_nothrow);
-
 enum delete_form { PLAIN, SIZED, ALIGNED, SIZED_ALIGNED, NOTHROW, ALIGNED_NOTHROW };
 struct tc_delete_args {
     void *p;
@@ -384,66 +255,86 @@ static inline __attribute__((always_inline)) void delete_counted(void *p, size_t
     shim_free(array ? QAUDIT_tc_deletearray : QAUDIT_tc_delete, p, forward_delete, &a);
 }
 
-SHIM_EXPORT void tc_delete(void *p)
+#define TC_DEFINE_ALLOC(name, params, init, entry, as)                                             \
+    SHIM_EXPORT void *name params                                                                  \
+    {                                                                                              \
+        struct tc_args a = {TC_UNPAREN init};                                                      \
+        return shim_alloc(entry, as, size, true, forward_alloc, &a);                               \
+    }
+#define TC_DEFINE_FREE(name, params, size, which, entry)                                           \
+    SHIM_EXPORT void name params                                                                   \
+    {                                                                                              \
+        free_counted(entry, ptr, size, which);                                                     \
+    }
+#define TC_DEFINE_NEW(name, params, align, array, aligned, nothrow)                                \
+    SHIM_EXPORT void *name params                                                                  \
+    {                                                                                              \
+        return new_counted(size, align, array, aligned, nothrow);                                  \
+    }
+#define TC_DEFINE_DELETE(name, params, size, align, form, array)                                   \
+    SHIM_EXPORT void name params                                                                   \
+    {                                                                                              \
+        delete_counted(p, size, align, form, array);                                               \
+    }
+
+TC_ALLOCS(TC_DEFINE_ALLOC)
+TC_FREES(TC_DEFINE_FREE)
+TC_NEWS(TC_DEFINE_NEW)
+TC_DELETES(TC_DEFINE_DELETE)
+
+static void *forward_calloc(void *args)
 {
-    delete_counted(p, 0, 0, PLAIN, false);
+    struct tc_args *a = args;
+    __typeof__(&tc_calloc) f = NEXT(tc_calloc);
+    return f ? f(a->n, a->size) : shim_missing();
 }
 
-SHIM_EXPORT void tc_deletearray(void *p)
+SHIM_EXPORT void *tc_calloc(size_t n, size_t size)
 {
-    delete_counted(p, 0, 0, PLAIN, true);
+    struct tc_args a = {.n = n, .size = size};
+    size_t bytes;
+    if (!shim_product(n, size, &bytes))
+        return forward_calloc(&a);
+    return shim_alloc(QAUDIT_tc_calloc, QAUDIT_AS_CALLOC, bytes, true, forward_calloc, &a);
 }
 
-SHIM_EXPORT void tc_delete_sized(void *p, size_t size)
+static void *forward_posix_memalign(void *args)
 {
-    delete_counted(p, size, 0, SIZED, false);
+    struct tc_args *a = args;
+    __typeof__(&tc_posix_memalign) f = NEXT(tc_posix_memalign);
+    void *p = NULL;
+    a->called = true;
+    a->error = f ? f(&p, a->align, a->size) : ENOMEM;
+    return a->error == 0 ? p : NULL;
 }
 
-SHIM_EXPORT void tc_deletearray_sized(void *p, size_t size)
+SHIM_EXPORT int tc_posix_memalign(void **out, size_t align, size_t size)
 {
-    delete_counted(p, size, 0, SIZED, true);
+    struct tc_args a = {.size = size, .align = align};
+    void *p = shim_alloc(QAUDIT_tc_posix_memalign, QAUDIT_AS_POSIX_MEMALIGN, size, true,
+                         forward_posix_memalign, &a);
+    if (p == NULL)
+        return a.called ? a.error : ENOMEM;
+    *out = p;
+    return 0;
 }
 
-SHIM_EXPORT void tc_delete_aligned(void *p, size_t align)
+static void *forward_realloc(void *args)
 {
-    delete_counted(p, 0, align, ALIGNED, false);
+    struct tc_args *a = args;
+    __typeof__(&tc_realloc) f = NEXT(tc_realloc);
+    return f ? f(a->ptr, a->size) : shim_missing();
 }
 
-SHIM_EXPORT void tc_deletearray_aligned(void *p, size_t align)
+/* As tcmalloc does it: tc_realloc(NULL, n) allocates, tc_realloc(p, 0) frees. */
+SHIM_EXPORT void *tc_realloc(void *ptr, size_t size)
 {
-    delete_counted(p, 0, align, ALIGNED, true);
-}
-
-SHIM_EXPORT void tc_delete_sized_aligned(void *p, size_t size, size_t align)
-{
-    delete_counted(p, size, align, SIZED_ALIGNED, false);
-}
-
-SHIM_EXPORT void tc_deletearray_sized_aligned(void *p, size_t size, size_t align)
-{
-    delete_counted(p, size, align, SIZED_ALIGNED, true);
-}
-
-SHIM_EXPORT void tc_delete_nothrow(void *p, const void *tag)
-{
-    (void)tag;
-    delete_counted(p, 0, 0, NOTHROW, false);
-}
-
-SHIM_EXPORT void tc_deletearray_nothrow(void *p, const void *tag)
-{
-    (void)tag;
-    delete_counted(p, 0, 0, NOTHROW, true);
-}
-
-SHIM_EXPORT void tc_delete_aligned_nothrow(void *p, size_t align, const void *tag)
-{
-    (void)tag;
-    delete_counted(p, 0, align, ALIGNED_NOTHROW, false);
-}
-
-SHIM_EXPORT void tc_deletearray_aligned_nothrow(void *p, size_t align, const void *tag)
-{
-    (void)tag;
-    delete_counted(p, 0, align, ALIGNED_NOTHROW, true);
+    struct tc_args a = {.ptr = ptr, .size = size};
+    if (ptr == NULL)
+        return shim_alloc(QAUDIT_tc_realloc, QAUDIT_AS_MALLOC, size, true, forward_realloc, &a);
+    if (size == 0) {
+        shim_free(QAUDIT_tc_realloc, ptr, forward_realloc, &a);
+        return NULL;
+    }
+    return shim_resize(QAUDIT_tc_realloc, QAUDIT_AS_REALLOC, ptr, size, false, forward_realloc, &a);
 }

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 
 #include "../types.h"
+#include "common/dump_keys.h"
 #include "assert.h"
 #include "context.h"
 #include "globals.h"
@@ -24,6 +25,8 @@ void qa_config_export(void); /* the absolute QAUDIT_OUT into the environment, fo
 /* ---- log.c: one line on stderr, and the SIGPIPE guard every write of ours goes through.
  * Context: any thread; formats into a stack buffer (vsnprintf), no malloc. ---- */
 void qa_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same line from strings up to a NULL, no formatting: for signal handlers. */
+QA_CTX_SIGNAL_SAFE void qa_log_strings(const char *first, ...) __attribute__((sentinel));
 void qa_write_stderr(const char *text, size_t n); /* the program's stderr, whatever the thread */
 void qa_sigpipe_block(struct qa_sigpipe *g);
 void qa_sigpipe_restore(struct qa_sigpipe *g, bool raised); /* raised: the write got EPIPE */
@@ -109,6 +112,9 @@ QA_CTX_SIGNAL_SAFE void qa_json_str(struct qa_json *j, const char *s);
 QA_CTX_SIGNAL_SAFE void qa_json_strn(struct qa_json *j, const char *s, size_t n);
 QA_CTX_SIGNAL_SAFE void qa_json_hex(struct qa_json *j, uintptr_t v);
 QA_CTX_SIGNAL_SAFE void qa_json_double(struct qa_json *j, double v);
+/* double_text.c: v as %.6g into out[size]; its length. The one reviewed exception to "no printf
+ * in a handler" (interpose/tests/handler_link.sh). */
+QA_CTX_SIGNAL_SAFE size_t qa_double_text(char *out, size_t size, double v);
 /* "frames": ["0x...", ...] */
 QA_CTX_SIGNAL_SAFE void qa_json_frames(struct qa_json *j, void *const *frames, int depth);
 QA_CTX_SIGNAL_SAFE size_t qa_u64_text(char *out, uint64_t v); /* decimal, NUL-terminated */

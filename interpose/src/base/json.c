@@ -3,7 +3,6 @@
  * so it never calls malloc or stdio.
  * Context: whatever writes a dump: the writer thread, the exit and exec hooks, and _exit and
  * fatal signal handlers (async-signal-safe: mmap and mremap only). */
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -158,14 +157,14 @@ void qa_json_i64(struct qa_json *j, int64_t v)
     qa_json_raw(j, first, (size_t)(buf + sizeof buf - first));
 }
 
-/* Per-connection averages. glibc formats %.6g of a finite double in a stack buffer, without
- * malloc or locks: the one printf a fatal-signal dump relies on. */
+/* Per-connection averages, formatted by double_text.c (the one printf a fatal-signal dump
+ * relies on). */
 void qa_json_double(struct qa_json *j, double v)
 {
     char text[40];
-    int n = snprintf(text, sizeof text, "%.6g", v);
+    size_t n = qa_double_text(text, sizeof text, v);
     comma(j);
-    qa_json_raw(j, text, (size_t)n);
+    qa_json_raw(j, text, n);
 }
 
 void qa_json_hex(struct qa_json *j, uintptr_t v)
@@ -222,7 +221,7 @@ void qa_json_str(struct qa_json *j, const char *s)
 
 void qa_json_frames(struct qa_json *j, void *const *frames, int depth)
 {
-    qa_json_key(j, "frames");
+    qa_json_key(j, QA_KEY(frames));
     qa_json_begin_array(j);
     for (int f = 0; f < depth; f++)
         qa_json_hex(j, (uintptr_t)frames[f]);

@@ -1,6 +1,7 @@
 /* The interposer's lines on stderr, and the guard every write of its own goes through: a program
  * whose stderr (or whatever descriptor) is a closed pipe must not be killed by a write of ours.
- * Context: any thread, signal handlers included; formats into a stack buffer, no malloc. */
+ * Context: any thread; qa_log formats into a stack buffer (vsnprintf, no malloc), signal handlers
+ * log with qa_log_strings, which formats nothing. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -58,5 +59,25 @@ void qa_log(const char *fmt, ...)
     line[n++] = '\n';
     int saved = errno;
     qa_write_stderr(line, (size_t)n);
+    errno = saved;
+}
+
+/* The same line from plain strings (first, then each argument up to a NULL), formatted by hand:
+ * what a signal handler logs (qa_log's vsnprintf is not async-signal-safe). Cut where qa_log
+ * cuts: 510 bytes, then the newline. */
+void qa_log_strings(const char *first, ...)
+{
+    char line[512];
+    struct qa_text t;
+    qa_text_begin(&t, line, sizeof line - 1);
+    qa_text_add(&t, "qaudit: ");
+    va_list ap;
+    va_start(ap, first);
+    for (const char *s = first; s != NULL; s = va_arg(ap, const char *))
+        qa_text_add(&t, s);
+    va_end(ap);
+    line[t.len] = '\n';
+    int saved = errno;
+    qa_write_stderr(line, t.len + 1);
     errno = saved;
 }

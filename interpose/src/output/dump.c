@@ -55,11 +55,18 @@ void qa_dump_reset_after_fork(void)
 static void report_once(const char *path, const char *what, int error)
 {
     char reason[QAUDIT_CONTROL_ERROR_MAX];
-    snprintf(reason, sizeof reason, "cannot write the dump %s (%s: %s)", path, what,
-             qa_error_text(error));
+    struct qa_text t; /* no snprintf: a fatal signal's dump comes here (qa_dump_final) */
+    qa_text_begin(&t, reason, sizeof reason);
+    qa_text_add(&t, "cannot write the dump ");
+    qa_text_add(&t, path);
+    qa_text_add(&t, " (");
+    qa_text_add(&t, what);
+    qa_text_add(&t, ": ");
+    qa_text_add(&t, qa_error_text(error));
+    qa_text_add(&t, ")");
     qa_control_dump_failed(reason);
     if (atomic_exchange(&error_reported, 1) == 0)
-        qa_log("%s; the program goes on", reason);
+        qa_log_strings(reason, "; the program goes on", NULL);
 }
 
 /* Writes one dump; the caller holds the dump lock. */
@@ -161,8 +168,9 @@ void qa_dump_final(enum qa_dump_reason reason, int signo)
     bool was_busy = t ? qa_guard(t) : true;
     if (!qa_dump_lock_bounded()) {
         if (atomic_exchange(&final_written, 1) == 0)
-            qa_log("no final dump (%s): %s came while this process was writing a dump",
-                   qa_dump_reason_name(reason), signo ? qa_signal_name(signo) : "_exit");
+            qa_log_strings("no final dump (", qa_dump_reason_name(reason),
+                           "): ", signo ? qa_signal_name(signo) : "_exit",
+                           " came while this process was writing a dump", NULL);
     } else {
         if (atomic_exchange(&final_written, 1) == 0)
             write_locked(reason, signo, qa_modules_current());

@@ -16,6 +16,7 @@
  * thread's pthread_exit).
  * Context: the program's threads, in an allocation's slow path, outside the guard (the
  * writer's start and a timeline point take it themselves). */
+#include "look_soon.h"
 #include "output.h"
 
 #define LOOK_EACH_FIRST 256
@@ -62,23 +63,9 @@ void qa_look(struct qa_thread *t, uintptr_t caller)
     t->look_left = next_step(t, now, next_due);
 }
 
-/* The first look at the thread's second allocation: its first marks it. */
-static void first_look_soon(struct qa_thread *t, uint64_t since_ns)
-{
-    t->look_left = 1;
-    t->look_step = 1;
-    t->look_ns = since_ns;
-    t->looks = 0;
-}
-
+/* The first look at the thread's second allocation: its first marks it (qa_look_soon). */
 void qa_look_new_owner(struct qa_thread *t)
 {
     qa_writer_note_thread();
-    first_look_soon(t, 0);
-}
-
-void qa_look_after_fork_child(struct qa_thread *self, uint64_t forked_ns)
-{
-    if (self != NULL)
-        first_look_soon(self, forked_ns);
+    qa_look_soon(t, 0);
 }

@@ -57,6 +57,19 @@ void qa_control_attach_state(uint32_t state, uint64_t attached_at_ns, uint32_t r
 uint64_t qa_control_pending_detach(void); /* 0: none */
 void qa_control_detach_served(uint64_t request);
 
+/* ---- dump_render.c: the lazy writer's state, as the dump's timeline_writer gives it (whether
+ * the writer thread runs, since when: docs/dump-format.md). writer.c keeps it; dump_render.c
+ * renders it, and so calls nothing in writer.c. ---- */
+struct qa_writer_state {
+    _Atomic bool ended_for_good; /* at the main thread's pthread_exit: never starts again */
+    /* CLOCK_REALTIME: when the writer last started and when it ended or failed to start (0:
+     * not) */
+    uint64_t started_at_ns, stopped_at_ns;
+    bool failed;             /* stopped_at_ns: when it could not start */
+    _Atomic bool has_forked; /* the image has forked a child: it keeps one thread */
+};
+extern struct qa_writer_state qa_writer_state;
+
 /* ---- writer.c: the writer thread (every signal blocked; woken through a futex, and every
  * 100 ms to read the control record's request) and the dump at exit ---- */
 /* attached: started by qaudit attach, whose poll needs the thread from the start. */
@@ -74,8 +87,6 @@ uint64_t qa_writer_due_at(void);
 void qa_writer_note_thread(void); /* a thread's record has a new owner */
 bool qa_writer_due_now(uintptr_t caller);
 int qa_writer_start_lazy(void);
-/* The dump's timeline_writer: whether the writer thread runs, since when (docs/dump-format.md). */
-void qa_writer_write_state(struct qa_json *j);
 /* The main thread is leaving by pthread_exit (host/exits.c): the writer ends, for good, before it
  * does. glibc ends the process when its last thread ends, counting the writer among them, so a
  * writer still running then would keep the process alive after the program's last thread. */
@@ -99,6 +110,5 @@ static inline void qa_look_if_marked(struct qa_thread *t, const void *caller)
         qa_look(t, (uintptr_t)caller);
 }
 void qa_look_new_owner(struct qa_thread *t);
-void qa_look_after_fork_child(struct qa_thread *self, uint64_t forked_ns);
 
 #endif

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "qaudit/control.h"
+#include "look_soon.h"
 #include "output.h"
 
 /* Dump requests so far; the writer dumps whenever it has seen fewer. */
@@ -30,14 +31,9 @@ static _Atomic int requests QA_FORK_STATE;
 /* The running writer's tid (0: none), and the request that it end for good (main_thread_leaving
  * below); once ended for good, it never starts again in this image. */
 static _Atomic int writer_tid QA_FORK_STATE;
-static _Atomic bool ended_for_good QA_FORK_STATE;
-
-/* CLOCK_REALTIME: when the writer last started and when it ended or failed to start (0: not),
- * for the dump's timeline_writer. */
-static uint64_t started_at_ns QA_FORK_STATE, stopped_at_ns QA_FORK_STATE;
-static bool failed QA_FORK_STATE; /* stopped_at_ns: when it could not start */
-/* The image has forked a child: it keeps one thread (qa_writer_due_at). */
-static _Atomic bool has_forked QA_FORK_STATE;
+/* ended_for_good, when it started and stopped, whether it failed and whether the image has forked
+ * (it keeps one thread then: qa_writer_due_at) are in qa_writer_state (dump_render.c renders
+ * them). */
 /* A thread registered since this image's fork (qa_writer_note_thread, program_threaded). */
 static _Atomic bool threads_since_fork QA_FORK_STATE;
 
@@ -155,12 +151,12 @@ QA_CTX_WRITER static void *writer_main(void *arg)
     uint64_t next_dump = interval_ns ? qa_monotonic_ns() + interval_ns : UINT64_MAX;
     uint64_t poll_ns = (uint64_t)QA_REQUEST_POLL_MS * 1000000u;
     atomic_store(&writer_tid, (int)gettid());
-    started_at_ns = qa_now_ns();
+    qa_writer_state.started_at_ns = qa_now_ns();
     qa_control_writer_state(QAUDIT_WRITER_RUNNING);
     for (;;) {
         uint64_t due = earliest(qa_timeline_due(), next_dump);
         sleep_until(seen, earliest(due, qa_monotonic_ns() + poll_ns));
-        if (atomic_load(&ended_for_good))
+        if (atomic_load(&qa_writer_state.ended_for_good))
             return NULL;
         unpin();
         int requested = atomic_load(&requests);
@@ -215,9 +211,9 @@ static void wake_for_a_point(void)
 static void fail_for_good(void)
 {
     qa_log("cannot start the dump writer thread; dumps at exit and on the dump signal only");
-    atomic_store(&ended_for_good, true);
-    failed = true;
-    stopped_at_ns = qa_now_ns();
+    atomic_store(&qa_writer_state.ended_for_good, true);
+    qa_writer_state.failed = true;
+    qa_writer_state.stopped_at_ns = qa_now_ns();
     atomic_store(&qa_writer_waiting, true);
     qa_control_signal_state(QAUDIT_SIGNAL_NO_WRITER);
     qa_control_writer_state(QAUDIT_WRITER_FAILED);
@@ -290,11 +286,13 @@ void qa_writer_after_fork_child(void)
     atomic_store(&requests, 0);
     waiting_since_ns = qa_monotonic_ns();
     qa_timeline_start(waiting_since_ns); /* the parent's points are not the child's */
-    started_at_ns = stopped_at_ns = 0;
-    failed = false;
-    atomic_store_explicit(&has_forked, false, memory_order_relaxed);
+    qa_writer_state.started_at_ns = qa_writer_state.stopped_at_ns = 0;
+    qa_writer_state.failed = false;
+    atomic_store_explicit(&qa_writer_state.has_forked, false, memory_order_relaxed);
     atomic_store(&threads_since_fork, false);
-    qa_look_after_fork_child(qa_self_if_registered(), waiting_since_ns);
+    struct qa_thread *self = qa_self_if_registered();
+    if (self != NULL)
+        qa_look_soon(self, waiting_since_ns);
     start_or_wait(qa_cfg.interval != 0 || attach_poll != NULL, true);
 }
 
@@ -322,19 +320,19 @@ static bool program_threaded(void)
  * a dump signal or threads of its own still start the writer. */
 void qa_writer_after_fork_parent(void)
 {
-    if (!atomic_load_explicit(&has_forked, memory_order_relaxed))
-        atomic_store_explicit(&has_forked, true, memory_order_relaxed);
+    if (!atomic_load_explicit(&qa_writer_state.has_forked, memory_order_relaxed))
+        atomic_store_explicit(&qa_writer_state.has_forked, true, memory_order_relaxed);
 }
 
 uint64_t qa_writer_due_at(void)
 {
     if (!atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed) ||
-        atomic_load_explicit(&ended_for_good, memory_order_relaxed))
+        atomic_load_explicit(&qa_writer_state.ended_for_good, memory_order_relaxed))
         return UINT64_MAX;
     if (atomic_load_explicit(&requests, memory_order_relaxed) != 0 ||
         qa_control_pending_request() != 0 || program_threaded())
         return 0;
-    if (atomic_load_explicit(&has_forked, memory_order_relaxed))
+    if (atomic_load_explicit(&qa_writer_state.has_forked, memory_order_relaxed))
         return UINT64_MAX;
     return waiting_since_ns + (uint64_t)QAUDIT_WRITER_LAZY_MS * 1000000u;
 }
@@ -348,32 +346,11 @@ bool qa_writer_due_now(uintptr_t caller)
 
 int qa_writer_start_lazy(void)
 {
-    if (atomic_load(&ended_for_good))
+    if (atomic_load(&qa_writer_state.ended_for_good))
         return -EAGAIN;
     if (!atomic_exchange(&qa_writer_waiting, false))
         return 0; /* started already, or not lazy: the control record says how it went */
     return start_guarded(qa_self()) ? 0 : -EAGAIN;
-}
-
-/* running: the writer takes the timeline's points at the period; waiting: it has not started
- * (lazily: at an allocation delay_ms after the start or fork), the allocating threads take them;
- * ended: it ended at the main thread's pthread_exit; failed: it could not start. In the last
- * three the points come only as threads allocate. forks: the image has forked a child, so it
- * waits for a request, a dump signal or threads of the program's, not for the time. */
-void qa_writer_write_state(struct qa_json *j)
-{
-    bool waiting = atomic_load(&qa_writer_waiting), ended = atomic_load(&ended_for_good);
-    const char *state = !waiting ? "running" : failed ? "failed" : ended ? "ended" : "waiting";
-    qa_json_key(j, "timeline_writer");
-    qa_json_begin_object(j);
-    qa_json_key(j, "state"), qa_json_str(j, state);
-    qa_json_key(j, "delay_ms"), qa_json_u64(j, QAUDIT_WRITER_LAZY_MS);
-    if (started_at_ns != 0)
-        qa_json_key(j, "started_ns"), qa_json_u64(j, started_at_ns);
-    if (ended && stopped_at_ns != 0)
-        qa_json_key(j, "stopped_ns"), qa_json_u64(j, stopped_at_ns);
-    qa_json_key(j, "forks"), qa_json_bool(j, atomic_load(&has_forked));
-    qa_json_end_object(j);
 }
 
 /* QAUDIT_ASSERT_DEPTH1=abort: the image's state before it aborts. */
@@ -405,9 +382,9 @@ void qa_writer_start(bool attached)
  * snapshot then says to use the dump signal). */
 void qa_writer_main_thread_leaving(void)
 {
-    if (atomic_exchange(&ended_for_good, true))
+    if (atomic_exchange(&qa_writer_state.ended_for_good, true))
         return;
-    stopped_at_ns = qa_now_ns();
+    qa_writer_state.stopped_at_ns = qa_now_ns();
     atomic_store(&qa_writer_waiting, true);
     qa_control_writer_state(QAUDIT_WRITER_FAILED);
     int tid = atomic_load(&writer_tid);

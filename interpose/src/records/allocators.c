@@ -14,9 +14,9 @@ struct family {
     const char *name, *marker, *shim;
 };
 static const struct family families[QAUDIT_FAMILIES] = {
-    [QAUDIT_JEMALLOC] = {"jemalloc", "mallocx", "libqaudit-jemalloc.so"},
-    [QAUDIT_TCMALLOC] = {"tcmalloc", "tc_malloc", "libqaudit-tcmalloc.so"},
-    [QAUDIT_MIMALLOC] = {"mimalloc", "mi_malloc", "libqaudit-mimalloc.so"},
+    [QAUDIT_JEMALLOC] = {QA_KEY(jemalloc), "mallocx", "libqaudit-jemalloc.so"},
+    [QAUDIT_TCMALLOC] = {QA_KEY(tcmalloc), "tc_malloc", "libqaudit-tcmalloc.so"},
+    [QAUDIT_MIMALLOC] = {QA_KEY(mimalloc), "mi_malloc", "libqaudit-mimalloc.so"},
 };
 
 struct found {
@@ -211,22 +211,22 @@ static void write_family(struct qa_json *j, unsigned f)
 {
     qa_json_key(j, families[f].name);
     qa_json_begin_object(j);
-    qa_json_key(j, "library"), qa_json_str(j, found[f].library);
-    qa_json_key(j, "interposed"), qa_json_bool(j, found[f].interposed);
-    qa_json_key(j, "shim_loaded"), qa_json_bool(j, found[f].shim_loaded);
-    qa_json_key(j, "calls");
+    qa_json_key(j, QA_KEY(library)), qa_json_str(j, found[f].library);
+    qa_json_key(j, QA_KEY(interposed)), qa_json_bool(j, found[f].interposed);
+    qa_json_key(j, QA_KEY(shim_loaded)), qa_json_bool(j, found[f].shim_loaded);
+    qa_json_key(j, QA_KEY(calls));
     qa_json_begin_object(j);
     for (unsigned e = 0; e < qa_extra_entry_count[f]; e++)
         qa_json_key(j, qa_extra_entry_names[f][e]), qa_json_u64(j, qa_extra_calls(f, e));
     qa_json_end_object(j);
     if (qa_is_attached_image() && found[f].present && !found[f].interposed) {
         /* qaudit attach: each entry point (none reached) and how many modules bind it */
-        qa_json_key(j, "attach_unreached");
+        qa_json_key(j, QA_KEY(attach_unreached));
         qa_json_begin_object(j);
         for (unsigned e = 0; e < qa_extra_entry_count[f]; e++)
             qa_json_key(j, qa_extra_entry_names[f][e]), qa_json_u64(j, found[f].bound[e]);
         qa_json_end_object(j);
-        qa_json_key(j, "attach_unreached_bound_by");
+        qa_json_key(j, QA_KEY(attach_unreached_bound_by));
         qa_json_begin_array(j);
         for (unsigned i = 0; i < found[f].binder_count; i++)
             qa_json_str(j, found[f].binders[i]);
@@ -239,13 +239,13 @@ static void write_family(struct qa_json *j, unsigned f)
 bool qa_allocators_write(struct qa_json *j)
 {
     bool all_seen = true;
-    qa_json_key(j, "allocators");
+    qa_json_key(j, QA_KEY(allocators));
     qa_json_begin_object(j);
     for (unsigned f = 0; f < QAUDIT_FAMILIES; f++)
         if (found[f].present || found[f].shim_loaded)
             write_family(j, f);
     qa_json_end_object(j);
-    qa_json_key(j, "uninterposed_allocators");
+    qa_json_key(j, QA_KEY(uninterposed_allocators));
     qa_json_begin_array(j);
     for (unsigned f = 0; f < QAUDIT_FAMILIES; f++)
         if (found[f].present && !found[f].interposed) {

@@ -66,17 +66,17 @@ bool qa_fault_should_fail(struct qa_thread *t, size_t size, void **frames, int *
 
 void qa_fault_write(struct qa_json *j)
 {
-    qa_json_key(j, "injected_failures");
+    qa_json_key(j, QA_KEY(injected_failures));
     qa_json_begin_object(j);
-    qa_json_key(j, "candidates"), qa_json_u64(j, atomic_load(&candidates));
-    qa_json_key(j, "injected"), qa_json_u64(j, atomic_load(&injected_total));
-    qa_json_key(j, "first");
+    qa_json_key(j, QA_KEY(candidates)), qa_json_u64(j, atomic_load(&candidates));
+    qa_json_key(j, QA_KEY(injected)), qa_json_u64(j, atomic_load(&injected_total));
+    qa_json_key(j, QA_KEY(first));
     qa_json_begin_array(j);
     uint32_t n = (uint32_t)atomic_load(&recorded_count);
     for (uint32_t i = 0; i < n && i < MAX_RECORDED; i++) {
         qa_json_begin_object(j);
-        qa_json_key(j, "candidate"), qa_json_u64(j, recorded[i].index);
-        qa_json_key(j, "size"), qa_json_u64(j, recorded[i].size);
+        qa_json_key(j, QA_KEY(candidate)), qa_json_u64(j, recorded[i].index);
+        qa_json_key(j, QA_KEY(size)), qa_json_u64(j, recorded[i].size);
         qa_json_frames(j, recorded[i].frames, recorded[i].depth);
         qa_json_end_object(j);
     }

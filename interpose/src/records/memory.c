@@ -167,14 +167,15 @@ bool qa_memory_write(struct qa_json *j)
     uint64_t allowance = ALLOWANCE_BASE + qa_thread_total() * ALLOWANCE_PER_THREAD;
     uint64_t explained = (basis > 0 ? (uint64_t)basis : 0) + allowance;
     bool unexplained = known && 2 * explained < growth;
-    qa_json_key(j, "anonymous_memory_from"), qa_json_str(j, source_names[known ? read_from : 0]);
-    qa_json_key(j, "anonymous_bytes_at_start"), qa_json_u64(j, at_start);
-    qa_json_key(j, "anonymous_bytes"), qa_json_u64(j, now);
-    qa_json_key(j, "counted_live_bytes"), qa_json_i64(j, qa_live_bytes_total(&c));
-    qa_json_key(j, "counted_peak_live_bytes"), qa_json_i64(j, peak);
+    qa_json_key(j, QA_KEY(anonymous_memory_from)),
+        qa_json_str(j, source_names[known ? read_from : 0]);
+    qa_json_key(j, QA_KEY(anonymous_bytes_at_start)), qa_json_u64(j, at_start);
+    qa_json_key(j, QA_KEY(anonymous_bytes)), qa_json_u64(j, now);
+    qa_json_key(j, QA_KEY(counted_live_bytes)), qa_json_i64(j, qa_live_bytes_total(&c));
+    qa_json_key(j, QA_KEY(counted_peak_live_bytes)), qa_json_i64(j, peak);
     if (qa_is_forked_child())
-        qa_json_key(j, "parent_peak_live_bytes"), qa_json_i64(j, qa_inherited.parent_peak);
-    qa_json_key(j, "anonymous_allowance"), qa_json_u64(j, allowance);
-    qa_json_key(j, "unexplained_anonymous"), qa_json_bool(j, unexplained);
+        qa_json_key(j, QA_KEY(parent_peak_live_bytes)), qa_json_i64(j, qa_inherited.parent_peak);
+    qa_json_key(j, QA_KEY(anonymous_allowance)), qa_json_u64(j, allowance);
+    qa_json_key(j, QA_KEY(unexplained_anonymous)), qa_json_bool(j, unexplained);
     return !unexplained;
 }

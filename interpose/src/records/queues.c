@@ -430,9 +430,9 @@ static void write_by_depth(struct qa_json *j, const char *key,
         if (count == 0)
             continue;
         qa_json_begin_object(j);
-        qa_json_key(j, "depth"), qa_json_u64(j, d);
+        qa_json_key(j, QA_KEY(depth)), qa_json_u64(j, d);
         if (mark_last && d == DEPTH_BUCKETS - 1)
-            qa_json_key(j, "or_more"), qa_json_bool(j, true);
+            qa_json_key(j, QA_KEY(or_more)), qa_json_bool(j, true);
         qa_json_key(j, what), qa_json_u64(j, count);
         qa_json_end_object(j);
     }
@@ -443,40 +443,40 @@ void qa_queue_write(struct qa_json *j)
 {
     struct summary s;
     summarise(&s);
-    qa_json_key(j, "queues");
+    qa_json_key(j, QA_KEY(queues));
     qa_json_begin_object(j);
-    qa_json_key(j, "pushes"), qa_json_u64(j, s.pushes);
-    qa_json_key(j, "pops"), qa_json_u64(j, s.pops);
-    qa_json_key(j, "discarded"), qa_json_u64(j, s.discarded);
-    qa_json_key(j, "moved"), qa_json_u64(j, s.moved_in);
-    qa_json_key(j, "queued_now"), qa_json_u64(j, s.depth_now);
-    qa_json_key(j, "grows"), qa_json_u64(j, s.grows);
-    qa_json_key(j, "shrinks"), qa_json_u64(j, s.shrinks);
-    qa_json_key(j, "returns_to_inline"), qa_json_u64(j, s.inlines);
-    write_by_depth(j, "depth_histogram", depth_hist, "pushes", true);
-    write_by_depth(j, "allocs_by_depth", allocs_by_depth, "allocs", false);
+    qa_json_key(j, QA_KEY(pushes)), qa_json_u64(j, s.pushes);
+    qa_json_key(j, QA_KEY(pops)), qa_json_u64(j, s.pops);
+    qa_json_key(j, QA_KEY(discarded)), qa_json_u64(j, s.discarded);
+    qa_json_key(j, QA_KEY(moved)), qa_json_u64(j, s.moved_in);
+    qa_json_key(j, QA_KEY(queued_now)), qa_json_u64(j, s.depth_now);
+    qa_json_key(j, QA_KEY(grows)), qa_json_u64(j, s.grows);
+    qa_json_key(j, QA_KEY(shrinks)), qa_json_u64(j, s.shrinks);
+    qa_json_key(j, QA_KEY(returns_to_inline)), qa_json_u64(j, s.inlines);
+    write_by_depth(j, QA_KEY(depth_histogram), depth_hist, QA_KEY(pushes), true);
+    write_by_depth(j, QA_KEY(allocs_by_depth), allocs_by_depth, QA_KEY(allocs), false);
     static struct peak_group groups[1024];
     size_t n = group_by_peak(groups, sizeof groups / sizeof groups[0]);
-    qa_json_key(j, "by_peak_depth");
+    qa_json_key(j, QA_KEY(by_peak_depth));
     qa_json_begin_array(j);
     for (size_t g = 0; g < n; g++) {
         qa_json_begin_object(j);
-        qa_json_key(j, "peak_depth"), qa_json_u64(j, groups[g].peak);
-        qa_json_key(j, "connections"), qa_json_u64(j, groups[g].connections);
-        qa_json_key(j, "allocs"), qa_json_u64(j, groups[g].allocs);
-        qa_json_key(j, "bytes"), qa_json_u64(j, groups[g].bytes);
-        qa_json_key(j, "allocs_per_connection");
+        qa_json_key(j, QA_KEY(peak_depth)), qa_json_u64(j, groups[g].peak);
+        qa_json_key(j, QA_KEY(connections)), qa_json_u64(j, groups[g].connections);
+        qa_json_key(j, QA_KEY(allocs)), qa_json_u64(j, groups[g].allocs);
+        qa_json_key(j, QA_KEY(bytes)), qa_json_u64(j, groups[g].bytes);
+        qa_json_key(j, QA_KEY(allocs_per_connection));
         qa_json_double(j, (double)groups[g].allocs / (double)groups[g].connections);
-        qa_json_key(j, "bytes_per_connection");
+        qa_json_key(j, QA_KEY(bytes_per_connection));
         qa_json_double(j, (double)groups[g].bytes / (double)groups[g].connections);
         qa_json_end_object(j);
     }
     qa_json_end_array(j);
-    qa_json_key(j, "connections");
+    qa_json_key(j, QA_KEY(connections));
     qa_json_begin_object(j);
-    qa_json_key(j, "opened"), qa_json_u64(j, atomic_load(&opens));
-    qa_json_key(j, "closed"), qa_json_u64(j, atomic_load(&closes));
-    qa_json_key(j, "open_now");
+    qa_json_key(j, QA_KEY(opened)), qa_json_u64(j, atomic_load(&opens));
+    qa_json_key(j, QA_KEY(closed)), qa_json_u64(j, atomic_load(&closes));
+    qa_json_key(j, QA_KEY(open_now));
     qa_json_begin_array(j);
     uint32_t count = (uint32_t)atomic_load(&record_count), listed = 0;
     for (uint32_t i = 0; records && i < count && i < MAX_RECORDS && listed < 100; i++)
@@ -486,15 +486,16 @@ void qa_queue_write(struct qa_json *j)
         }
     qa_json_end_array(j);
     qa_json_end_object(j);
-    qa_json_key(j, "attribution");
+    qa_json_key(j, QA_KEY(attribution));
     qa_json_begin_object(j);
-    qa_json_key(j, "by_hooks"), qa_json_u64(j, atomic_load(&hook_allocs));
-    qa_json_key(j, "by_stack_patterns"), qa_json_u64(j, atomic_load(&stack_allocs));
-    qa_json_key(j, "by_both"), qa_json_u64(j, atomic_load(&both_allocs));
+    qa_json_key(j, QA_KEY(by_hooks)), qa_json_u64(j, atomic_load(&hook_allocs));
+    qa_json_key(j, QA_KEY(by_stack_patterns)), qa_json_u64(j, atomic_load(&stack_allocs));
+    qa_json_key(j, QA_KEY(by_both)), qa_json_u64(j, atomic_load(&both_allocs));
     qa_json_end_object(j);
-    qa_json_key(j, "events_without_connection"), qa_json_u64(j, atomic_load(&without_connection));
-    qa_json_key(j, "refused_events"), qa_json_u64(j, atomic_load(&refused_events));
-    qa_json_key(j, "records_dropped"), qa_json_u64(j, atomic_load(&records_dropped));
+    qa_json_key(j, QA_KEY(events_without_connection)),
+        qa_json_u64(j, atomic_load(&without_connection));
+    qa_json_key(j, QA_KEY(refused_events)), qa_json_u64(j, atomic_load(&refused_events));
+    qa_json_key(j, QA_KEY(records_dropped)), qa_json_u64(j, atomic_load(&records_dropped));
     qa_json_end_object(j);
 }
 
@@ -506,10 +507,10 @@ static void check(struct qa_json *j, const char *name, enum check_status status,
 {
     static const char *const words[] = {"pass", "fail", "n/a"};
     qa_json_begin_object(j);
-    qa_json_key(j, "name"), qa_json_str(j, name);
-    qa_json_key(j, "status"), qa_json_str(j, words[status]);
-    qa_json_key(j, "passed"), qa_json_bool(j, status == CHECK_PASS);
-    qa_json_key(j, "detail"), qa_json_str(j, detail);
+    qa_json_key(j, QA_KEY(name)), qa_json_str(j, name);
+    qa_json_key(j, QA_KEY(status)), qa_json_str(j, words[status]);
+    qa_json_key(j, QA_KEY(passed)), qa_json_bool(j, status == CHECK_PASS);
+    qa_json_key(j, QA_KEY(detail)), qa_json_str(j, detail);
     qa_json_end_object(j);
 }
 
@@ -616,20 +617,20 @@ void qa_queue_write_checks(struct qa_json *j, bool final)
     if (kept > MAX_VIOLATIONS)
         kept = MAX_VIOLATIONS;
     bool hooks_seen = atomic_load(&opens) + s.pushes + s.pops + s.moved_in + s.moved_out != 0;
-    qa_json_key(j, "checks");
+    qa_json_key(j, QA_KEY(checks));
     qa_json_begin_array(j);
     check_depth_one(j, hooks_seen);
     check_conservation(j, &s, hooks_seen);
     check_connections(j, &s, final);
     qa_json_end_array(j);
 
-    qa_json_key(j, "depth_one_violations");
+    qa_json_key(j, QA_KEY(depth_one_violations));
     qa_json_begin_array(j);
     for (uint32_t i = 0; i < kept; i++) {
         const struct violation *vi = &first_violations[i];
         qa_json_begin_object(j);
-        qa_json_key(j, "depth"), qa_json_u64(j, vi->depth);
-        qa_json_key(j, "size"), qa_json_u64(j, vi->size);
+        qa_json_key(j, QA_KEY(depth)), qa_json_u64(j, vi->depth);
+        qa_json_key(j, QA_KEY(size)), qa_json_u64(j, vi->size);
         qa_json_frames(j, vi->frames, vi->frames_depth);
         qa_json_end_object(j);
     }

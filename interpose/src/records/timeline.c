@@ -162,17 +162,17 @@ void qa_timeline_write(struct qa_json *j, uint64_t now_ns)
 {
     if (period_ns == 0)
         return;
-    qa_json_key(j, "timeline_period_ns"), qa_json_u64(j, period_ns);
-    qa_json_key(j, "timeline");
+    qa_json_key(j, QA_KEY(timeline_period_ns)), qa_json_u64(j, period_ns);
+    qa_json_key(j, QA_KEY(timeline));
     qa_json_begin_array(j);
     struct point now = current_point(now_ns);
     for (size_t i = 0; i <= point_count; i++) {
         const struct point *p = i < point_count ? &points[i] : &now;
         qa_json_begin_object(j);
-        qa_json_key(j, "time_ns"), qa_json_u64(j, p->time_ns);
-        qa_json_key(j, "live_bytes"), qa_json_i64(j, p->live_bytes);
-        qa_json_key(j, "allocs"), qa_json_u64(j, p->allocs);
-        qa_json_key(j, "rss_bytes"), qa_json_u64(j, p->rss_bytes);
+        qa_json_key(j, QA_KEY(time_ns)), qa_json_u64(j, p->time_ns);
+        qa_json_key(j, QA_KEY(live_bytes)), qa_json_i64(j, p->live_bytes);
+        qa_json_key(j, QA_KEY(allocs)), qa_json_u64(j, p->allocs);
+        qa_json_key(j, QA_KEY(rss_bytes)), qa_json_u64(j, p->rss_bytes);
         qa_json_end_object(j);
     }
     qa_json_end_array(j);

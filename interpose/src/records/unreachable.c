@@ -75,12 +75,12 @@ bool qa_unreachable_text(unsigned i, char *out, size_t size)
 /* precision.unreachable_allocators; false when there is one. */
 bool qa_unreachable_write(struct qa_json *j)
 {
-    qa_json_key(j, "unreachable_allocators");
+    qa_json_key(j, QA_KEY(unreachable_allocators));
     qa_json_begin_array(j);
     for (unsigned i = 0; i < unreachable_count; i++) {
         qa_json_begin_object(j);
-        qa_json_key(j, "allocator"), qa_json_str(j, unreachable[i].allocator);
-        qa_json_key(j, "library"), qa_json_str(j, unreachable[i].library);
+        qa_json_key(j, QA_KEY(allocator)), qa_json_str(j, unreachable[i].allocator);
+        qa_json_key(j, QA_KEY(library)), qa_json_str(j, unreachable[i].library);
         qa_json_end_object(j);
     }
     qa_json_end_array(j);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/dump_keys.h"
 #include "reports_reading.h"
 #include "reports/dump_head.h"
 
@@ -27,7 +28,9 @@ static unsigned wanted_key(const char *key, size_t n)
     static const struct {
         const char *name;
         unsigned bit;
-    } keys[] = {{"format", WANT_FORMAT}, {"process", WANT_PROCESS}, {"config", WANT_CONFIG}};
+    } keys[] = {{QA_KEY(format), WANT_FORMAT},
+                {QA_KEY(process), WANT_PROCESS},
+                {QA_KEY(config), WANT_CONFIG}};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (strlen(keys[i].name) == n && memcmp(keys[i].name, key, n) == 0)
             return keys[i].bit;
@@ -88,23 +91,25 @@ static void copy_text(char *out, size_t size, const char *text)
 /* The head from a parsed object (the whole dump, or its first members closed). */
 static bool head_from(json_t *doc, struct report_dump_head *out)
 {
-    const char *format = json_string_value(json_object_get(doc, "format"));
+    const char *format = json_string_value(json_object_get(doc, QA_KEY(format)));
     if (format == NULL || strncmp(format, FORMAT_PREFIX, strlen(FORMAT_PREFIX)) != 0)
         return false;
-    json_t *process = json_object_get(doc, "process");
-    json_t *pid = json_object_get(process, "pid");
+    json_t *process = json_object_get(doc, QA_KEY(process));
+    json_t *pid = json_object_get(process, QA_KEY(pid));
     out->pid =
         json_is_integer(pid) && json_integer_value(pid) > 0 ? (uint64_t)json_integer_value(pid) : 0;
-    json_t *start = json_object_get(process, "start_time_ns");
+    json_t *start = json_object_get(process, QA_KEY(start_time_ns));
     out->start_time_ns = json_is_integer(start) ? (uint64_t)json_integer_value(start) : 0;
-    copy_text(out->reason, sizeof out->reason, json_string_value(json_object_get(doc, "reason")));
+    copy_text(out->reason, sizeof out->reason,
+              json_string_value(json_object_get(doc, QA_KEY(reason))));
     copy_text(out->run_id, sizeof out->run_id,
-              json_string_value(json_object_get(process, "run_id")));
-    copy_text(out->exe, sizeof out->exe, json_string_value(json_object_get(process, "exe")));
+              json_string_value(json_object_get(process, QA_KEY(run_id))));
+    copy_text(out->exe, sizeof out->exe, json_string_value(json_object_get(process, QA_KEY(exe))));
     copy_text(out->argv0, sizeof out->argv0,
-              json_string_value(json_array_get(json_object_get(process, "argv"), 0)));
+              json_string_value(json_array_get(json_object_get(process, QA_KEY(argv)), 0)));
     copy_text(out->fallback_dir, sizeof out->fallback_dir,
-              json_string_value(json_object_get(json_object_get(doc, "config"), "fallback_dir")));
+              json_string_value(
+                  json_object_get(json_object_get(doc, QA_KEY(config)), QA_KEY(fallback_dir))));
     return true;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/dump_keys.h"
 #include "reports_reading.h"
 
 struct reader {
@@ -140,7 +141,7 @@ static int by_start(const void *a, const void *b)
 
 static void read_modules(struct reader *r, json_t *doc, struct report *out, struct extent **extents)
 {
-    json_t *modules = field(r, doc, "", "modules", JSON_ARRAY);
+    json_t *modules = field(r, doc, "", QA_KEY(modules), JSON_ARRAY);
     size_t i;
     json_t *m;
     *extents = calloc(json_array_size(modules) + 1, sizeof **extents);
@@ -150,12 +151,12 @@ static void read_modules(struct reader *r, json_t *doc, struct report *out, stru
             report_push_item(&out->modules, &out->module_count, sizeof *mod);
         if (mod == NULL || *extents == NULL)
             return;
-        mod->path = report_copy_string(text(r, m, "modules[]", "path"));
-        mod->build_id = report_copy_string(text(r, m, "modules[]", "build_id"));
-        (*extents)[i] =
-            (struct extent){address(r, json_object_get(m, "start"), "modules[].start"),
-                            address(r, json_object_get(m, "end"), "modules[].end"),
-                            address(r, json_object_get(m, "base"), "modules[].base"), (uint32_t)i};
+        mod->path = report_copy_string(text(r, m, "modules[]", QA_KEY(path)));
+        mod->build_id = report_copy_string(text(r, m, "modules[]", QA_KEY(build_id)));
+        (*extents)[i] = (struct extent){
+            address(r, json_object_get(m, QA_KEY(start)), "modules[].start"),
+            address(r, json_object_get(m, QA_KEY(end)), "modules[].end"),
+            address(r, json_object_get(m, QA_KEY(base)), "modules[].base"), (uint32_t)i};
     }
     qsort(*extents, out->module_count, sizeof **extents, by_start);
 }
@@ -184,7 +185,7 @@ static struct report_stack read_stack(struct reader *r, json_t *object, const ch
                                       const struct extent *extents, size_t n)
 {
     struct report_stack stack = {0};
-    json_t *frames = field(r, object, where, "frames", JSON_ARRAY);
+    json_t *frames = field(r, object, where, QA_KEY(frames), JSON_ARRAY);
     size_t count = json_array_size(frames);
     stack.frames = count ? calloc(count, sizeof *stack.frames) : NULL;
     if (count && stack.frames == NULL)
@@ -208,20 +209,20 @@ static bool is_final_reason(const char *reason)
 /* config: the stacks mode and, when sampled, the rate and whether it counts bytes. */
 static void read_config(struct reader *r, json_t *doc, struct report_process *proc)
 {
-    json_t *config = json_object_get(doc, "config");
-    const char *stacks = string_or(json_object_get(config, "stacks"), "?");
+    json_t *config = json_object_get(doc, QA_KEY(config));
+    const char *stacks = string_or(json_object_get(config, QA_KEY(stacks)), "?");
     proc->stacks_mode = report_copy_string(stacks);
-    proc->stack_depth = optional_number(r, config, "config", "stack_depth", NULL);
-    const char *sites = optional_text(r, config, "config", "queue_sites");
+    proc->stack_depth = optional_number(r, config, "config", QA_KEY(stack_depth), NULL);
+    const char *sites = optional_text(r, config, "config", QA_KEY(queue_sites));
     proc->queue_sites = sites != NULL && sites[0] != '\0';
     if (strncmp(stacks, "sampled", 7) != 0)
         return;
-    proc->sample_every = optional_number(r, config, "config", "sample_every", NULL);
-    json_t *by_bytes = json_object_get(config, "sample_by_bytes");
-    const char *unit = optional_text(r, config, "config", "sample_by");
+    proc->sample_every = optional_number(r, config, "config", QA_KEY(sample_every), NULL);
+    json_t *by_bytes = json_object_get(config, QA_KEY(sample_by_bytes));
+    const char *unit = optional_text(r, config, "config", QA_KEY(sample_by));
     size_t len = strlen(stacks);
     if (by_bytes != NULL)
-        proc->sampling = optional_flag(r, config, "config", "sample_by_bytes", false)
+        proc->sampling = optional_flag(r, config, "config", QA_KEY(sample_by_bytes), false)
                              ? SAMPLING_BYTES
                              : SAMPLING_COUNT;
     else if (unit != NULL)
@@ -232,7 +233,7 @@ static void read_config(struct reader *r, json_t *doc, struct report_process *pr
         proc->sampling = SAMPLING_COUNT;
         proc->sampling_inferred = true;
     }
-    const char *intervals = optional_text(r, config, "config", "sample_intervals");
+    const char *intervals = optional_text(r, config, "config", QA_KEY(sample_intervals));
     proc->exponential = intervals != NULL && strcmp(intervals, "exponential") == 0;
     proc->geometric = intervals != NULL && strcmp(intervals, "geometric") == 0;
 }
@@ -295,38 +296,39 @@ static char *joined_argv(json_t *argv, bool quoted)
 
 static void read_process(struct reader *r, json_t *doc, struct report *out)
 {
-    json_t *p = field(r, doc, "", "process", JSON_OBJECT);
+    json_t *p = field(r, doc, "", QA_KEY(process), JSON_OBJECT);
     struct report_process *proc =
         report_push_item(&out->processes, &out->process_count, sizeof *proc);
     if (p == NULL || proc == NULL)
         return;
-    proc->pid = number(r, p, "process", "pid");
-    proc->ppid = json_is_integer(json_object_get(p, "ppid"))
-                     ? (uint64_t)json_integer_value(json_object_get(p, "ppid"))
+    proc->pid = number(r, p, "process", QA_KEY(pid));
+    proc->ppid = json_is_integer(json_object_get(p, QA_KEY(ppid)))
+                     ? (uint64_t)json_integer_value(json_object_get(p, QA_KEY(ppid)))
                      : 0;
-    proc->exe = report_copy_string(text(r, p, "process", "exe"));
-    proc->start_time_ns = number(r, p, "process", "start_time_ns");
-    proc->attached_at_ns = optional_number(r, p, "process", "attached_at", NULL);
-    proc->dump_time_ns = number(r, p, "process", "dump_time_ns");
-    proc->reason = report_copy_string(text(r, doc, "", "reason"));
+    proc->exe = report_copy_string(text(r, p, "process", QA_KEY(exe)));
+    proc->start_time_ns = number(r, p, "process", QA_KEY(start_time_ns));
+    proc->attached_at_ns = optional_number(r, p, "process", QA_KEY(attached_at), NULL);
+    proc->dump_time_ns = number(r, p, "process", QA_KEY(dump_time_ns));
+    proc->reason = report_copy_string(text(r, doc, "", QA_KEY(reason)));
     proc->source = report_copy_string(r->path);
-    proc->sequence = optional_number(r, p, "process", "sequence", &proc->has_sequence);
+    proc->sequence = optional_number(r, p, "process", QA_KEY(sequence), &proc->has_sequence);
     bool ended = false;
-    optional_number(r, p, "process", "end_time_ns", &ended);
+    optional_number(r, p, "process", QA_KEY(end_time_ns), &ended);
     proc->final = ended || is_final_reason(proc->reason);
-    proc->end_signal = report_copy_string(optional_text(r, p, "process", "end_signal"));
-    proc->run_id = report_copy_string(optional_text(r, p, "process", "run_id"));
-    proc->pythonmalloc = report_copy_string(optional_text(r, p, "process", "pythonmalloc"));
+    proc->end_signal = report_copy_string(optional_text(r, p, "process", QA_KEY(end_signal)));
+    proc->run_id = report_copy_string(optional_text(r, p, "process", QA_KEY(run_id)));
+    proc->pythonmalloc = report_copy_string(optional_text(r, p, "process", QA_KEY(pythonmalloc)));
     proc->fallback_dir = report_copy_string(
-        optional_text(r, json_object_get(doc, "config"), "config", "fallback_dir"));
-    json_t *parent = json_object_get(p, "forked_from");
+        optional_text(r, json_object_get(doc, QA_KEY(config)), "config", QA_KEY(fallback_dir)));
+    json_t *parent = json_object_get(p, QA_KEY(forked_from));
     if (parent != NULL) {
         proc->forked = true;
-        proc->forked_from_pid = number(r, parent, "process.forked_from", "pid");
-        proc->forked_from_start_ns = number(r, parent, "process.forked_from", "start_time_ns");
+        proc->forked_from_pid = number(r, parent, "process.forked_from", QA_KEY(pid));
+        proc->forked_from_start_ns =
+            number(r, parent, "process.forked_from", QA_KEY(start_time_ns));
     }
     read_config(r, doc, proc);
-    json_t *argv = field(r, p, "process", "argv", JSON_ARRAY);
+    json_t *argv = field(r, p, "process", QA_KEY(argv), JSON_ARRAY);
     proc->argv = joined_argv(argv, false);
     proc->command = joined_argv(argv, true);
 }
@@ -335,10 +337,10 @@ static void read_process(struct reader *r, json_t *doc, struct report *out)
 static void read_timeline_writer(struct reader *r, json_t *doc, struct report_process *proc)
 {
     static const char *const states[] = {"running", "waiting", "ended", "failed"};
-    json_t *o = json_object_get(doc, "timeline_writer");
+    json_t *o = json_object_get(doc, QA_KEY(timeline_writer));
     if (o == NULL)
         return;
-    const char *state = json_string_value(json_object_get(o, "state"));
+    const char *state = json_string_value(json_object_get(o, QA_KEY(state)));
     for (size_t i = 0; state != NULL && i < sizeof states / sizeof states[0]; i++)
         if (strcmp(state, states[i]) == 0)
             proc->writer = (enum report_writer)(WRITER_RUNNING + i);
@@ -346,19 +348,19 @@ static void read_timeline_writer(struct reader *r, json_t *doc, struct report_pr
         reader_fail(r, "timeline_writer.state is not running, waiting, ended or failed");
         return;
     }
-    proc->writer_delay_ms = number(r, o, "timeline_writer", "delay_ms");
-    proc->writer_forks = flag(r, o, "timeline_writer", "forks");
-    if (json_object_get(o, "started_ns") != NULL)
-        proc->writer_started_ns = number(r, o, "timeline_writer", "started_ns");
-    if (json_object_get(o, "stopped_ns") != NULL)
-        proc->writer_stopped_ns = number(r, o, "timeline_writer", "stopped_ns");
+    proc->writer_delay_ms = number(r, o, "timeline_writer", QA_KEY(delay_ms));
+    proc->writer_forks = flag(r, o, "timeline_writer", QA_KEY(forks));
+    if (json_object_get(o, QA_KEY(started_ns)) != NULL)
+        proc->writer_started_ns = number(r, o, "timeline_writer", QA_KEY(started_ns));
+    if (json_object_get(o, QA_KEY(stopped_ns)) != NULL)
+        proc->writer_stopped_ns = number(r, o, "timeline_writer", QA_KEY(stopped_ns));
 }
 
 /* Memory over time (`timeline`, `timeline_period_ns`): absent in older dumps and with
  * QAUDIT_TIMELINE=off. live_bytes may dip below 0 while threads' counters are summed: read as 0. */
 static void read_timeline(struct reader *r, json_t *doc, struct report_process *proc)
 {
-    json_t *list = json_object_get(doc, "timeline");
+    json_t *list = json_object_get(doc, QA_KEY(timeline));
     if (list == NULL)
         return;
     read_timeline_writer(r, doc, proc);
@@ -366,13 +368,13 @@ static void read_timeline(struct reader *r, json_t *doc, struct report_process *
         reader_fail(r, "timeline is not an array");
         return;
     }
-    proc->timeline_period_ns = number(r, doc, "", "timeline_period_ns");
+    proc->timeline_period_ns = number(r, doc, "", QA_KEY(timeline_period_ns));
     proc->timeline = calloc(json_array_size(list) + 1, sizeof *proc->timeline);
     size_t i;
     json_t *p;
     json_array_foreach(list, i, p)
     {
-        json_t *live = json_object_get(p, "live_bytes");
+        json_t *live = json_object_get(p, QA_KEY(live_bytes));
         if (!json_is_object(p) || !json_is_integer(live)) {
             reader_fail(r, "timeline[%zu] is not an object with live_bytes", i);
             return;
@@ -380,9 +382,10 @@ static void read_timeline(struct reader *r, json_t *doc, struct report_process *
         if (proc->timeline == NULL)
             return;
         proc->timeline[proc->timeline_count++] = (struct report_point){
-            number(r, p, "timeline[]", "time_ns"),
+            number(r, p, "timeline[]", QA_KEY(time_ns)),
             json_integer_value(live) > 0 ? (uint64_t)json_integer_value(live) : 0,
-            number(r, p, "timeline[]", "allocs"), number(r, p, "timeline[]", "rss_bytes")};
+            number(r, p, "timeline[]", QA_KEY(allocs)),
+            number(r, p, "timeline[]", QA_KEY(rss_bytes))};
     }
 }
 
@@ -392,40 +395,52 @@ static void read_inherited(struct reader *r, json_t *o, struct report_inherited 
     if (o == NULL)
         return;
     in->processes = 1;
-    in->blocks = number(r, o, "totals.inherited", "blocks");
-    in->bytes = number(r, o, "totals.inherited", "bytes");
-    json_t *freed = field(r, o, "totals.inherited", "freed", JSON_OBJECT);
-    in->freed_blocks = number(r, freed, "totals.inherited.freed", "blocks");
-    in->freed_bytes = number(r, freed, "totals.inherited.freed", "bytes");
-    in->reallocated = number(r, o, "totals.inherited", "reallocated");
+    in->blocks = number(r, o, "totals.inherited", QA_KEY(blocks));
+    in->bytes = number(r, o, "totals.inherited", QA_KEY(bytes));
+    json_t *freed = field(r, o, "totals.inherited", QA_KEY(freed), JSON_OBJECT);
+    in->freed_blocks = number(r, freed, "totals.inherited.freed", QA_KEY(blocks));
+    in->freed_bytes = number(r, freed, "totals.inherited.freed", QA_KEY(bytes));
+    in->reallocated = number(r, o, "totals.inherited", QA_KEY(reallocated));
     if (!r->failed && (in->freed_blocks > in->blocks || in->freed_bytes > in->bytes ||
                        in->reallocated > in->freed_blocks))
         reader_fail(r, "totals.inherited: more freed than inherited");
 }
 
+/* totals.calls' keys, in enum report_call's order. */
+static const char *const call_keys[CALL_COUNT] = {[CALL_MALLOC] = QA_KEY(malloc),
+                                                  [CALL_CALLOC] = QA_KEY(calloc),
+                                                  [CALL_REALLOC] = QA_KEY(realloc),
+                                                  [CALL_REALLOCARRAY] = QA_KEY(reallocarray),
+                                                  [CALL_POSIX_MEMALIGN] = QA_KEY(posix_memalign),
+                                                  [CALL_ALIGNED_ALLOC] = QA_KEY(aligned_alloc),
+                                                  [CALL_MEMALIGN] = QA_KEY(memalign),
+                                                  [CALL_VALLOC] = QA_KEY(valloc),
+                                                  [CALL_PVALLOC] = QA_KEY(pvalloc),
+                                                  [CALL_FREE] = QA_KEY(free)};
+
 static void read_totals(struct reader *r, json_t *doc, struct report_totals *t)
 {
-    json_t *o = field(r, doc, "", "totals", JSON_OBJECT);
+    json_t *o = field(r, doc, "", QA_KEY(totals), JSON_OBJECT);
     if (o == NULL)
         return;
-    t->allocs = number(r, o, "totals", "allocs");
-    t->frees = number(r, o, "totals", "frees");
-    t->reallocs = number(r, o, "totals", "reallocs");
-    t->reallocs_in_place = number(r, o, "totals", "reallocs_in_place");
-    t->reallocs_moved = number(r, o, "totals", "reallocs_moved");
-    t->aligned_allocs = number(r, o, "totals", "aligned_allocs");
-    t->failed_allocs = number(r, o, "totals", "failed_allocs");
-    t->bytes_requested = number(r, o, "totals", "bytes_requested");
-    t->bytes_usable = number(r, o, "totals", "bytes_usable");
-    t->live_bytes = number(r, o, "totals", "live_bytes");
-    t->live_blocks = number(r, o, "totals", "live_blocks");
-    t->peak_live_bytes = number(r, o, "totals", "peak_live_bytes");
-    t->threads = number(r, o, "totals", "threads");
-    t->temporary = optional_number(r, o, "totals", "temporary", &t->has_temporary);
-    json_t *calls = field(r, o, "totals", "calls", JSON_OBJECT);
+    t->allocs = number(r, o, "totals", QA_KEY(allocs));
+    t->frees = number(r, o, "totals", QA_KEY(frees));
+    t->reallocs = number(r, o, "totals", QA_KEY(reallocs));
+    t->reallocs_in_place = number(r, o, "totals", QA_KEY(reallocs_in_place));
+    t->reallocs_moved = number(r, o, "totals", QA_KEY(reallocs_moved));
+    t->aligned_allocs = number(r, o, "totals", QA_KEY(aligned_allocs));
+    t->failed_allocs = number(r, o, "totals", QA_KEY(failed_allocs));
+    t->bytes_requested = number(r, o, "totals", QA_KEY(bytes_requested));
+    t->bytes_usable = number(r, o, "totals", QA_KEY(bytes_usable));
+    t->live_bytes = number(r, o, "totals", QA_KEY(live_bytes));
+    t->live_blocks = number(r, o, "totals", QA_KEY(live_blocks));
+    t->peak_live_bytes = number(r, o, "totals", QA_KEY(peak_live_bytes));
+    t->threads = number(r, o, "totals", QA_KEY(threads));
+    t->temporary = optional_number(r, o, "totals", QA_KEY(temporary), &t->has_temporary);
+    json_t *calls = field(r, o, "totals", QA_KEY(calls), JSON_OBJECT);
     for (int c = 0; c < CALL_COUNT && calls; c++)
-        t->calls[c] = number(r, calls, "totals.calls", report_call_names[c]);
-    read_inherited(r, json_object_get(o, "inherited"), &t->inherited);
+        t->calls[c] = number(r, calls, "totals.calls", call_keys[c]);
+    read_inherited(r, json_object_get(o, QA_KEY(inherited)), &t->inherited);
 }
 
 /* A list of {key_name, count_name} objects into counts. */
@@ -448,18 +463,18 @@ static void read_sizes(struct reader *r, json_t *doc, struct report *out)
 {
     size_t i;
     json_t *item;
-    json_array_foreach(field(r, doc, "", "requested_sizes", JSON_ARRAY), i, item)
+    json_array_foreach(field(r, doc, "", QA_KEY(requested_sizes), JSON_ARRAY), i, item)
     {
         struct report_bucket *b =
             report_push_item(&out->requested_sizes, &out->requested_count, sizeof *b);
         if (b == NULL)
             return;
-        b->from = number(r, item, "requested_sizes[]", "from");
-        b->to = number(r, item, "requested_sizes[]", "to");
-        b->count = number(r, item, "requested_sizes[]", "count");
+        b->from = number(r, item, "requested_sizes[]", QA_KEY(from));
+        b->to = number(r, item, "requested_sizes[]", QA_KEY(to));
+        b->count = number(r, item, "requested_sizes[]", QA_KEY(count));
     }
-    read_counts(r, field(r, doc, "", "usable_sizes", JSON_ARRAY), "usable_sizes[]", "usable",
-                "count", &out->usable_sizes, &out->usable_count);
+    read_counts(r, field(r, doc, "", QA_KEY(usable_sizes), JSON_ARRAY), "usable_sizes[]",
+                QA_KEY(usable), QA_KEY(count), &out->usable_sizes, &out->usable_count);
 }
 
 static void read_sites(struct reader *r, json_t *doc, struct report *out,
@@ -467,7 +482,7 @@ static void read_sites(struct reader *r, json_t *doc, struct report *out,
 {
     size_t i;
     json_t *s;
-    json_t *sites = field(r, doc, "", "sites", JSON_ARRAY);
+    json_t *sites = field(r, doc, "", QA_KEY(sites), JSON_ARRAY);
     out->sites = calloc(json_array_size(sites) + 1, sizeof *out->sites);
     json_array_foreach(sites, i, s)
     {
@@ -475,23 +490,25 @@ static void read_sites(struct reader *r, json_t *doc, struct report *out,
             return;
         struct report_site *site = &out->sites[out->site_count++];
         site->stack = read_stack(r, s, "sites[]", extents, out->module_count);
-        site->allocs = number(r, s, "sites[]", "allocs");
-        site->frees = number(r, s, "sites[]", "frees");
-        site->bytes = number(r, s, "sites[]", "bytes");
-        site->live_bytes = number(r, s, "sites[]", "live_bytes");
-        site->peak_live_bytes = number(r, s, "sites[]", "peak_live_bytes");
-        site->never_written_bytes = number(r, s, "sites[]", "never_written_bytes");
-        site->queue_allocs = number(r, s, "sites[]", "queue_allocs");
-        site->temporary = optional_number(r, s, "sites[]", "temporary", NULL);
-        site->allocs_estimate = (double)optional_number(r, s, "sites[]", "allocs_estimate", NULL);
-        site->bytes_estimate = (double)optional_number(r, s, "sites[]", "bytes_estimate", NULL);
-        site->id = optional_number(r, s, "sites[]", "id", NULL);
-        json_t *in = json_object_get(s, "inherited");
+        site->allocs = number(r, s, "sites[]", QA_KEY(allocs));
+        site->frees = number(r, s, "sites[]", QA_KEY(frees));
+        site->bytes = number(r, s, "sites[]", QA_KEY(bytes));
+        site->live_bytes = number(r, s, "sites[]", QA_KEY(live_bytes));
+        site->peak_live_bytes = number(r, s, "sites[]", QA_KEY(peak_live_bytes));
+        site->never_written_bytes = number(r, s, "sites[]", QA_KEY(never_written_bytes));
+        site->queue_allocs = number(r, s, "sites[]", QA_KEY(queue_allocs));
+        site->temporary = optional_number(r, s, "sites[]", QA_KEY(temporary), NULL);
+        site->allocs_estimate =
+            (double)optional_number(r, s, "sites[]", QA_KEY(allocs_estimate), NULL);
+        site->bytes_estimate =
+            (double)optional_number(r, s, "sites[]", QA_KEY(bytes_estimate), NULL);
+        site->id = optional_number(r, s, "sites[]", QA_KEY(id), NULL);
+        json_t *in = json_object_get(s, QA_KEY(inherited));
         if (in != NULL) {
-            site->inherited_blocks = number(r, in, "sites[].inherited", "blocks");
-            site->inherited_bytes = number(r, in, "sites[].inherited", "bytes");
-            site->inherited_freed = number(r, in, "sites[].inherited", "freed_blocks");
-            site->inherited_freed_bytes = number(r, in, "sites[].inherited", "freed_bytes");
+            site->inherited_blocks = number(r, in, "sites[].inherited", QA_KEY(blocks));
+            site->inherited_bytes = number(r, in, "sites[].inherited", QA_KEY(bytes));
+            site->inherited_freed = number(r, in, "sites[].inherited", QA_KEY(freed_blocks));
+            site->inherited_freed_bytes = number(r, in, "sites[].inherited", QA_KEY(freed_bytes));
         }
     }
 }
@@ -500,7 +517,7 @@ static void read_sites(struct reader *r, json_t *doc, struct report *out,
  * freed_blocks, freed_bytes] where the child freed some of the site's inherited blocks. */
 static void read_inherited_sites(struct reader *r, json_t *doc, struct report *out)
 {
-    json_t *list = json_object_get(doc, "inherited_sites");
+    json_t *list = json_object_get(doc, QA_KEY(inherited_sites));
     if (list == NULL)
         return;
     if (!json_is_array(list)) {
@@ -536,44 +553,46 @@ static void read_inherited_sites(struct reader *r, json_t *doc, struct report *o
 
 static void read_queues(struct reader *r, json_t *doc, struct report_queues *q)
 {
-    json_t *o = field(r, doc, "", "queues", JSON_OBJECT);
+    json_t *o = field(r, doc, "", QA_KEY(queues), JSON_OBJECT);
     if (o == NULL)
         return;
-    q->pushes = number(r, o, "queues", "pushes");
-    q->pops = number(r, o, "queues", "pops");
-    q->discarded = number(r, o, "queues", "discarded");
-    q->moved = number(r, o, "queues", "moved");
-    q->queued_now = number(r, o, "queues", "queued_now");
-    q->grows = number(r, o, "queues", "grows");
-    q->shrinks = number(r, o, "queues", "shrinks");
-    q->returns_to_inline = number(r, o, "queues", "returns_to_inline");
-    read_counts(r, field(r, o, "queues", "depth_histogram", JSON_ARRAY), "queues.depth_histogram[]",
-                "depth", "pushes", &q->depth_histogram, &q->depth_histogram_count);
-    read_counts(r, field(r, o, "queues", "allocs_by_depth", JSON_ARRAY), "queues.allocs_by_depth[]",
-                "depth", "allocs", &q->allocs_by_depth, &q->allocs_by_depth_count);
+    q->pushes = number(r, o, "queues", QA_KEY(pushes));
+    q->pops = number(r, o, "queues", QA_KEY(pops));
+    q->discarded = number(r, o, "queues", QA_KEY(discarded));
+    q->moved = number(r, o, "queues", QA_KEY(moved));
+    q->queued_now = number(r, o, "queues", QA_KEY(queued_now));
+    q->grows = number(r, o, "queues", QA_KEY(grows));
+    q->shrinks = number(r, o, "queues", QA_KEY(shrinks));
+    q->returns_to_inline = number(r, o, "queues", QA_KEY(returns_to_inline));
+    read_counts(r, field(r, o, "queues", QA_KEY(depth_histogram), JSON_ARRAY),
+                "queues.depth_histogram[]", QA_KEY(depth), QA_KEY(pushes), &q->depth_histogram,
+                &q->depth_histogram_count);
+    read_counts(r, field(r, o, "queues", QA_KEY(allocs_by_depth), JSON_ARRAY),
+                "queues.allocs_by_depth[]", QA_KEY(depth), QA_KEY(allocs), &q->allocs_by_depth,
+                &q->allocs_by_depth_count);
     size_t i;
     json_t *item;
-    json_array_foreach(field(r, o, "queues", "by_peak_depth", JSON_ARRAY), i, item)
+    json_array_foreach(field(r, o, "queues", QA_KEY(by_peak_depth), JSON_ARRAY), i, item)
     {
         struct report_peak *p =
             report_push_item(&q->by_peak_depth, &q->by_peak_depth_count, sizeof *p);
         if (p == NULL)
             return;
-        p->peak_depth = number(r, item, "queues.by_peak_depth[]", "peak_depth");
-        p->connections = number(r, item, "queues.by_peak_depth[]", "connections");
-        p->allocs = number(r, item, "queues.by_peak_depth[]", "allocs");
-        p->bytes = number(r, item, "queues.by_peak_depth[]", "bytes");
+        p->peak_depth = number(r, item, "queues.by_peak_depth[]", QA_KEY(peak_depth));
+        p->connections = number(r, item, "queues.by_peak_depth[]", QA_KEY(connections));
+        p->allocs = number(r, item, "queues.by_peak_depth[]", QA_KEY(allocs));
+        p->bytes = number(r, item, "queues.by_peak_depth[]", QA_KEY(bytes));
     }
-    json_t *connections = field(r, o, "queues", "connections", JSON_OBJECT);
-    q->opened = number(r, connections, "queues.connections", "opened");
-    q->closed = number(r, connections, "queues.connections", "closed");
-    json_t *attribution = field(r, o, "queues", "attribution", JSON_OBJECT);
-    q->by_hooks = number(r, attribution, "queues.attribution", "by_hooks");
-    q->by_stack_patterns = number(r, attribution, "queues.attribution", "by_stack_patterns");
-    q->by_both = number(r, attribution, "queues.attribution", "by_both");
-    q->events_without_connection = number(r, o, "queues", "events_without_connection");
-    q->refused_events = number(r, o, "queues", "refused_events");
-    q->records_dropped = number(r, o, "queues", "records_dropped");
+    json_t *connections = field(r, o, "queues", QA_KEY(connections), JSON_OBJECT);
+    q->opened = number(r, connections, "queues.connections", QA_KEY(opened));
+    q->closed = number(r, connections, "queues.connections", QA_KEY(closed));
+    json_t *attribution = field(r, o, "queues", QA_KEY(attribution), JSON_OBJECT);
+    q->by_hooks = number(r, attribution, "queues.attribution", QA_KEY(by_hooks));
+    q->by_stack_patterns = number(r, attribution, "queues.attribution", QA_KEY(by_stack_patterns));
+    q->by_both = number(r, attribution, "queues.attribution", QA_KEY(by_both));
+    q->events_without_connection = number(r, o, "queues", QA_KEY(events_without_connection));
+    q->refused_events = number(r, o, "queues", QA_KEY(refused_events));
+    q->records_dropped = number(r, o, "queues", QA_KEY(records_dropped));
 }
 
 /* checks[].status, which must agree with passed; not_applicable marks the ones read as n/a (an
@@ -600,18 +619,18 @@ static void read_checks(struct reader *r, json_t *doc, struct report *out)
 {
     size_t i;
     json_t *c;
-    json_array_foreach(field(r, doc, "", "checks", JSON_ARRAY), i, c)
+    json_array_foreach(field(r, doc, "", QA_KEY(checks), JSON_ARRAY), i, c)
     {
         struct report_check *check =
             report_push_item(&out->checks, &out->check_count, sizeof *check);
         if (check == NULL)
             return;
-        check->name = report_copy_string(text(r, c, "checks[]", "name"));
-        check->detail = report_copy_string(text(r, c, "checks[]", "detail"));
+        check->name = report_copy_string(text(r, c, "checks[]", QA_KEY(name)));
+        check->detail = report_copy_string(text(r, c, "checks[]", QA_KEY(detail)));
         check->dumps = 1;
-        check->failed = !flag(r, c, "checks[]", "passed");
+        check->failed = !flag(r, c, "checks[]", QA_KEY(passed));
         check->status = check->failed ? CHECK_FAIL : CHECK_PASS;
-        const char *status = optional_text(r, c, "checks[]", "status");
+        const char *status = optional_text(r, c, "checks[]", QA_KEY(status));
         if (status == NULL)
             report_check_derive(out, check);
         else if (!read_status(r, status, check))
@@ -632,11 +651,11 @@ static void read_events(struct reader *r, json_t *list, const char *where,
             return;
         event->pid = pid;
         event->stack = read_stack(r, e, where, extents, modules);
-        event->size = number(r, e, where, "size");
-        if (json_object_get(e, "depth"))
-            event->depth = number(r, e, where, "depth");
-        if (json_object_get(e, "candidate"))
-            event->candidate = number(r, e, where, "candidate");
+        event->size = number(r, e, where, QA_KEY(size));
+        if (json_object_get(e, QA_KEY(depth)))
+            event->depth = number(r, e, where, QA_KEY(depth));
+        if (json_object_get(e, QA_KEY(candidate)))
+            event->candidate = number(r, e, where, QA_KEY(candidate));
     }
 }
 
@@ -673,12 +692,13 @@ static void read_attach_unreached(json_t *allocators, struct report_precision *p
     json_t *family;
     json_object_foreach(allocators, name, family)
     {
-        json_t *entries = json_object_get(family, "attach_unreached");
+        json_t *entries = json_object_get(family, QA_KEY(attach_unreached));
         if (!json_is_object(entries))
             continue;
         char bound[512], by[512];
         joined_names(entries, true, bound, sizeof bound);
-        joined_names(json_object_get(family, "attach_unreached_bound_by"), false, by, sizeof by);
+        joined_names(json_object_get(family, QA_KEY(attach_unreached_bound_by)), false, by,
+                     sizeof by);
         if (bound[0] != '\0')
             report_push_string(&p->attach_unreached, &p->attach_unreached_count,
                                "%s: %s bound by %s", name, bound, by);
@@ -690,27 +710,27 @@ static void read_attach_unreached(json_t *allocators, struct report_precision *p
 
 static void read_precision(struct reader *r, json_t *doc, struct report_precision *p)
 {
-    json_t *o = field(r, doc, "", "precision", JSON_OBJECT);
+    json_t *o = field(r, doc, "", QA_KEY(precision), JSON_OBJECT);
     if (o == NULL)
         return;
-    p->exact = flag(r, o, "precision", "exact");
-    p->peak_live_bytes_within = number(r, o, "precision", "peak_live_bytes_within");
-    p->blocks_untracked = number(r, o, "precision", "blocks_untracked");
-    p->sites_dropped = number(r, o, "precision", "sites_dropped");
-    p->stacks_truncated = number(r, o, "precision", "stacks_truncated");
-    p->usable_sizes_dropped = number(r, o, "precision", "usable_sizes_dropped");
-    p->modules_dropped = number(r, o, "precision", "modules_dropped");
-    p->never_written_unattributed = number(r, o, "precision", "never_written_unattributed");
+    p->exact = flag(r, o, "precision", QA_KEY(exact));
+    p->peak_live_bytes_within = number(r, o, "precision", QA_KEY(peak_live_bytes_within));
+    p->blocks_untracked = number(r, o, "precision", QA_KEY(blocks_untracked));
+    p->sites_dropped = number(r, o, "precision", QA_KEY(sites_dropped));
+    p->stacks_truncated = number(r, o, "precision", QA_KEY(stacks_truncated));
+    p->usable_sizes_dropped = number(r, o, "precision", QA_KEY(usable_sizes_dropped));
+    p->modules_dropped = number(r, o, "precision", QA_KEY(modules_dropped));
+    p->never_written_unattributed = number(r, o, "precision", QA_KEY(never_written_unattributed));
     size_t i;
     json_t *lib;
-    json_array_foreach(field(r, o, "precision", "deepbind_libraries", JSON_ARRAY), i, lib)
+    json_array_foreach(field(r, o, "precision", QA_KEY(deepbind_libraries), JSON_ARRAY), i, lib)
     {
         char **slot = report_push_item(&p->deepbind_libraries, &p->deepbind_count, sizeof *slot);
         if (slot)
             *slot = report_copy_string(string_or(lib, "?"));
     }
     /* Fields of later dumps: what the preload could not see. */
-    json_t *uninterposed = json_object_get(o, "uninterposed_allocators");
+    json_t *uninterposed = json_object_get(o, QA_KEY(uninterposed_allocators));
     json_array_foreach(uninterposed, i, lib)
     {
         char **slot =
@@ -718,24 +738,24 @@ static void read_precision(struct reader *r, json_t *doc, struct report_precisio
         if (slot)
             *slot = report_copy_string(string_or(lib, "?"));
     }
-    read_attach_unreached(json_object_get(o, "allocators"), p);
-    json_array_foreach(json_object_get(o, "unreachable_allocators"), i, lib)
+    read_attach_unreached(json_object_get(o, QA_KEY(allocators)), p);
+    json_array_foreach(json_object_get(o, QA_KEY(unreachable_allocators)), i, lib)
         report_push_string(&p->unreachable_allocators, &p->unreachable_count, "%s has %s",
-                           string_or(json_object_get(lib, "library"), "?"),
-                           string_or(json_object_get(lib, "allocator"), "?"));
-    if (optional_flag(r, o, "precision", "unexplained_anonymous", false)) {
+                           string_or(json_object_get(lib, QA_KEY(library)), "?"),
+                           string_or(json_object_get(lib, QA_KEY(allocator)), "?"));
+    if (optional_flag(r, o, "precision", QA_KEY(unexplained_anonymous), false)) {
         p->unexplained_anonymous = 1;
-        uint64_t grew = optional_number(r, o, "precision", "anonymous_bytes", NULL) -
-                        optional_number(r, o, "precision", "anonymous_bytes_at_start", NULL);
-        uint64_t peak = optional_number(r, o, "precision", "counted_peak_live_bytes", NULL);
+        uint64_t grew = optional_number(r, o, "precision", QA_KEY(anonymous_bytes), NULL) -
+                        optional_number(r, o, "precision", QA_KEY(anonymous_bytes_at_start), NULL);
+        uint64_t peak = optional_number(r, o, "precision", QA_KEY(counted_peak_live_bytes), NULL);
         p->unexplained_bytes = grew > peak && grew < (1ull << 62) ? grew - peak : 0;
     }
-    p->modules_unknown = !optional_flag(r, o, "precision", "modules_known", true);
+    p->modules_unknown = !optional_flag(r, o, "precision", QA_KEY(modules_known), true);
 }
 
 static void read_document(struct reader *r, json_t *doc, struct report *out)
 {
-    const char *format = json_string_value(json_object_get(doc, "format"));
+    const char *format = json_string_value(json_object_get(doc, QA_KEY(format)));
     if (format == NULL) {
         reader_fail(r, "not a qaudit dump (no \"format\" field)");
         return;
@@ -765,14 +785,14 @@ static void read_document(struct reader *r, json_t *doc, struct report *out)
     read_checks(r, doc, out);
     uint64_t pid = out->process_count ? out->processes[0].pid : 0;
     if (extents != NULL)
-        read_events(r, field(r, doc, "", "depth_one_violations", JSON_ARRAY),
+        read_events(r, field(r, doc, "", QA_KEY(depth_one_violations), JSON_ARRAY),
                     "depth_one_violations[]", extents, out->module_count, pid, &out->violations,
                     &out->violation_count);
-    json_t *failures = field(r, doc, "", "injected_failures", JSON_OBJECT);
+    json_t *failures = field(r, doc, "", QA_KEY(injected_failures), JSON_OBJECT);
     if (failures != NULL && extents != NULL) {
-        out->failure_candidates = number(r, failures, "injected_failures", "candidates");
-        out->failures_injected = number(r, failures, "injected_failures", "injected");
-        read_events(r, field(r, failures, "injected_failures", "first", JSON_ARRAY),
+        out->failure_candidates = number(r, failures, "injected_failures", QA_KEY(candidates));
+        out->failures_injected = number(r, failures, "injected_failures", QA_KEY(injected));
+        read_events(r, field(r, failures, "injected_failures", QA_KEY(first), JSON_ARRAY),
                     "injected_failures.first[]", extents, out->module_count, pid, &out->failures,
                     &out->failure_count);
     }
