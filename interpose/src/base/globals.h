@@ -98,6 +98,22 @@ static inline size_t qa_glibc_chunk_usable(const void *p)
     return (header & ~(size_t)7) - sizeof header - mmapped;
 }
 
+/* The same for a block whose header says a heap chunk (not mmap'd): the fast free path reads
+ * the header once and tests the mmap bit, which the bootstrap arena's blocks carry too
+ * (bootstrap.c), so that one test sends both to the slow path. */
+#define QA_CHUNK_MMAPPED ((size_t)2)
+static inline size_t qa_chunk_header(const void *p)
+{
+    size_t header;
+    __builtin_memcpy(&header, (const char *)p - sizeof header, sizeof header);
+    return header;
+}
+
+static inline size_t qa_heap_chunk_usable(size_t header)
+{
+    return (header & ~(size_t)7) - sizeof header;
+}
+
 static inline size_t qa_usable_size(void *p)
 {
     if (__builtin_expect(qa_usable_from_header, 1))

@@ -145,11 +145,18 @@ ENTRY_BODY void qa_free_entry(void *p)
     if (p == NULL)
         return;
     struct qa_thread *t = fast_thread();
-    if (t == NULL || qa_in_bootstrap(p) || qa_blocks_may_hold((uintptr_t)p)) {
+    if (t == NULL) {
         free_slow(p);
         return;
     }
-    qa_count_freed_block(t, p, qa_glibc_chunk_usable(p));
+    /* One read of the header: an mmap'd chunk, or a block of the bootstrap arena (whose size
+     * word carries the same bit), goes to the slow path, which tells them apart. */
+    size_t header = qa_chunk_header(p);
+    if ((header & QA_CHUNK_MMAPPED) || qa_blocks_may_hold((uintptr_t)p)) {
+        free_slow(p);
+        return;
+    }
+    qa_count_freed_block(t, p, qa_heap_chunk_usable(header));
     qa_real.free_fn(p);
 }
 extern void free(void *p) QA_EXPORT_AS(qa_free_entry);
