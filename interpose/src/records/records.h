@@ -28,6 +28,10 @@ struct qa_usable_class {
 size_t qa_usable_hist(struct qa_usable_class *classes, size_t max); /* by size, up to max */
 uint64_t qa_usable_overflow(void);
 void qa_live_publish(struct qa_thread *t, int64_t live);
+/* The fast path's rare branches (counting.h): the record's live bytes rose past its peak
+ * (below_peak went negative), or moved a batch since the last publication. */
+__attribute__((noinline, cold)) void qa_live_new_peak(struct qa_thread *t);
+__attribute__((noinline, cold)) void qa_live_publish_own(struct qa_thread *t);
 int64_t qa_live_published(void); /* the batched total, as the last publication left it */
 int64_t qa_peak_live(void);
 void qa_peak_observe(int64_t live);
@@ -50,6 +54,12 @@ static inline uint64_t qa_counters_allocs(const struct qa_counters *c)
 static inline int64_t qa_counters_live_bytes(const struct qa_counters *c)
 {
     return (int64_t)(c->bytes_usable - c->bytes_freed_usable);
+}
+
+/* A record's own live bytes (counting.h keeps them as their distance below its peak). */
+static inline int64_t qa_thread_live_bytes(const struct qa_thread *t)
+{
+    return t->peak_usable - t->below_peak;
 }
 
 /* realloc neither adds nor removes a block. */

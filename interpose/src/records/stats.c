@@ -31,6 +31,7 @@ void qa_live_new_owner(struct qa_thread *t)
     if (t->live_at_publish != QA_LIVE_NEVER_PUBLISHED)
         t->live_resume = t->live_at_publish;
     t->live_at_publish = QA_LIVE_NEVER_PUBLISHED;
+    t->publish_up = t->publish_down = -1; /* the first counted call publishes */
     t->allocs_before_owner = qa_counters_allocs(&t->c);
     t->owner_allocated = false;
 }
@@ -50,7 +51,7 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
         out->inherited_freed_bytes += c->inherited_freed_bytes;
         out->bytes_requested += c->bytes_requested;
         out->bytes_usable += c->bytes_usable;
-        out->bytes_freed_usable += c->bytes_freed_usable;
+        out->bytes_freed_usable += c->bytes_usable - (uint64_t)qa_thread_live_bytes(t);
         for (int i = 0; i < QA_CALL_COUNT; i++)
             out->by_call[i] += c->by_call[i];
         for (int i = 0; i < QA_SIZE_BUCKETS; i++)
@@ -87,12 +88,25 @@ void qa_live_publish(struct qa_thread *t, int64_t live)
     }
     int64_t delta = target - t->live_at_publish;
     t->live_at_publish = target;
+    t->publish_up = target + (QA_LIVE_BATCH - 1) - live;
+    t->publish_down = live - target + (QA_LIVE_BATCH - 1);
     int64_t total = atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
     qa_peak_observe(total);
     /* A writer that has not started (output/writer.c, "lazily"): the timeline's points for
      * large moves are taken here (the period's at the thread's looks, output/looks.c). */
     bool waiting = atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed);
     qa_timeline_moved(t, total, waiting);
+}
+
+void qa_live_new_peak(struct qa_thread *t)
+{
+    t->peak_usable -= t->below_peak;
+    t->below_peak = 0;
+}
+
+void qa_live_publish_own(struct qa_thread *t)
+{
+    qa_live_publish(t, qa_thread_live_bytes(t));
 }
 
 int64_t qa_live_published(void)
@@ -235,6 +249,7 @@ static void reset_record(struct qa_thread *t)
     /* site_deltas: already empty, qa_sites_flush_all cleared every slot in use (a memset
      * here would copy 24 KiB of pages in every child) */
     t->peak_usable = 0;
+    t->below_peak = 0;
     t->live_at_publish = 0;
     t->record_counted = false;
     t->last_alloc = 0; /* the last block before: its free is not a temporary of the new account */
