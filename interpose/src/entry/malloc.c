@@ -102,19 +102,42 @@ void *qa_realloc_entry(void *old, size_t size);
 /* Not inlined into realloc: a call from there stays a call, whose return address (the caller a
  * thread's look is judged by) is realloc's, as it was when realloc called malloc by name. */
 #define ENTRY_BODY __attribute__((noinline))
+/* malloc and free keep no frame pointer of their own (push, move and pop: 6 instructions a
+ * malloc/free pair): every path of theirs that takes a stack jumps to its slow path rather than
+ * calling it (malloc_slow, free_slow: their frame is then the program's callee), and the one
+ * call that takes a stack from inside, sampled's qa_record_sampled, walks with libunwind or
+ * libgcc, which read the CFI, never with frame pointers (fp mode never takes the fast path).
+ * realloc keeps its frame: qa_counted_resize is called, and may walk frame pointers. */
+#define FAST_ENTRY_BODY __attribute__((noinline, optimize("omit-frame-pointer")))
 
-ENTRY_BODY void *qa_malloc_entry(size_t size)
+/* A new block on the fast path, counted: out of line for an mmap'd chunk (the header's bit, which
+ * the fast path tests instead of computing the usable size of either kind). */
+static inline void *malloc_counted(struct qa_thread *t, void *p, size_t size, size_t usable)
+{
+    qa_count_new_block(t, p, size, usable, QA_MALLOC);
+    if (qa_cfg.stacks == QA_STACKS_SAMPLED && qa_sample_due(t, size))
+        qa_record_sampled(t, p, size);
+    return p;
+}
+
+__attribute__((noinline, cold)) static void *malloc_mmapped(struct qa_thread *t, void *p,
+                                                            size_t size)
+{
+    return malloc_counted(t, p, size, qa_glibc_chunk_usable(p));
+}
+
+FAST_ENTRY_BODY void *qa_malloc_entry(size_t size)
 {
     struct qa_thread *t = fast_thread();
     if (t == NULL)
         return malloc_slow(size, __builtin_return_address(0));
     void *p = qa_real.malloc_fn(size);
-    if (p != NULL) {
-        qa_count_new_block(t, p, size, qa_glibc_chunk_usable(p), QA_MALLOC);
-        if (qa_cfg.stacks == QA_STACKS_SAMPLED && qa_sample_due(t, size))
-            qa_record_sampled(t, p, size);
-    }
-    return p;
+    if (p == NULL)
+        return p;
+    size_t header = qa_chunk_header(p);
+    if (__builtin_expect(header & QA_CHUNK_MMAPPED, 0))
+        return malloc_mmapped(t, p, size);
+    return malloc_counted(t, p, size, qa_heap_chunk_usable(header));
 }
 extern void *malloc(size_t size) QA_EXPORT_AS(qa_malloc_entry);
 
@@ -140,7 +163,7 @@ __attribute__((noinline)) static void free_slow(void *p)
     qa_leave(t);
 }
 
-ENTRY_BODY void qa_free_entry(void *p)
+FAST_ENTRY_BODY void qa_free_entry(void *p)
 {
     if (p == NULL)
         return;
