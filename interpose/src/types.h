@@ -209,7 +209,10 @@ enum {
      * and, while none runs, whether a timeline point is due (output/looks.c): set every so many
      * counted allocations (look_left, records/counting.h). Beside QA_GATE_FORKED too: the look
      * takes it off first. */
-    QA_GATE_LOOK = 16
+    QA_GATE_LOOK = 16,
+    /* The gate of base/globals.c's qa_unregistered, the record a thread's TLS pointer names until
+     * it registers: one test of the gate sends such a thread to the slow path. */
+    QA_GATE_UNREGISTERED = 32
 };
 
 /* ---- base/usable.c ---- */

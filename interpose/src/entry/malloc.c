@@ -5,7 +5,7 @@
  * forwards whatever the interposer or libunwind allocate), no global lock on the hot path.
  * Context: the program's threads, any moment, signal handlers included (a handler that
  * allocates meets the guard or the fast path like any other call).
- * The fast path (malloc and free, their first lines) reads the thread's record (qa_tls_self),
+ * The fast path (malloc and free, their first lines) reads the thread's record (qa_tls_record),
  * its gate, and the counting's fields (records/counting.h); every other case goes out of line. */
 #include <errno.h>
 #include <string.h>
@@ -15,11 +15,12 @@
 #include "entry.h"
 
 /* The thread, when this call may take the fast path. A thread is registered only once the
- * interposer is ready, so a registered thread needs no readiness check. */
+ * interposer is ready, so a registered thread needs no readiness check; an unregistered one's
+ * TLS names qa_unregistered, whose gate is shut, so one test covers both. */
 static inline struct qa_thread *fast_thread(void)
 {
-    struct qa_thread *t = qa_tls_self;
-    if (__builtin_expect(t == NULL || t->gate != 0, 0))
+    struct qa_thread *t = qa_tls_record;
+    if (__builtin_expect(t->gate != 0, 0))
         return NULL;
     return t;
 }
