@@ -32,11 +32,14 @@
 
 /* After an allocation of usable bytes: the peak can only rise then. The rare branches call out
  * (stats.c) and read the words themselves, so that the fast path keeps none of them in a
- * register: each is one subtraction or addition in memory, tested by the flags it sets. */
+ * register: each is one subtraction or addition in memory, tested by the flags it sets. The
+ * rare calls before a later use of usable give it back (as qa_usable_hist_add_slow does), so
+ * that the caller keeps no copy of it across them: with one, a stack slot and the frame's
+ * adjustment on every malloc. */
 QA_CTX_FAST static inline void qa_live_grew(struct qa_thread *t, size_t usable)
 {
     if (__builtin_expect((t->below_peak -= (int64_t)usable) < 0, 0))
-        qa_live_new_peak(t);
+        usable = qa_live_new_peak(t, usable);
     t->publish_down += (int64_t)usable;
     if (__builtin_expect((t->publish_up -= (int64_t)usable) < 0, 0))
         qa_live_publish_own(t);
@@ -55,7 +58,7 @@ QA_CTX_FAST static inline void qa_live_shrank(struct qa_thread *t, size_t usable
 static inline void qa_live_moved(struct qa_thread *t, int64_t moved)
 {
     if ((t->below_peak -= moved) < 0)
-        qa_live_new_peak(t);
+        qa_live_new_peak(t, 0);
     t->publish_down += moved;
     t->publish_up -= moved;
     if (t->publish_up < 0 || t->publish_down < 0)
@@ -87,14 +90,16 @@ QA_CTX_FAST static inline void qa_size_hist_add(struct qa_thread *t, size_t size
 }
 
 /* Usable sizes are the allocator's size classes, a small set; the common ones are counted in a
- * table indexed by size. */
-QA_CTX_FAST static inline void qa_usable_hist_add(struct qa_thread *t, size_t usable)
+ * table indexed by size. Returns usable, as the rare branch's call does (see qa_live_grew). */
+QA_CTX_FAST static inline size_t qa_usable_hist_add(struct qa_thread *t, size_t usable)
 {
     if (__builtin_expect(usable <= QA_DIRECT_USABLE && (usable & 7) == 0, 1)) {
-        t->usable_direct[usable / 8]++;
-        return;
+        /* usable_direct[usable / 8], addressed by usable itself: GCC otherwise divides and
+         * multiplies back (two instructions) once usable is used after this. */
+        ++*(uint64_t *)((char *)t->usable_direct + usable);
+        return usable;
     }
-    qa_usable_hist_add_slow(t, usable);
+    return qa_usable_hist_add_slow(t, usable);
 }
 /* Stacks sampled:N: whether this allocation is the thread's Nth since the last sample (or takes
  * its bytes past N since then). Every allocation of the thread passes here exactly once, on the
@@ -127,11 +132,9 @@ QA_CTX_FAST static inline void qa_count_new_block(struct qa_thread *t, void *p, 
     c->by_call[call]++;
     c->bytes_requested += size;
     c->bytes_usable += usable;
-    qa_live_grew(t, usable);
     qa_size_hist_add(t, size);
-    /* Last use of usable: its rare branch's call then needs no register kept for it (one
-     * push and pop fewer on the fast path). */
-    qa_usable_hist_add(t, usable);
+    usable = qa_usable_hist_add(t, usable);
+    qa_live_grew(t, usable);
     qa_look_countdown(t);
 }
 

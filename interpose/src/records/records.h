@@ -20,7 +20,7 @@
  * rest on dumps and forks. ---- */
 void qa_live_new_owner(struct qa_thread *t);
 void qa_sum_counters(struct qa_counters *out, uint64_t *threads);
-void qa_usable_hist_add_slow(struct qa_thread *t, size_t usable);
+size_t qa_usable_hist_add_slow(struct qa_thread *t, size_t usable); /* returns usable */
 struct qa_usable_class {
     size_t usable;
     uint64_t count;
@@ -30,7 +30,9 @@ uint64_t qa_usable_overflow(void);
 void qa_live_publish(struct qa_thread *t, int64_t live);
 /* The fast path's rare branches (counting.h): the record's live bytes rose past its peak
  * (below_peak went negative), or moved a batch since the last publication. */
-__attribute__((noinline, cold)) void qa_live_new_peak(struct qa_thread *t);
+/* qa_live_new_peak returns usable, the caller's to use after it: so the caller keeps it in no
+ * register and no stack slot across the call (the fast path's frame stays empty). */
+__attribute__((noinline, cold)) size_t qa_live_new_peak(struct qa_thread *t, size_t usable);
 __attribute__((noinline, cold)) void qa_live_publish_own(struct qa_thread *t);
 int64_t qa_live_published(void); /* the batched total, as the last publication left it */
 int64_t qa_peak_live(void);

@@ -98,10 +98,11 @@ void qa_live_publish(struct qa_thread *t, int64_t live)
     qa_timeline_moved(t, total, waiting);
 }
 
-void qa_live_new_peak(struct qa_thread *t)
+size_t qa_live_new_peak(struct qa_thread *t, size_t usable)
 {
     t->peak_usable -= t->below_peak;
     t->below_peak = 0;
+    return usable;
 }
 
 void qa_live_publish_own(struct qa_thread *t)
@@ -178,22 +179,23 @@ static void usable_global_add(size_t usable, uint64_t count)
 
 /* Usable sizes past the direct table: each thread counts them in its own small table; a size that
  * finds no room there goes to the shared table directly. */
-void qa_usable_hist_add_slow(struct qa_thread *t, size_t usable)
+size_t qa_usable_hist_add_slow(struct qa_thread *t, size_t usable)
 {
     size_t h = (usable >> 4) * 0x9e3779b97f4a7c15ull >> 58; /* 6 bits: QA_LOCAL_USABLE */
     for (size_t i = 0; i < 4; i++) {
         struct qa_usable_local *slot = &t->usable[(h + i) & (QA_LOCAL_USABLE - 1)];
         if (slot->size == usable) {
             slot->count++;
-            return;
+            return usable;
         }
         if (slot->size == 0) {
             slot->size = usable;
             slot->count = 1;
-            return;
+            return usable;
         }
     }
     usable_global_add(usable, 1);
+    return usable;
 }
 
 size_t qa_usable_hist(struct qa_usable_class *classes, size_t max)
