@@ -26,7 +26,7 @@
  * block's usable size and are tested by sign alone (one flag, so the subtraction's), so that a
  * malloc moves three words and tests two and a free moves three and tests one, with no load of
  * a total to subtract (before: usable and freed sums, live their difference, compared with the
- * peak and with the last publication: 13 instructions a pair more, bench/RESULTS.md). */
+ * peak and with the last publication: 11 instructions a pair more, bench/RESULTS.md). */
 #define QA_LIVE_BATCH (64 * 1024)
 #define QA_LIVE_NEVER_PUBLISHED (INT64_MIN / 4)
 
