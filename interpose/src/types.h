@@ -82,6 +82,8 @@ struct qa_counters {
     /* Allocations, frees and live blocks and bytes are derived from these (qa_counters_*), so
      * that a malloc/free pair updates as few of them as possible. */
     uint64_t by_call[12];
+    /* bytes_freed_usable: 0 in a record, whose live bytes are words of their own
+     * (qa_thread_live_bytes); a sum's (qa_sum_counters) is its bytes_usable less its live. */
     uint64_t bytes_requested, bytes_usable, bytes_freed_usable;
     uint64_t reallocs, realloc_in_place, realloc_moved, failed, temporary;
     /* A forked child's frees of blocks it inherited at the fork (owned.c tells them apart):
@@ -139,6 +141,12 @@ struct qa_thread {
     /* records/stats.c: live bytes when last published, and the thread's own highest. */
     int64_t live_at_publish;
     int64_t peak_usable;
+    /* records/counting.h: the record's live bytes as words the fast path moves by the block's
+     * usable size and tests by sign: how far they are below peak_usable (live bytes are
+     * peak_usable - below_peak), and how far they may rise or fall before the next
+     * publication (qa_live_publish: below 0). */
+    int64_t below_peak;
+    int64_t publish_up, publish_down;
     /* records/stats.c (and counting.h on the fast path; faults.c its own three fields) */
     struct qa_counters c;
     uint64_t usable_direct[QA_DIRECT_USABLE / 8 + 1];
@@ -201,7 +209,10 @@ enum {
      * and, while none runs, whether a timeline point is due (output/looks.c): set every so many
      * counted allocations (look_left, records/counting.h). Beside QA_GATE_FORKED too: the look
      * takes it off first. */
-    QA_GATE_LOOK = 16
+    QA_GATE_LOOK = 16,
+    /* The gate of base/globals.c's qa_unregistered, the record a thread's TLS pointer names until
+     * it registers: one test of the gate sends such a thread to the slow path. */
+    QA_GATE_UNREGISTERED = 32
 };
 
 /* ---- base/usable.c ---- */

@@ -48,7 +48,23 @@ extern _Atomic bool qa_writer_waiting;
 
 /* ---- the calling thread's record (threads.c maps and reuses it); found through
  * initial-exec TLS, so reading it never allocates ---- */
-extern __thread struct qa_thread *qa_tls_self __attribute__((tls_model("initial-exec")));
+/* Never NULL: until the thread registers it names qa_unregistered, a record whose gate is shut
+ * (QA_GATE_UNREGISTERED), so that the fast path tests the gate alone (mimalloc's empty heap;
+ * one test and branch less a call, bench/RESULTS.md). Only the fast path reads it directly. */
+extern __thread struct qa_thread *qa_tls_record __attribute__((tls_model("initial-exec")));
+extern struct qa_thread qa_unregistered;
+/* The calling thread's record, NULL until it registers (everything but the fast path reads it
+ * so; the name was a variable's, kept so that its readers did not change). */
+static inline struct qa_thread *qa_tls_thread(void)
+{
+    struct qa_thread *t = qa_tls_record;
+    return t != &qa_unregistered ? t : NULL;
+}
+#define qa_tls_self (qa_tls_thread())
+static inline void qa_tls_set(struct qa_thread *t)
+{
+    qa_tls_record = t != NULL ? t : &qa_unregistered;
+}
 
 /* ---- the bootstrap arena (bootstrap.c): dlsym's allocations before the next allocator is
  * known, recognised by address at free ---- */
@@ -96,6 +112,22 @@ static inline size_t qa_glibc_chunk_usable(const void *p)
     __builtin_memcpy(&header, (const char *)p - sizeof header, sizeof header);
     size_t mmapped = (header & 2) ? sizeof header : 0;
     return (header & ~(size_t)7) - sizeof header - mmapped;
+}
+
+/* The same for a block whose header says a heap chunk (not mmap'd): the fast free path reads
+ * the header once and tests the mmap bit, which the bootstrap arena's blocks carry too
+ * (bootstrap.c), so that one test sends both to the slow path. */
+#define QA_CHUNK_MMAPPED ((size_t)2)
+static inline size_t qa_chunk_header(const void *p)
+{
+    size_t header;
+    __builtin_memcpy(&header, (const char *)p - sizeof header, sizeof header);
+    return header;
+}
+
+static inline size_t qa_heap_chunk_usable(size_t header)
+{
+    return (header & ~(size_t)7) - sizeof header;
 }
 
 static inline size_t qa_usable_size(void *p)

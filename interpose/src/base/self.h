@@ -12,7 +12,7 @@ _Static_assert(offsetof(struct qa_thread, gate) == 0, "gate is the record's firs
 static inline struct qa_thread *qa_self(void)
 {
     if (__builtin_expect(qa_tls_self == NULL, 0))
-        qa_tls_self = qa_thread_register();
+        qa_tls_set(qa_thread_register());
     return qa_tls_self;
 }
 

@@ -5,7 +5,7 @@
  * forwards whatever the interposer or libunwind allocate), no global lock on the hot path.
  * Context: the program's threads, any moment, signal handlers included (a handler that
  * allocates meets the guard or the fast path like any other call).
- * The fast path (malloc and free, their first lines) reads the thread's record (qa_tls_self),
+ * The fast path (malloc and free, their first lines) reads the thread's record (qa_tls_record),
  * its gate, and the counting's fields (records/counting.h); every other case goes out of line. */
 #include <errno.h>
 #include <string.h>
@@ -15,11 +15,12 @@
 #include "entry.h"
 
 /* The thread, when this call may take the fast path. A thread is registered only once the
- * interposer is ready, so a registered thread needs no readiness check. */
+ * interposer is ready, so a registered thread needs no readiness check; an unregistered one's
+ * TLS names qa_unregistered, whose gate is shut, so one test covers both. */
 static inline struct qa_thread *fast_thread(void)
 {
-    struct qa_thread *t = qa_tls_self;
-    if (__builtin_expect(t == NULL || t->gate != 0, 0))
+    struct qa_thread *t = qa_tls_record;
+    if (__builtin_expect(t->gate != 0, 0))
         return NULL;
     return t;
 }
@@ -102,19 +103,42 @@ void *qa_realloc_entry(void *old, size_t size);
 /* Not inlined into realloc: a call from there stays a call, whose return address (the caller a
  * thread's look is judged by) is realloc's, as it was when realloc called malloc by name. */
 #define ENTRY_BODY __attribute__((noinline))
+/* malloc and free keep no frame pointer of their own (push, move and pop: 6 instructions a
+ * malloc/free pair): every path of theirs that takes a stack jumps to its slow path rather than
+ * calling it (malloc_slow, free_slow: their frame is then the program's callee), and the one
+ * call that takes a stack from inside, sampled's qa_record_sampled, walks with libunwind or
+ * libgcc, which read the CFI, never with frame pointers (fp mode never takes the fast path).
+ * realloc keeps its frame: qa_counted_resize is called, and may walk frame pointers. */
+#define FAST_ENTRY_BODY __attribute__((noinline, optimize("omit-frame-pointer")))
 
-ENTRY_BODY void *qa_malloc_entry(size_t size)
+/* A new block on the fast path, counted: out of line for an mmap'd chunk (the header's bit, which
+ * the fast path tests instead of computing the usable size of either kind). */
+static inline void *malloc_counted(struct qa_thread *t, void *p, size_t size, size_t usable)
+{
+    qa_count_new_block(t, p, size, usable, QA_MALLOC);
+    if (qa_cfg.stacks == QA_STACKS_SAMPLED && qa_sample_due(t, size))
+        qa_record_sampled(t, p, size);
+    return p;
+}
+
+__attribute__((noinline, cold)) static void *malloc_mmapped(struct qa_thread *t, void *p,
+                                                            size_t size)
+{
+    return malloc_counted(t, p, size, qa_glibc_chunk_usable(p));
+}
+
+FAST_ENTRY_BODY void *qa_malloc_entry(size_t size)
 {
     struct qa_thread *t = fast_thread();
     if (t == NULL)
         return malloc_slow(size, __builtin_return_address(0));
     void *p = qa_real.malloc_fn(size);
-    if (p != NULL) {
-        qa_count_new_block(t, p, size, qa_glibc_chunk_usable(p), QA_MALLOC);
-        if (qa_cfg.stacks == QA_STACKS_SAMPLED && qa_sample_due(t, size))
-            qa_record_sampled(t, p, size);
-    }
-    return p;
+    if (p == NULL)
+        return p;
+    size_t header = qa_chunk_header(p);
+    if (__builtin_expect(header & QA_CHUNK_MMAPPED, 0))
+        return malloc_mmapped(t, p, size);
+    return malloc_counted(t, p, size, qa_heap_chunk_usable(header));
 }
 extern void *malloc(size_t size) QA_EXPORT_AS(qa_malloc_entry);
 
@@ -140,16 +164,23 @@ __attribute__((noinline)) static void free_slow(void *p)
     qa_leave(t);
 }
 
-ENTRY_BODY void qa_free_entry(void *p)
+FAST_ENTRY_BODY void qa_free_entry(void *p)
 {
     if (p == NULL)
         return;
     struct qa_thread *t = fast_thread();
-    if (t == NULL || qa_in_bootstrap(p) || qa_blocks_may_hold((uintptr_t)p)) {
+    if (t == NULL) {
         free_slow(p);
         return;
     }
-    qa_count_freed_block(t, p, qa_glibc_chunk_usable(p));
+    /* One read of the header: an mmap'd chunk, or a block of the bootstrap arena (whose size
+     * word carries the same bit), goes to the slow path, which tells them apart. */
+    size_t header = qa_chunk_header(p);
+    if ((header & QA_CHUNK_MMAPPED) || qa_blocks_may_hold((uintptr_t)p)) {
+        free_slow(p);
+        return;
+    }
+    qa_count_freed_block(t, p, qa_heap_chunk_usable(header));
     qa_real.free_fn(p);
 }
 extern void free(void *p) QA_EXPORT_AS(qa_free_entry);

@@ -6,8 +6,8 @@
  * (qa_usable_hist_add_slow), a new sampling interval (qa_sample_interval).
  * Context: the malloc fast path, without the re-entrancy guard (nothing here can allocate).
  * What they touch, all in the calling thread's record (types.h): last_alloc, the counters c
- * (by_call, bytes_requested, bytes_usable, bytes_freed_usable, temporary, size_hist),
- * requested_direct, usable_direct, live_at_publish, peak_usable, sample_left, look_left (and
+ * (by_call, bytes_requested, bytes_usable, temporary, size_hist), requested_direct,
+ * usable_direct, below_peak, publish_up, publish_down, peak_usable, sample_left, look_left (and
  * the gate's QA_GATE_LOOK); and qa_cfg's sampling settings. A forked child's own-block marks
  * (qa_mark_own_block, qa_count_inherited_free) are kept off the parent's fast path: a call
  * there would make every malloc and free save and restore registers (11 instructions a pair,
@@ -19,28 +19,50 @@
 
 /* Each record tracks its own live bytes and peak without atomics; the shared total is updated
  * when the record's live bytes have moved QA_LIVE_BATCH since it last published them, and on its
- * owner's first counted call, to count the thread (live_at_publish starts far out of range). */
+ * owner's first counted call, to count the thread (live_at_publish starts far out of range, and
+ * publish_up and publish_down at -1).
+ * Live bytes are not a word of their own: below_peak (how far under the thread's peak) and the
+ * two publication margins (QA_LIVE_BATCH - 1 each way from the last publication) move by the
+ * block's usable size and are tested by sign alone (one flag, so the subtraction's), so that a
+ * malloc moves three words and tests two and a free moves three and tests one, with no load of
+ * a total to subtract (before: usable and freed sums, live their difference, compared with the
+ * peak and with the last publication: 11 instructions a pair more, bench/RESULTS.md). */
 #define QA_LIVE_BATCH (64 * 1024)
 #define QA_LIVE_NEVER_PUBLISHED (INT64_MIN / 4)
-QA_CTX_FAST static inline void qa_live_check(struct qa_thread *t, int64_t live)
+
+/* After an allocation of usable bytes: the peak can only rise then. The rare branches call out
+ * (stats.c) and read the words themselves, so that the fast path keeps none of them in a
+ * register: each is one subtraction or addition in memory, tested by the flags it sets. The
+ * rare calls before a later use of usable give it back (as qa_usable_hist_add_slow does), so
+ * that the caller keeps no copy of it across them: with one, a stack slot and the frame's
+ * adjustment on every malloc. */
+QA_CTX_FAST static inline void qa_live_grew(struct qa_thread *t, size_t usable)
 {
-    uint64_t moved = (uint64_t)(live - t->live_at_publish) + (QA_LIVE_BATCH - 1);
-    if (__builtin_expect(moved > 2 * (QA_LIVE_BATCH - 1), 0))
-        qa_live_publish(t, live);
+    if (__builtin_expect((t->below_peak -= (int64_t)usable) < 0, 0))
+        usable = qa_live_new_peak(t, usable);
+    t->publish_down += (int64_t)usable;
+    if (__builtin_expect((t->publish_up -= (int64_t)usable) < 0, 0))
+        qa_live_publish_own(t);
 }
 
-/* After an allocation: the peak can only rise then. */
-QA_CTX_FAST static inline void qa_live_grew(struct qa_thread *t)
+/* After a free of usable bytes. */
+QA_CTX_FAST static inline void qa_live_shrank(struct qa_thread *t, size_t usable)
 {
-    int64_t live = qa_counters_live_bytes(&t->c);
-    if (live > t->peak_usable)
-        t->peak_usable = live;
-    qa_live_check(t, live);
+    t->below_peak += (int64_t)usable;
+    t->publish_up += (int64_t)usable;
+    if (__builtin_expect((t->publish_down -= (int64_t)usable) < 0, 0))
+        qa_live_publish_own(t);
 }
 
-QA_CTX_FAST static inline void qa_live_shrank(struct qa_thread *t)
+/* A resize: live bytes moved by the new block's usable size less the old one's (either way). */
+static inline void qa_live_moved(struct qa_thread *t, int64_t moved)
 {
-    qa_live_check(t, qa_counters_live_bytes(&t->c));
+    if ((t->below_peak -= moved) < 0)
+        qa_live_new_peak(t, 0);
+    t->publish_down += moved;
+    t->publish_up -= moved;
+    if (t->publish_up < 0 || t->publish_down < 0)
+        qa_live_publish_own(t);
 }
 /* 16-byte steps up to 512 (32 buckets), then one bucket per power of two. Branch-free: requested
  * sizes are as random as the program's, and a mispredicted branch here costs more than the rest
@@ -68,14 +90,16 @@ QA_CTX_FAST static inline void qa_size_hist_add(struct qa_thread *t, size_t size
 }
 
 /* Usable sizes are the allocator's size classes, a small set; the common ones are counted in a
- * table indexed by size. */
-QA_CTX_FAST static inline void qa_usable_hist_add(struct qa_thread *t, size_t usable)
+ * table indexed by size. Returns usable, as the rare branch's call does (see qa_live_grew). */
+QA_CTX_FAST static inline size_t qa_usable_hist_add(struct qa_thread *t, size_t usable)
 {
     if (__builtin_expect(usable <= QA_DIRECT_USABLE && (usable & 7) == 0, 1)) {
-        t->usable_direct[usable / 8]++;
-        return;
+        /* usable_direct[usable / 8], addressed by usable itself: GCC otherwise divides and
+         * multiplies back (two instructions) once usable is used after this. */
+        ++*(uint64_t *)((char *)t->usable_direct + usable);
+        return usable;
     }
-    qa_usable_hist_add_slow(t, usable);
+    return qa_usable_hist_add_slow(t, usable);
 }
 /* Stacks sampled:N: whether this allocation is the thread's Nth since the last sample (or takes
  * its bytes past N since then). Every allocation of the thread passes here exactly once, on the
@@ -109,8 +133,8 @@ QA_CTX_FAST static inline void qa_count_new_block(struct qa_thread *t, void *p, 
     c->bytes_requested += size;
     c->bytes_usable += usable;
     qa_size_hist_add(t, size);
-    qa_usable_hist_add(t, usable);
-    qa_live_grew(t);
+    usable = qa_usable_hist_add(t, usable);
+    qa_live_grew(t, usable);
     qa_look_countdown(t);
 }
 
@@ -134,8 +158,7 @@ QA_CTX_FAST static inline bool qa_count_freed_block(struct qa_thread *t, void *p
     if (__builtin_expect(temporary, 0))
         t->c.temporary++;
     t->c.by_call[QA_FREE]++;
-    t->c.bytes_freed_usable += usable;
-    qa_live_shrank(t);
+    qa_live_shrank(t, usable);
     return temporary;
 }
 

@@ -77,7 +77,6 @@ void *qa_counted_resize(struct qa_thread *t, void *old, size_t size, enum qa_cal
         c->realloc_moved++;
     size_t usable = qa_usable_size(p);
     c->bytes_usable += usable;
-    c->bytes_freed_usable += old_usable;
     if (old_inherited) { /* the new block is the child's own: see qa_counters_own_frees */
         c->inherited_reallocated++;
         c->inherited_freed_bytes += old_usable;
@@ -86,7 +85,7 @@ void *qa_counted_resize(struct qa_thread *t, void *old, size_t size, enum qa_cal
         qa_owned_mark(p);
     qa_size_hist_add(t, size);
     qa_usable_hist_add(t, usable);
-    qa_live_grew(t);
+    qa_live_moved(t, (int64_t)usable - (int64_t)old_usable);
     qa_look_countdown(t);
     t->last_alloc = (uintptr_t)p; /* the thread's newest block, as after a malloc */
     if (known) {

@@ -20,7 +20,7 @@
  * rest on dumps and forks. ---- */
 void qa_live_new_owner(struct qa_thread *t);
 void qa_sum_counters(struct qa_counters *out, uint64_t *threads);
-void qa_usable_hist_add_slow(struct qa_thread *t, size_t usable);
+size_t qa_usable_hist_add_slow(struct qa_thread *t, size_t usable); /* returns usable */
 struct qa_usable_class {
     size_t usable;
     uint64_t count;
@@ -28,6 +28,12 @@ struct qa_usable_class {
 size_t qa_usable_hist(struct qa_usable_class *classes, size_t max); /* by size, up to max */
 uint64_t qa_usable_overflow(void);
 void qa_live_publish(struct qa_thread *t, int64_t live);
+/* The fast path's rare branches (counting.h): the record's live bytes rose past its peak
+ * (below_peak went negative), or moved a batch since the last publication. */
+/* qa_live_new_peak returns usable, the caller's to use after it: so the caller keeps it in no
+ * register and no stack slot across the call (the fast path's frame stays empty). */
+__attribute__((noinline, cold)) size_t qa_live_new_peak(struct qa_thread *t, size_t usable);
+__attribute__((noinline, cold)) void qa_live_publish_own(struct qa_thread *t);
 int64_t qa_live_published(void); /* the batched total, as the last publication left it */
 int64_t qa_peak_live(void);
 void qa_peak_observe(int64_t live);
@@ -50,6 +56,12 @@ static inline uint64_t qa_counters_allocs(const struct qa_counters *c)
 static inline int64_t qa_counters_live_bytes(const struct qa_counters *c)
 {
     return (int64_t)(c->bytes_usable - c->bytes_freed_usable);
+}
+
+/* A record's own live bytes (counting.h keeps them as their distance below its peak). */
+static inline int64_t qa_thread_live_bytes(const struct qa_thread *t)
+{
+    return t->peak_usable - t->below_peak;
 }
 
 /* realloc neither adds nor removes a block. */

@@ -31,6 +31,7 @@ void qa_live_new_owner(struct qa_thread *t)
     if (t->live_at_publish != QA_LIVE_NEVER_PUBLISHED)
         t->live_resume = t->live_at_publish;
     t->live_at_publish = QA_LIVE_NEVER_PUBLISHED;
+    t->publish_up = t->publish_down = -1; /* the first counted call publishes */
     t->allocs_before_owner = qa_counters_allocs(&t->c);
     t->owner_allocated = false;
 }
@@ -50,7 +51,7 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
         out->inherited_freed_bytes += c->inherited_freed_bytes;
         out->bytes_requested += c->bytes_requested;
         out->bytes_usable += c->bytes_usable;
-        out->bytes_freed_usable += c->bytes_freed_usable;
+        out->bytes_freed_usable += c->bytes_usable - (uint64_t)qa_thread_live_bytes(t);
         for (int i = 0; i < QA_CALL_COUNT; i++)
             out->by_call[i] += c->by_call[i];
         for (int i = 0; i < QA_SIZE_BUCKETS; i++)
@@ -87,12 +88,26 @@ void qa_live_publish(struct qa_thread *t, int64_t live)
     }
     int64_t delta = target - t->live_at_publish;
     t->live_at_publish = target;
+    t->publish_up = target + (QA_LIVE_BATCH - 1) - live;
+    t->publish_down = live - target + (QA_LIVE_BATCH - 1);
     int64_t total = atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
     qa_peak_observe(total);
     /* A writer that has not started (output/writer.c, "lazily"): the timeline's points for
      * large moves are taken here (the period's at the thread's looks, output/looks.c). */
     bool waiting = atomic_load_explicit(&qa_writer_waiting, memory_order_relaxed);
     qa_timeline_moved(t, total, waiting);
+}
+
+size_t qa_live_new_peak(struct qa_thread *t, size_t usable)
+{
+    t->peak_usable -= t->below_peak;
+    t->below_peak = 0;
+    return usable;
+}
+
+void qa_live_publish_own(struct qa_thread *t)
+{
+    qa_live_publish(t, qa_thread_live_bytes(t));
 }
 
 int64_t qa_live_published(void)
@@ -164,22 +179,23 @@ static void usable_global_add(size_t usable, uint64_t count)
 
 /* Usable sizes past the direct table: each thread counts them in its own small table; a size that
  * finds no room there goes to the shared table directly. */
-void qa_usable_hist_add_slow(struct qa_thread *t, size_t usable)
+size_t qa_usable_hist_add_slow(struct qa_thread *t, size_t usable)
 {
     size_t h = (usable >> 4) * 0x9e3779b97f4a7c15ull >> 58; /* 6 bits: QA_LOCAL_USABLE */
     for (size_t i = 0; i < 4; i++) {
         struct qa_usable_local *slot = &t->usable[(h + i) & (QA_LOCAL_USABLE - 1)];
         if (slot->size == usable) {
             slot->count++;
-            return;
+            return usable;
         }
         if (slot->size == 0) {
             slot->size = usable;
             slot->count = 1;
-            return;
+            return usable;
         }
     }
     usable_global_add(usable, 1);
+    return usable;
 }
 
 size_t qa_usable_hist(struct qa_usable_class *classes, size_t max)
@@ -235,6 +251,7 @@ static void reset_record(struct qa_thread *t)
     /* site_deltas: already empty, qa_sites_flush_all cleared every slot in use (a memset
      * here would copy 24 KiB of pages in every child) */
     t->peak_usable = 0;
+    t->below_peak = 0;
     t->live_at_publish = 0;
     t->record_counted = false;
     t->last_alloc = 0; /* the last block before: its free is not a temporary of the new account */
