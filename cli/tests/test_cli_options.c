@@ -120,6 +120,20 @@ static void test_value_after_equals_or_space(void **state)
     assert_string_equal(p.err, "");
 }
 
+/* A parse that stopped inside a cluster of short options ("-Zq": -Z unknown) leaves getopt's
+ * place in that cluster; the next parse must not read the rest of it ("q") as its own. */
+static void test_next_parse_after_a_cut_cluster(void **state)
+{
+    (void)state;
+    struct parsed p;
+    parse(&p, false, "t", "-Zq", "BIN", NULL);
+    assert_int_equal(p.status, 2);
+    parse(&p, false, "t", "BIN", NULL);
+    assert_int_equal(p.status, OPTIONS_PARSED);
+    assert_false(p.quiet);
+    assert_int_equal(p.operand, 1);
+}
+
 static void test_missing_value_at_the_end(void **state)
 {
     (void)state;
@@ -252,6 +266,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_value_after_equals_or_space),
+        cmocka_unit_test(test_next_parse_after_a_cut_cluster),
         cmocka_unit_test(test_missing_value_at_the_end),
         cmocka_unit_test(test_unknown_option),
         cmocka_unit_test(test_double_dash_ends_options),
