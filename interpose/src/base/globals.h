@@ -53,14 +53,13 @@ extern _Atomic bool qa_writer_waiting;
  * one test and branch less a call, bench/RESULTS.md). Only the fast path reads it directly. */
 extern __thread struct qa_thread *qa_tls_record __attribute__((tls_model("initial-exec")));
 extern struct qa_thread qa_unregistered;
-/* The calling thread's record, NULL until it registers (everything but the fast path reads it
- * so; the name was a variable's, kept so that its readers did not change). */
+/* The calling thread's record, NULL until it registers: how everything but the fast path reads
+ * it. */
 static inline struct qa_thread *qa_tls_thread(void)
 {
     struct qa_thread *t = qa_tls_record;
     return t != &qa_unregistered ? t : NULL;
 }
-#define qa_tls_self (qa_tls_thread())
 static inline void qa_tls_set(struct qa_thread *t)
 {
     qa_tls_record = t != NULL ? t : &qa_unregistered;
@@ -103,20 +102,7 @@ extern struct qa_real_allocator qa_real;
  * read instead of asking). Context: the malloc fast path. ---- */
 extern bool qa_usable_from_header;
 
-/* glibc's in-use chunk: a size word before the block, its low three bits flags (2: mmap'd). An
- * mmap'd chunk keeps both header words to itself; a heap chunk also lends the block the next
- * chunk's first word. This is glibc's own musable(), for a block known to be in use. */
-static inline size_t qa_glibc_chunk_usable(const void *p)
-{
-    size_t header;
-    __builtin_memcpy(&header, (const char *)p - sizeof header, sizeof header);
-    size_t mmapped = (header & 2) ? sizeof header : 0;
-    return (header & ~(size_t)7) - sizeof header - mmapped;
-}
-
-/* The same for a block whose header says a heap chunk (not mmap'd): the fast free path reads
- * the header once and tests the mmap bit, which the bootstrap arena's blocks carry too
- * (bootstrap.c), so that one test sends both to the slow path. */
+/* glibc's in-use chunk: a size word before the block, its low three bits flags (2: mmap'd). */
 #define QA_CHUNK_MMAPPED ((size_t)2)
 static inline size_t qa_chunk_header(const void *p)
 {
@@ -125,9 +111,21 @@ static inline size_t qa_chunk_header(const void *p)
     return header;
 }
 
+/* The usable size of a block whose header says a heap chunk (not mmap'd): the fast free path
+ * reads the header once and tests the mmap bit, which the bootstrap arena's blocks carry too
+ * (bootstrap.c), so that one test sends both to the slow path. */
 static inline size_t qa_heap_chunk_usable(size_t header)
 {
     return (header & ~(size_t)7) - sizeof header;
+}
+
+/* Either kind: an mmap'd chunk keeps both header words to itself; a heap chunk also lends the
+ * block the next chunk's first word. This is glibc's own musable(), for a block known to be in
+ * use. */
+static inline size_t qa_glibc_chunk_usable(const void *p)
+{
+    size_t header = qa_chunk_header(p);
+    return qa_heap_chunk_usable(header) - ((header & QA_CHUNK_MMAPPED) ? sizeof header : 0);
 }
 
 static inline size_t qa_usable_size(void *p)

@@ -15,7 +15,7 @@ static _Atomic int dump_owner QA_FORK_STATE; /* the holder's tid, 0 when free */
  * code a forked child's exit dump would fault in). */
 static int my_tid(void)
 {
-    struct qa_thread *t = qa_tls_self;
+    struct qa_thread *t = qa_tls_thread();
     return t != NULL ? t->owner_tid : (int)gettid();
 }
 

@@ -11,15 +11,15 @@ _Static_assert(offsetof(struct qa_thread, gate) == 0, "gate is the record's firs
 /* The calling thread's record, registering it on its first call; NULL when it cannot be. */
 static inline struct qa_thread *qa_self(void)
 {
-    if (__builtin_expect(qa_tls_self == NULL, 0))
+    if (__builtin_expect(qa_tls_thread() == NULL, 0))
         qa_tls_set(qa_thread_register());
-    return qa_tls_self;
+    return qa_tls_thread();
 }
 
 /* Never registers: async-signal-safe. */
 static inline struct qa_thread *qa_self_if_registered(void)
 {
-    return qa_tls_self;
+    return qa_tls_thread();
 }
 
 /* Sets the re-entrancy guard; returns whether it was set already, for qa_guard_restore. While

@@ -202,9 +202,9 @@ struct qa_thread *qa_threads_reset_after_fork(void)
 {
     retired_head = retired_tail = NULL;
     atomic_store(&retired_holder, 0);
-    if (qa_tls_self == NULL) /* registers now if the thread had never counted */
+    if (qa_tls_thread() == NULL) /* registers now if the thread had never counted */
         qa_tls_set(qa_thread_register());
-    struct qa_thread *self = qa_tls_self;
+    struct qa_thread *self = qa_tls_thread();
     if (self != NULL) {
         self->next = NULL;
         self->retired_next = NULL;

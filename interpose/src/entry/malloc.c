@@ -66,7 +66,7 @@ static inline void look_if_due(struct qa_thread *t, const void *caller)
  * calloc); a thread's first call among them registers it and looks at its next. */
 static inline void look_if_registered(const void *caller)
 {
-    struct qa_thread *self = qa_tls_self;
+    struct qa_thread *self = qa_tls_thread();
     if (self != NULL)
         look_if_due(self, caller);
 }
@@ -76,7 +76,7 @@ __attribute__((noinline)) static void *malloc_slow(size_t size, const void *call
 {
     if (!qa_ready_now())
         return qa_bootstrap_alloc(size, 16);
-    struct qa_thread *self = qa_tls_self;
+    struct qa_thread *self = qa_tls_thread();
     look_if_due(self, caller);
     if (self != NULL && self->gate == QA_GATE_FORKED)
         return malloc_forked(self, size);
@@ -148,7 +148,7 @@ __attribute__((noinline)) static void free_slow(void *p)
         return;
     if (!qa_ready_now())
         return; /* cannot happen with a real block: it came from the allocator we resolve */
-    struct qa_thread *forked = qa_tls_self;
+    struct qa_thread *forked = qa_tls_thread();
     bool only_forked = forked != NULL && (forked->gate & ~(unsigned)QA_GATE_LOOK) == QA_GATE_FORKED;
     if (only_forked && !qa_blocks_may_hold((uintptr_t)p)) {
         free_forked(forked, p);

@@ -39,7 +39,7 @@ static void *counted_alloc(enum qa_call call, size_t size, bool may_fail, qa_for
 {
     /* A program allocating through its allocator's own entry points (a jemalloc build of
      * redis) looks too, before the allocator holds any lock of its own. */
-    struct qa_thread *self = qa_ready_now() ? qa_tls_self : NULL;
+    struct qa_thread *self = qa_ready_now() ? qa_tls_thread() : NULL;
     if (self != NULL)
         qa_look_if_marked(self, __builtin_return_address(0));
     struct qa_thread *t = qa_ready_now() ? qa_enter() : NULL;

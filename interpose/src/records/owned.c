@@ -92,7 +92,7 @@ void qa_owned_before_fork(void)
 {
     if (regions == NULL)
         regions = qa_mmap(REGIONS * sizeof *regions);
-    struct qa_thread *t = qa_tls_self;
+    struct qa_thread *t = qa_tls_thread();
     uintptr_t last = t != NULL ? t->last_alloc & ~QA_LAST_ALLOC_SPENT : 0;
     if (!qa_owned_tracking && last != 0)
         region_of(last, true);

@@ -69,7 +69,7 @@ void qa_sum_counters(struct qa_counters *out, uint64_t *count)
  * to count the thread; the unpublished part stays below the batch either way. */
 void qa_live_publish(struct qa_thread *t, int64_t live)
 {
-    qa_assert(t == qa_tls_self); /* a record counts only for its own thread */
+    qa_assert(t == qa_tls_thread()); /* a record counts only for its own thread */
     if (t->live_at_publish == QA_LIVE_NEVER_PUBLISHED) {
         t->live_at_publish = t->live_resume;
         if (!t->record_counted) {
