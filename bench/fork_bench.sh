@@ -12,6 +12,8 @@
 # PRELOADS="NAME=PATH ..." compares preload builds (A/B) in the same rounds; by default this
 # tree's build/lib/libqaudit-preload.so. Each run's dumps go to a directory of its own, removed
 # only at the end (ext4 makes a file created just after many were deleted slower to create).
+# STACKS=MODE runs the preload in another stack mode (default queue, the preload's own default;
+# `always` is what `qaudit run` uses when --stacks is not given).
 # usage: bench/fork_bench.sh [RUNS] [FORKS]   (defaults 7 and 1000)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +21,7 @@ runs=${1:-7}
 forks=${2:-1000}
 bin=$top/build/bin
 preloads=${PRELOADS:-this=$top/build/lib/libqaudit-preload.so}
+stacks=${STACKS:-queue}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -33,7 +36,7 @@ one() {
   case $name in
   native) ;;
   native+file) cmd+=("$out") ;;
-  *) cmd=("$bin/qaudit" run --preload "$so" --stacks queue --out "$out/d-%p.json" -- "${cmd[@]}") ;;
+  *) cmd=("$bin/qaudit" run --preload "$so" --stacks "$stacks" --out "$out/d-%p.json" -- "${cmd[@]}") ;;
   esac
   local us
   us=$(perf stat -x, -e page-faults,task-clock -o "$stat" -- "${cmd[@]}" 2>/dev/null)
@@ -54,7 +57,7 @@ for live in 0 2000; do
   done >"$work/rounds-$live"
 done
 
-echo "## Fork cost: fork_cost $forks forks, $runs interleaved rounds ($(date -u +%Y-%m-%d))"
+echo "## Fork cost: fork_cost $forks forks, $runs interleaved rounds, --stacks $stacks ($(date -u +%Y-%m-%d))"
 echo
 echo "| parent's live blocks | build | us/fork, wall (median) | ratio to native (median of rounds) | ratio to native+file (median of rounds) | CPU ms/fork (median) | CPU ratio to native (median of rounds) | page faults/fork (median) | dumps per run | KiB of dumps per child |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
