@@ -127,11 +127,21 @@ def run_test(build_dir, name, test_filter, log):
     """ctest's exit for one test: 0 passed, 77 (ours) skipped, else failed."""
     env = dict(os.environ)
     env.pop("QAUDIT_TEST_FILTER", None)
+    # A planted fault can send a dump to the preload's fallback directory (an attach that fails
+    # halfway, a worker as another user): into the scratch's own, emptied after each test, so
+    # that a fault leaves nothing in the system's /tmp (make test's ctest_clean.sh does the same).
+    fallback = os.path.join(os.path.dirname(build_dir), "fallback")
+    os.makedirs(fallback, exist_ok=True)
+    os.chmod(fallback, 0o1777)
+    env["QAUDIT_FALLBACK_DIR"] = fallback
     if test_filter:
         env["QAUDIT_TEST_FILTER"] = test_filter
     junit = os.path.join(build_dir, "mutant-junit.xml")
     rc = sh(["ctest", "--test-dir", build_dir, "-R", f"^{re.escape(name)}$", "--output-on-failure",
              "--output-junit", junit], log, env=env)
+    for left in os.listdir(fallback):
+        path = os.path.join(fallback, left)
+        shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
     text = open(junit).read() if os.path.exists(junit) else ""
     if 'tests="0"' in text.replace("\n", " ").replace("\t", " ") or "<testcase" not in text:
         return "none"
