@@ -3,7 +3,8 @@
  * entry points (entry/malloc.c) and in the slow paths' records (recording.h). None of these
  * functions allocates, takes a lock or calls out, except the rare branches named: publishing
  * live bytes every 64 KiB (qa_live_publish), a usable size past the direct table
- * (qa_usable_hist_add_slow), a new sampling interval (qa_sample_interval).
+ * (qa_usable_hist_add_slow), a new sampling interval (qa_sample_interval). The calls run one
+ * way: down to stats.c (and sampling.c), which never include this header.
  * Context: the malloc fast path, without the re-entrancy guard (nothing here can allocate).
  * What they touch, all in the calling thread's record (types.h): last_alloc, the counters c
  * (by_call, bytes_requested, bytes_usable, temporary, size_hist), requested_direct,
@@ -17,18 +18,14 @@
 
 #include "records.h"
 
-/* Each record tracks its own live bytes and peak without atomics; the shared total is updated
- * when the record's live bytes have moved QA_LIVE_BATCH since it last published them, and on its
- * owner's first counted call, to count the thread (live_at_publish starts far out of range, and
- * publish_up and publish_down at -1).
+/* Each record tracks its own live bytes and peak without atomics, publishing them to the shared
+ * total in batches (QA_LIVE_BATCH, records.h; stats.c publishes).
  * Live bytes are not a word of their own: below_peak (how far under the thread's peak) and the
  * two publication margins (QA_LIVE_BATCH - 1 each way from the last publication) move by the
  * block's usable size and are tested by sign alone (one flag, so the subtraction's), so that a
  * malloc moves three words and tests two and a free moves three and tests one, with no load of
  * a total to subtract (before: usable and freed sums, live their difference, compared with the
  * peak and with the last publication: 11 instructions a pair more, bench/RESULTS.md). */
-#define QA_LIVE_BATCH (64 * 1024)
-#define QA_LIVE_NEVER_PUBLISHED (INT64_MIN / 4)
 
 /* After an allocation of usable bytes: the peak can only rise then. The rare branches call out
  * (stats.c) and read the words themselves, so that the fast path keeps none of them in a
@@ -64,20 +61,6 @@ static inline void qa_live_moved(struct qa_thread *t, int64_t moved)
     if (t->publish_up < 0 || t->publish_down < 0)
         qa_live_publish_own(t);
 }
-/* 16-byte steps up to 512 (32 buckets), then one bucket per power of two. Branch-free: requested
- * sizes are as random as the program's, and a mispredicted branch here costs more than the rest
- * of the counting. */
-QA_CTX_FAST static inline unsigned qa_size_bucket(size_t size)
-{
-    size_t below = size - (size != 0); /* sizes 0 and 1 both land in bucket 0 */
-    unsigned linear = (unsigned)(below >> 4);
-    /* 513..1024 is bucket 32: floor(log2(size - 1)) is 9 there. */
-    unsigned power = 23 + (unsigned)(63 - __builtin_clzll(below | 1));
-    power = power < QA_SIZE_BUCKETS ? power : QA_SIZE_BUCKETS - 1;
-    unsigned small = 0u - (unsigned)(below < 512); /* a mask, so that GCC cannot branch */
-    return (linear & small) | (power & ~small);
-}
-
 /* The requested-size histogram. Every step of requested_direct lies in one bucket: the buckets'
  * bounds are multiples of 16. */
 QA_CTX_FAST static inline void qa_size_hist_add(struct qa_thread *t, size_t size)

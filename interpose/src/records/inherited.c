@@ -3,7 +3,8 @@
  * parent's identity, and a new fork generation, so that sites (sites.c) and tracked blocks
  * (blocks.c) tell the parent's counts from the child's, and owned.c tells inherited blocks from
  * the child's own at every free. The child's totals then count only its own calls, a merge of a
- * process tree counts every allocation once, and no figure of a dump is negative.
+ * process tree counts every allocation once, and no figure of a dump is negative. The figures
+ * (qa_inherited) are totals.c's, where the live bytes and the peak are summed from them.
  * Context: the fork handlers (the parent's before the fork, the child's after it, with the child's
  * only thread); nothing here allocates. */
 #include <string.h>
@@ -12,32 +13,10 @@
 #include "records.h"
 
 uint16_t qa_fork_generation QA_FORK_STATE;
-struct qa_inherited qa_inherited QA_FORK_STATE;
 
 /* Taken in the parent just before the fork: who the child's parent is. */
 static int32_t forking_pid QA_FORK_STATE;
 static uint64_t forking_start_ns QA_FORK_STATE;
-
-/* After an attach what was live before is unknown: each free of such a block (one the own-block
- * map does not know) shows one more, so the inheritance is the larger of what is known of it (a
- * forked child's at its fork) and what has been freed of it. Live figures never go negative. */
-static int64_t at_least(int64_t known, uint64_t freed)
-{
-    if (qa_inherited.attached_at_ns == 0 || (int64_t)freed < known)
-        return known;
-    return (int64_t)freed;
-}
-
-int64_t qa_live_bytes_total(const struct qa_counters *c)
-{
-    return at_least(qa_inherited.bytes, c->inherited_freed_bytes) + qa_counters_live_bytes(c);
-}
-
-int64_t qa_live_blocks_total(const struct qa_counters *c)
-{
-    return at_least(qa_inherited.blocks, c->inherited_freed + c->inherited_reallocated) +
-           qa_counters_live_blocks(c);
-}
 
 bool qa_is_attached_image(void)
 {

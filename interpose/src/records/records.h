@@ -1,6 +1,6 @@
 /* The interposer's records: what it counts and keeps about the program's calls. Counters and
- * histograms (stats.c, with the fast path's inline functions in counting.h), sampling, stacks
- * and the sites they identify, site patterns, the live-block table, queue records, injected
+ * histograms (totals.c, stats.c, with the fast path's inline functions in counting.h), sampling,
+ * stacks and the sites they identify, site patterns, the live-block table, queue records, injected
  * failures and poison, memory over time, a forked child's inheritance and own-block map, the
  * module map, anonymous memory and other allocators (what stays unseen), and the record paths
  * the entry points take (recording.h, recording.c). Calls only base/, and output/'s qa_dump
@@ -15,11 +15,31 @@
 #include "../base/self.h"
 #include "../extra_abi.h"
 
-/* ---- stats.c: per-thread counters summed at dump time, live and peak bytes, histograms.
+/* ---- totals.c: the process's totals (below the files that read them and stats.c, which
+ * publishes into them). Context: publishing on the fast path's rare branches (any thread, no
+ * lock); the sums on dumps, timeline points and forks. ---- */
+/* A record publishes its live bytes to the shared total when they have moved QA_LIVE_BATCH since
+ * it last did, and on its owner's first counted call, to count the thread (live_at_publish
+ * starts far out of range, and publish_up and publish_down at -1: counting.h, stats.c). */
+#define QA_LIVE_BATCH (64 * 1024)
+#define QA_LIVE_NEVER_PUBLISHED (INT64_MIN / 4)
+extern struct qa_inherited qa_inherited; /* filled by inherited.c at a fork and an attach */
+void qa_sum_counters(struct qa_counters *out, uint64_t *threads);
+int64_t qa_live_bytes_total(const struct qa_counters *c);  /* inheritance included */
+int64_t qa_live_blocks_total(const struct qa_counters *c); /* inheritance included */
+void qa_totals_count_thread(void);                         /* an owner's first counted allocation */
+void qa_totals_count_record(void);                         /* a record's first publication */
+int64_t qa_totals_publish(int64_t delta);                  /* the total after it */
+void qa_totals_reset(void);      /* a new account: from qa_inherited.bytes */
+int64_t qa_live_published(void); /* the batched total, as the last publication left it */
+int64_t qa_peak_live(void);
+void qa_peak_observe(int64_t live);
+uint64_t qa_thread_total(void); /* thread records that counted: a bound on threads alive at once */
+
+/* ---- stats.c: live and peak bytes published in batches, histograms, resets of the counts.
  * Context: qa_live_publish and qa_usable_hist_add_slow on the fast path's rare branches; the
  * rest on dumps and forks. ---- */
 void qa_live_new_owner(struct qa_thread *t);
-void qa_sum_counters(struct qa_counters *out, uint64_t *threads);
 size_t qa_usable_hist_add_slow(struct qa_thread *t, size_t usable); /* returns usable */
 struct qa_usable_class {
     size_t usable;
@@ -34,10 +54,6 @@ void qa_live_publish(struct qa_thread *t, int64_t live);
  * register and no stack slot across the call (the fast path's frame stays empty). */
 __attribute__((noinline, cold)) size_t qa_live_new_peak(struct qa_thread *t, size_t usable);
 __attribute__((noinline, cold)) void qa_live_publish_own(struct qa_thread *t);
-int64_t qa_live_published(void); /* the batched total, as the last publication left it */
-int64_t qa_peak_live(void);
-void qa_peak_observe(int64_t live);
-uint64_t qa_thread_total(void); /* thread records that counted: a bound on threads alive at once */
 void qa_stats_reset_after_fork(void);
 void qa_stats_reset_for_attach(void); /* a second attach: every record's counts from zero */
 size_t qa_size_bucket_floor(unsigned bucket);
@@ -77,6 +93,20 @@ static inline uint64_t qa_counters_own_frees(const struct qa_counters *c)
     return c->by_call[QA_FREE] - c->inherited_freed;
 }
 
+/* 16-byte steps up to 512 (32 buckets), then one bucket per power of two. Branch-free: requested
+ * sizes are as random as the program's, and a mispredicted branch here costs more than the rest
+ * of the counting. */
+QA_CTX_FAST static inline unsigned qa_size_bucket(size_t size)
+{
+    size_t below = size - (size != 0); /* sizes 0 and 1 both land in bucket 0 */
+    unsigned linear = (unsigned)(below >> 4);
+    /* 513..1024 is bucket 32: floor(log2(size - 1)) is 9 there. */
+    unsigned power = 23 + (unsigned)(63 - __builtin_clzll(below | 1));
+    power = power < QA_SIZE_BUCKETS ? power : QA_SIZE_BUCKETS - 1;
+    unsigned small = 0u - (unsigned)(below < 512); /* a mask, so that GCC cannot branch */
+    return (linear & small) | (power & ~small);
+}
+
 /* ---- blocks.c: what is known of each live block (only when stacks or poison need it).
  * Context: the slow paths; 256 spin-locked shards. ---- */
 extern bool qa_blocks_enabled;
@@ -98,15 +128,12 @@ bool qa_owned_take(const void *block); /* false: not marked, so inherited */
 void qa_owned_before_fork(void);       /* maps the table children use; at an attach too */
 void qa_owned_reset_after_fork(void);
 
-/* ---- inherited.c: what a forked child held at its fork, apart from what it does itself.
- * Context: the fork handlers; the reads on dumps. ---- */
+/* ---- inherited.c: what a forked child held at its fork, apart from what it does itself (the
+ * figures in qa_inherited, totals.c). Context: the fork handlers; the reads on dumps. ---- */
 extern uint16_t qa_fork_generation; /* 0 in the image that loaded the preload, +1 per fork */
-extern struct qa_inherited qa_inherited;
 bool qa_is_forked_child(void);
 void qa_inherited_before_fork(void);
-void qa_inherited_after_fork_child(void);                  /* before the counters are reset */
-int64_t qa_live_bytes_total(const struct qa_counters *c);  /* inheritance included */
-int64_t qa_live_blocks_total(const struct qa_counters *c); /* inheritance included */
+void qa_inherited_after_fork_child(void); /* before the counters are reset */
 /* qaudit attach: counting starts now in a process that ran without the preload (blocks live
  * before are unknown; the own-block map tells their frees). Context: the attach, other threads
  * stopped or not yet counting. */

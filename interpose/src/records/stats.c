@@ -5,14 +5,7 @@
  * dumps sum the records without locks. */
 #include <string.h>
 
-#include "counting.h"
-
-/* A record publishes its live-byte delta once it reaches QA_LIVE_BATCH: peak_live_bytes is exact
- * to within (records that published - 1) * QA_LIVE_BATCH; exact while a single record counts.
- * counting_threads: threads that made a counted allocation; counting_records: records that
- * published live bytes (each holds less than QA_LIVE_BATCH unpublished). */
-static atomic_uint_fast64_t counting_threads QA_FORK_STATE, counting_records QA_FORK_STATE;
-static _Atomic int64_t live_published QA_FORK_STATE, peak_published QA_FORK_STATE;
+#include "records.h"
 
 struct usable_slot {
     atomic_size_t size; /* 0: free */
@@ -36,33 +29,6 @@ void qa_live_new_owner(struct qa_thread *t)
     t->owner_allocated = false;
 }
 
-void qa_sum_counters(struct qa_counters *out, uint64_t *count)
-{
-    memset(out, 0, sizeof *out);
-    for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next) {
-        const struct qa_counters *c = &t->c;
-        out->reallocs += c->reallocs;
-        out->realloc_in_place += c->realloc_in_place;
-        out->realloc_moved += c->realloc_moved;
-        out->failed += c->failed;
-        out->temporary += c->temporary;
-        out->inherited_freed += c->inherited_freed;
-        out->inherited_reallocated += c->inherited_reallocated;
-        out->inherited_freed_bytes += c->inherited_freed_bytes;
-        out->bytes_requested += c->bytes_requested;
-        out->bytes_usable += c->bytes_usable;
-        out->bytes_freed_usable += c->bytes_usable - (uint64_t)qa_thread_live_bytes(t);
-        for (int i = 0; i < QA_CALL_COUNT; i++)
-            out->by_call[i] += c->by_call[i];
-        for (int i = 0; i < QA_SIZE_BUCKETS; i++)
-            out->size_hist[i] += c->size_hist[i];
-        for (size_t i = 0; i <= QA_DIRECT_REQUESTED / 16; i++)
-            out->size_hist[qa_size_bucket(16 * i)] += t->requested_direct[i];
-    }
-    if (count)
-        *count = atomic_load(&counting_threads);
-}
-
 /* The owner's first counted call, and every QA_LIVE_BATCH of live bytes after it. Until the owner
  * has allocated (its first calls may be frees of other threads' blocks), the record publishes
  * all but QA_LIVE_BATCH - 1 bytes, so that the first allocation, however small, comes back here
@@ -74,14 +40,14 @@ void qa_live_publish(struct qa_thread *t, int64_t live)
         t->live_at_publish = t->live_resume;
         if (!t->record_counted) {
             t->record_counted = true;
-            atomic_fetch_add(&counting_records, 1);
+            qa_totals_count_record();
         }
     }
     int64_t target = live;
     if (!t->owner_allocated) {
         if (qa_counters_allocs(&t->c) != t->allocs_before_owner) {
             t->owner_allocated = true;
-            atomic_fetch_add(&counting_threads, 1);
+            qa_totals_count_thread();
         } else {
             target = live - (QA_LIVE_BATCH - 1);
         }
@@ -90,7 +56,7 @@ void qa_live_publish(struct qa_thread *t, int64_t live)
     t->live_at_publish = target;
     t->publish_up = target + (QA_LIVE_BATCH - 1) - live;
     t->publish_down = live - target + (QA_LIVE_BATCH - 1);
-    int64_t total = atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
+    int64_t total = qa_totals_publish(delta);
     qa_peak_observe(total);
     /* A writer that has not started (output/writer.c, "lazily"): the timeline's points for
      * large moves are taken here (the period's at the thread's looks, output/looks.c). */
@@ -108,40 +74,6 @@ size_t qa_live_new_peak(struct qa_thread *t, size_t usable)
 void qa_live_publish_own(struct qa_thread *t)
 {
     qa_live_publish(t, qa_thread_live_bytes(t));
-}
-
-int64_t qa_live_published(void)
-{
-    return atomic_load_explicit(&live_published, memory_order_relaxed);
-}
-
-/* Raises the peak to live bytes seen: the batched totals above, and the exact sums a timeline
- * point or a dump takes, so that no figure of a dump exceeds its peak. */
-void qa_peak_observe(int64_t live)
-{
-    int64_t peak = atomic_load_explicit(&peak_published, memory_order_relaxed);
-    while (live > peak &&
-           !atomic_compare_exchange_weak_explicit(&peak_published, &peak, live,
-                                                  memory_order_relaxed, memory_order_relaxed))
-        ;
-}
-
-/* The best bound available: the batched global peak, or a single thread's exact own peak (in a
- * forked child, on top of what it inherited). */
-int64_t qa_peak_live(void)
-{
-    int64_t peak = atomic_load(&peak_published);
-    for (struct qa_thread *t = qa_threads_head(); t != NULL; t = t->next)
-        if (qa_inherited.bytes + t->peak_usable > peak)
-            peak = qa_inherited.bytes + t->peak_usable;
-    return peak;
-}
-
-/* The records that published live bytes: precision.peak_live_bytes_within is this less one,
- * times QA_LIVE_BATCH (the unpublished part is per record, whichever threads used it). */
-uint64_t qa_thread_total(void)
-{
-    return atomic_load(&counting_records);
 }
 
 /* The smallest size that falls in bucket (1 for the first). */
@@ -260,10 +192,7 @@ static void reset_record(struct qa_thread *t)
 
 static void reset_shared(void)
 {
-    atomic_store(&counting_threads, 0);
-    atomic_store(&counting_records, 0);
-    atomic_store(&live_published, qa_inherited.bytes);
-    atomic_store(&peak_published, qa_inherited.bytes);
+    qa_totals_reset();
     for (size_t i = 0; usable_slots_used && i < QA_USABLE_SLOTS; i++) {
         QA_RESET(usable_slots[i].size, 0);
         QA_RESET(usable_slots[i].count, 0);

@@ -1,5 +1,8 @@
 /* An allocation report: qaudit-alloc/1 dumps read, validated, merged and symbolized. Renderers and
- * the compare table read this model; only dump_reader.c knows the dump's JSON spelling. */
+ * the compare table read this model; only dump_reader.c knows the dump's JSON spelling.
+ * Each list the reading grows has a capacity beside its count: the elements allocated, grown with
+ * common/grow_array.h's array_push and array_reserve (0 is always safe: the next growth then
+ * reallocates). Whoever sets a list's pointer sets its capacity with it. */
 #ifndef REPORTS_REPORT_H
 #define REPORTS_REPORT_H
 
@@ -180,10 +183,10 @@ struct report_process {
     /* Memory over time (timeline_series.c): the points of every dump of this image, merged by time;
      * dump_times: when each of its dumps was written (snapshots and the last), sorted. */
     struct report_point *timeline;
-    size_t timeline_count;
+    size_t timeline_count, timeline_capacity;
     uint64_t timeline_period_ns; /* the last dump's period, 0 without a timeline */
     uint64_t *dump_times;
-    size_t dump_time_count;
+    size_t dump_time_count, dump_time_capacity;
     /* Who took the points (the last dump's timeline_writer): the writer thread every period
      * while it ran, the allocating threads as they allocated otherwise. Times on the clock of
      * dump_time_ns, 0 when not so. */
@@ -224,11 +227,11 @@ struct report_totals {
 struct report_queues {
     uint64_t pushes, pops, discarded, moved, queued_now, grows, shrinks, returns_to_inline;
     struct report_count *depth_histogram; /* depth after each push -> pushes */
-    size_t depth_histogram_count;
+    size_t depth_histogram_count, depth_histogram_capacity;
     struct report_count *allocs_by_depth;
-    size_t allocs_by_depth_count;
+    size_t allocs_by_depth_count, allocs_by_depth_capacity;
     struct report_peak *by_peak_depth;
-    size_t by_peak_depth_count;
+    size_t by_peak_depth_count, by_peak_depth_capacity;
     uint64_t opened, closed;
     uint64_t by_hooks, by_stack_patterns, by_both;
     uint64_t events_without_connection, refused_events, records_dropped;
@@ -239,15 +242,15 @@ struct report_precision {
     uint64_t peak_live_bytes_within, blocks_untracked, sites_dropped, stacks_truncated;
     uint64_t usable_sizes_dropped, modules_dropped, never_written_unattributed;
     char **deepbind_libraries;
-    size_t deepbind_count;
+    size_t deepbind_count, deepbind_capacity;
     char **uninterposed_allocators; /* allocators whose own entry points were not counted */
-    size_t uninterposed_count;
+    size_t uninterposed_count, uninterposed_capacity;
     char **unreachable_allocators; /* "LIBRARY has ALLOCATOR": none interposing reaches */
-    size_t unreachable_count;
+    size_t unreachable_count, unreachable_capacity;
     /* qaudit attach: "ALLOCATOR: ENTRY, ... bound by MODULE, ..." (or "ALLOCATOR: none bound"),
      * the allocators' own entry points the attach did not reach (attach_unreached) */
     char **attach_unreached;
-    size_t attach_unreached_count;
+    size_t attach_unreached_count, attach_unreached_capacity;
     unsigned unexplained_anonymous; /* dumps whose anonymous memory the counts do not explain */
     uint64_t unexplained_bytes;     /* their anonymous growth beyond the counted peak */
     unsigned modules_unknown;       /* dumps written before any module map was gathered */
@@ -258,43 +261,43 @@ struct report_precision {
 struct report_trust {
     bool partial;
     char **notes;
-    size_t note_count;
+    size_t note_count, note_capacity;
 };
 
 struct report {
     struct report_process *processes;
-    size_t process_count;
+    size_t process_count, process_capacity;
     size_t superseded; /* earlier snapshots of a process whose later dump was also given */
     struct report_module *modules;
-    size_t module_count;
+    size_t module_count, module_capacity;
     struct report_totals totals;
     struct report_bucket *requested_sizes;
-    size_t requested_count;
+    size_t requested_count, requested_capacity;
     struct report_count *usable_sizes;
-    size_t usable_count;
+    size_t usable_count, usable_capacity;
     struct report_site *sites;
-    size_t site_count;
+    size_t site_count, site_capacity;
     struct report_inherited_site *inherited_sites; /* one dump's, until report_load resolves them */
-    size_t inherited_site_count;
+    size_t inherited_site_count, inherited_site_capacity;
     struct report_queues queues;
     struct report_check *checks;
-    size_t check_count;
+    size_t check_count, check_capacity;
     struct report_event *violations;
-    size_t violation_count;
+    size_t violation_count, violation_capacity;
     uint64_t failure_candidates, failures_injected;
     struct report_event *failures;
-    size_t failure_count;
+    size_t failure_count, failure_capacity;
     struct report_precision precision;
     bool symbolized;
     size_t duplicates;  /* dumps given twice (same pid, start time and sequence) */
     char **input_notes; /* one sentence per dump left out as a duplicate */
-    size_t input_note_count;
+    size_t input_note_count, input_note_capacity;
     bool has_sequences; /* every dump carries process.sequence */
     char **skip;        /* the wrapper globs report_fold applied */
-    size_t skip_count;
+    size_t skip_count, skip_capacity;
     size_t user_skip; /* skip[user_skip] on: --skip's own, folded wherever they are */
     struct report_wrapper *wrappers; /* recognised from the stacks (report_fold) */
-    size_t wrapper_count;
+    size_t wrapper_count, wrapper_capacity;
     size_t folded_sites;          /* sites merged into another once their wrappers were folded */
     bool temporary_missing;       /* some dump does not count temporary allocations */
     uint64_t sampled_large_sites; /* sites byte-sampled by a fixed countdown, mean size >= N */

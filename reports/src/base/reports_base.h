@@ -1,9 +1,9 @@
 /* The base room of the reports library: leaves every room above may call, which call nothing of
- * the reports library themselves. Numbers as every format writes them (numbers.c); lists grown an
- * item at a time and strings copied (items.c); errors made one line (one_line.c); a path's last
- * component and a program's name (path_name.c); C++ names shortened (cxx_short_names.c); what
- * libelf reads from a module's file (elf_build_id.c); open-addressing indexes (profile_index.c);
- * a protobuf-c message packed gzipped (gzip_sink.c). Files: the .c files of base/. */
+ * the reports library themselves. Numbers as every format writes them (numbers.c); strings copied
+ * and lists of strings grown (items.c); errors made one line (one_line.c); a path's last component
+ * and a program's name (path_name.c); C++ names shortened (cxx_short_names.c); what libelf reads
+ * from a module's file (elf_build_id.c); open-addressing indexes (profile_index.c); a protobuf-c
+ * message packed gzipped (gzip_sink.c). Files: the .c files of base/. */
 #ifndef REPORTS_ROOM_BASE_H
 #define REPORTS_ROOM_BASE_H
 
@@ -23,16 +23,13 @@ const char *report_fmt_bytes(char *buf, size_t size, unsigned long long n);
 
 /* ---- items.c -------------------------------------------------------------------------------- */
 
-/* Appends one zeroed element to *items (count elements of size bytes) and returns it; NULL when
- * memory ran out (the array is then unchanged). */
-void *report_push_item(void *items, size_t *count, size_t size);
-
 /* strdup that maps NULL to NULL. */
 char *report_copy_string(const char *s);
 
-/* Appends a formatted string to a list of strings. */
-void report_push_string(char ***list, size_t *count, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Appends a formatted string to a list of strings (*capacity: its allocated slots, grown by
+ * common/grow_array.h's array_push). */
+void report_push_string(char ***list, size_t *count, size_t *capacity, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* ---- one_line.c ----------------------------------------------------------------------------- */
 

@@ -10,7 +10,7 @@
 
 static struct block *add_block(struct document *d, enum block_kind kind)
 {
-    struct block *b = report_push_item(&d->blocks, &d->count, sizeof *b);
+    struct block *b = array_push(&d->blocks, &d->count, &d->capacity, sizeof *b);
     if (b != NULL) {
         b->kind = kind;
         b->html_replaced = d->html_replacing;
@@ -129,7 +129,7 @@ void report_doc_lines(struct document *d)
 static void add_line(struct document *d, enum block_kind kind, const char *fmt, va_list ap)
 {
     struct block *b = last_block(d, kind);
-    char **slot = b ? report_push_item(&b->lines, &b->line_count, sizeof *slot) : NULL;
+    char **slot = b ? array_push(&b->lines, &b->line_count, &b->line_capacity, sizeof *slot) : NULL;
     if (slot != NULL)
         *slot = vformat(fmt, ap);
 }

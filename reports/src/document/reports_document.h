@@ -56,7 +56,7 @@ struct block {
     struct table table;
     struct chart chart;
     char **lines; /* BLOCK_LINES: preformatted (stacks) */
-    size_t line_count;
+    size_t line_count, line_capacity;
     const struct layout_type *layout;
     bool illustrates;    /* a chart drawing a table already shown: only HTML draws it */
     bool html_replaced;  /* HTML shows this block's content in a view of its own instead */
@@ -67,7 +67,7 @@ struct block {
 
 struct document {
     struct block *blocks;
-    size_t count;
+    size_t count, capacity;
     unsigned cacheline;
     unsigned checks[3]; /* checks that passed, failed, could not apply (enum report_check_status) */
     const struct report *report; /* what the HTML views draw from */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
 #include "reports_reading.h"
 
 const char *const report_check_status_names[3] = {"pass", "fail", "n/a"};
@@ -96,7 +97,8 @@ static struct report_check *check_named(struct report *into, const char *name)
     for (size_t j = 0; j < into->check_count; j++)
         if (strcmp(into->checks[j].name, name) == 0)
             return &into->checks[j];
-    struct report_check *added = report_push_item(&into->checks, &into->check_count, sizeof *added);
+    struct report_check *added =
+        array_push(&into->checks, &into->check_count, &into->check_capacity, sizeof *added);
     if (added != NULL)
         added->name = report_copy_string(name);
     return added;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/grow_array.h"
 #include "common/dump_keys.h"
 #include "reports_reading.h"
 
@@ -148,7 +149,7 @@ static void read_modules(struct reader *r, json_t *doc, struct report *out, stru
     json_array_foreach(modules, i, m)
     {
         struct report_module *mod =
-            report_push_item(&out->modules, &out->module_count, sizeof *mod);
+            array_push(&out->modules, &out->module_count, &out->module_capacity, sizeof *mod);
         if (mod == NULL || *extents == NULL)
             return;
         mod->path = report_copy_string(text(r, m, "modules[]", QA_KEY(path)));
@@ -298,7 +299,7 @@ static void read_process(struct reader *r, json_t *doc, struct report *out)
 {
     json_t *p = field(r, doc, "", QA_KEY(process), JSON_OBJECT);
     struct report_process *proc =
-        report_push_item(&out->processes, &out->process_count, sizeof *proc);
+        array_push(&out->processes, &out->process_count, &out->process_capacity, sizeof *proc);
     if (p == NULL || proc == NULL)
         return;
     proc->pid = number(r, p, "process", QA_KEY(pid));
@@ -370,6 +371,7 @@ static void read_timeline(struct reader *r, json_t *doc, struct report_process *
     }
     proc->timeline_period_ns = number(r, doc, "", QA_KEY(timeline_period_ns));
     proc->timeline = calloc(json_array_size(list) + 1, sizeof *proc->timeline);
+    proc->timeline_capacity = proc->timeline ? json_array_size(list) + 1 : 0;
     size_t i;
     json_t *p;
     json_array_foreach(list, i, p)
@@ -445,13 +447,14 @@ static void read_totals(struct reader *r, json_t *doc, struct report_totals *t)
 
 /* A list of {key_name, count_name} objects into counts. */
 static void read_counts(struct reader *r, json_t *list, const char *where, const char *key_name,
-                        const char *count_name, struct report_count **out, size_t *count)
+                        const char *count_name, struct report_count **out, size_t *count,
+                        size_t *capacity)
 {
     size_t i;
     json_t *item;
     json_array_foreach(list, i, item)
     {
-        struct report_count *c = report_push_item(out, count, sizeof *c);
+        struct report_count *c = array_push(out, count, capacity, sizeof *c);
         if (c == NULL)
             return;
         c->key = number(r, item, where, key_name);
@@ -465,8 +468,8 @@ static void read_sizes(struct reader *r, json_t *doc, struct report *out)
     json_t *item;
     json_array_foreach(field(r, doc, "", QA_KEY(requested_sizes), JSON_ARRAY), i, item)
     {
-        struct report_bucket *b =
-            report_push_item(&out->requested_sizes, &out->requested_count, sizeof *b);
+        struct report_bucket *b = array_push(&out->requested_sizes, &out->requested_count,
+                                             &out->requested_capacity, sizeof *b);
         if (b == NULL)
             return;
         b->from = number(r, item, "requested_sizes[]", QA_KEY(from));
@@ -474,7 +477,8 @@ static void read_sizes(struct reader *r, json_t *doc, struct report *out)
         b->count = number(r, item, "requested_sizes[]", QA_KEY(count));
     }
     read_counts(r, field(r, doc, "", QA_KEY(usable_sizes), JSON_ARRAY), "usable_sizes[]",
-                QA_KEY(usable), QA_KEY(count), &out->usable_sizes, &out->usable_count);
+                QA_KEY(usable), QA_KEY(count), &out->usable_sizes, &out->usable_count,
+                &out->usable_capacity);
 }
 
 static void read_sites(struct reader *r, json_t *doc, struct report *out,
@@ -484,6 +488,7 @@ static void read_sites(struct reader *r, json_t *doc, struct report *out,
     json_t *s;
     json_t *sites = field(r, doc, "", QA_KEY(sites), JSON_ARRAY);
     out->sites = calloc(json_array_size(sites) + 1, sizeof *out->sites);
+    out->site_capacity = out->sites ? json_array_size(sites) + 1 : 0; /* fork_inheritance.c adds */
     json_array_foreach(sites, i, s)
     {
         if (out->sites == NULL || r->failed)
@@ -544,7 +549,8 @@ static void read_inherited_sites(struct reader *r, json_t *doc, struct report *o
             return;
         }
         struct report_inherited_site *site =
-            report_push_item(&out->inherited_sites, &out->inherited_site_count, sizeof *site);
+            array_push(&out->inherited_sites, &out->inherited_site_count,
+                       &out->inherited_site_capacity, sizeof *site);
         if (site == NULL)
             return;
         *site = (struct report_inherited_site){v[0], v[1], v[2], v[3], v[4]};
@@ -566,16 +572,16 @@ static void read_queues(struct reader *r, json_t *doc, struct report_queues *q)
     q->returns_to_inline = number(r, o, "queues", QA_KEY(returns_to_inline));
     read_counts(r, field(r, o, "queues", QA_KEY(depth_histogram), JSON_ARRAY),
                 "queues.depth_histogram[]", QA_KEY(depth), QA_KEY(pushes), &q->depth_histogram,
-                &q->depth_histogram_count);
+                &q->depth_histogram_count, &q->depth_histogram_capacity);
     read_counts(r, field(r, o, "queues", QA_KEY(allocs_by_depth), JSON_ARRAY),
                 "queues.allocs_by_depth[]", QA_KEY(depth), QA_KEY(allocs), &q->allocs_by_depth,
-                &q->allocs_by_depth_count);
+                &q->allocs_by_depth_count, &q->allocs_by_depth_capacity);
     size_t i;
     json_t *item;
     json_array_foreach(field(r, o, "queues", QA_KEY(by_peak_depth), JSON_ARRAY), i, item)
     {
-        struct report_peak *p =
-            report_push_item(&q->by_peak_depth, &q->by_peak_depth_count, sizeof *p);
+        struct report_peak *p = array_push(&q->by_peak_depth, &q->by_peak_depth_count,
+                                           &q->by_peak_depth_capacity, sizeof *p);
         if (p == NULL)
             return;
         p->peak_depth = number(r, item, "queues.by_peak_depth[]", QA_KEY(peak_depth));
@@ -622,7 +628,7 @@ static void read_checks(struct reader *r, json_t *doc, struct report *out)
     json_array_foreach(field(r, doc, "", QA_KEY(checks), JSON_ARRAY), i, c)
     {
         struct report_check *check =
-            report_push_item(&out->checks, &out->check_count, sizeof *check);
+            array_push(&out->checks, &out->check_count, &out->check_capacity, sizeof *check);
         if (check == NULL)
             return;
         check->name = report_copy_string(text(r, c, "checks[]", QA_KEY(name)));
@@ -640,13 +646,13 @@ static void read_checks(struct reader *r, json_t *doc, struct report *out)
 
 static void read_events(struct reader *r, json_t *list, const char *where,
                         const struct extent *extents, size_t modules, uint64_t pid,
-                        struct report_event **out, size_t *count)
+                        struct report_event **out, size_t *count, size_t *capacity)
 {
     size_t i;
     json_t *e;
     json_array_foreach(list, i, e)
     {
-        struct report_event *event = report_push_item(out, count, sizeof *event);
+        struct report_event *event = array_push(out, count, capacity, sizeof *event);
         if (event == NULL || r->failed)
             return;
         event->pid = pid;
@@ -701,10 +707,11 @@ static void read_attach_unreached(json_t *allocators, struct report_precision *p
                      sizeof by);
         if (bound[0] != '\0')
             report_push_string(&p->attach_unreached, &p->attach_unreached_count,
-                               "%s: %s bound by %s", name, bound, by);
+                               &p->attach_unreached_capacity, "%s: %s bound by %s", name, bound,
+                               by);
         else
-            report_push_string(&p->attach_unreached, &p->attach_unreached_count, "%s: none bound",
-                               name);
+            report_push_string(&p->attach_unreached, &p->attach_unreached_count,
+                               &p->attach_unreached_capacity, "%s: none bound", name);
     }
 }
 
@@ -725,7 +732,8 @@ static void read_precision(struct reader *r, json_t *doc, struct report_precisio
     json_t *lib;
     json_array_foreach(field(r, o, "precision", QA_KEY(deepbind_libraries), JSON_ARRAY), i, lib)
     {
-        char **slot = report_push_item(&p->deepbind_libraries, &p->deepbind_count, sizeof *slot);
+        char **slot = array_push(&p->deepbind_libraries, &p->deepbind_count, &p->deepbind_capacity,
+                                 sizeof *slot);
         if (slot)
             *slot = report_copy_string(string_or(lib, "?"));
     }
@@ -733,14 +741,15 @@ static void read_precision(struct reader *r, json_t *doc, struct report_precisio
     json_t *uninterposed = json_object_get(o, QA_KEY(uninterposed_allocators));
     json_array_foreach(uninterposed, i, lib)
     {
-        char **slot =
-            report_push_item(&p->uninterposed_allocators, &p->uninterposed_count, sizeof *slot);
+        char **slot = array_push(&p->uninterposed_allocators, &p->uninterposed_count,
+                                 &p->uninterposed_capacity, sizeof *slot);
         if (slot)
             *slot = report_copy_string(string_or(lib, "?"));
     }
     read_attach_unreached(json_object_get(o, QA_KEY(allocators)), p);
     json_array_foreach(json_object_get(o, QA_KEY(unreachable_allocators)), i, lib)
-        report_push_string(&p->unreachable_allocators, &p->unreachable_count, "%s has %s",
+        report_push_string(&p->unreachable_allocators, &p->unreachable_count,
+                           &p->unreachable_capacity, "%s has %s",
                            string_or(json_object_get(lib, QA_KEY(library)), "?"),
                            string_or(json_object_get(lib, QA_KEY(allocator)), "?"));
     if (optional_flag(r, o, "precision", QA_KEY(unexplained_anonymous), false)) {
@@ -787,14 +796,14 @@ static void read_document(struct reader *r, json_t *doc, struct report *out)
     if (extents != NULL)
         read_events(r, field(r, doc, "", QA_KEY(depth_one_violations), JSON_ARRAY),
                     "depth_one_violations[]", extents, out->module_count, pid, &out->violations,
-                    &out->violation_count);
+                    &out->violation_count, &out->violation_capacity);
     json_t *failures = field(r, doc, "", QA_KEY(injected_failures), JSON_OBJECT);
     if (failures != NULL && extents != NULL) {
         out->failure_candidates = number(r, failures, "injected_failures", QA_KEY(candidates));
         out->failures_injected = number(r, failures, "injected_failures", QA_KEY(injected));
         read_events(r, field(r, failures, "injected_failures", QA_KEY(first), JSON_ARRAY),
                     "injected_failures.first[]", extents, out->module_count, pid, &out->failures,
-                    &out->failure_count);
+                    &out->failure_count, &out->failure_capacity);
     }
     read_precision(r, doc, &out->precision);
     free(extents);

@@ -242,7 +242,7 @@ void report_fold(struct report *r, const struct report_fold_settings *settings)
 {
     size_t before = r->skip_count;
     for (size_t i = 0; i < settings->glob_count; i++)
-        report_push_string(&r->skip, &r->skip_count, "%s", settings->globs[i]);
+        report_push_string(&r->skip, &r->skip_count, &r->skip_capacity, "%s", settings->globs[i]);
     r->user_skip = before + settings->user_from;
     r->user_skip = r->user_skip < r->skip_count ? r->user_skip : r->skip_count;
     if (r->symbolized && r->site_count > 0) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
 #include "reports_reading.h"
 
 /* Parents of parents: a process tree deeper than this is not followed further. */
@@ -57,7 +58,7 @@ static uint32_t module_in(struct report *dump, const struct report *from, uint32
             strcmp(dump->modules[i].build_id, want->build_id) == 0)
             return (uint32_t)i;
     struct report_module *added =
-        report_push_item(&dump->modules, &dump->module_count, sizeof *added);
+        array_push(&dump->modules, &dump->module_count, &dump->module_capacity, sizeof *added);
     if (added == NULL)
         return REPORT_NO_MODULE;
     added->path = report_copy_string(want->path);
@@ -73,7 +74,8 @@ static void add_inherited_site(struct report *dump, const struct report *owner,
 {
     uint32_t *map = calloc(owner->module_count + 1, sizeof *map);
     struct report_site *site =
-        map ? report_push_item(&dump->sites, &dump->site_count, sizeof *site) : NULL;
+        map ? array_push(&dump->sites, &dump->site_count, &dump->site_capacity, sizeof *site)
+            : NULL;
     if (site == NULL) {
         free(map);
         return;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
 #include "reports_reading.h"
 
 /* At most this many violation or failure stacks are kept across all dumps. */
@@ -25,8 +26,8 @@ static uint32_t *merge_modules(struct report *into, const struct report *dump)
         while (j < into->module_count && !same_module(&into->modules[j], m))
             j++;
         if (j == into->module_count) {
-            struct report_module *added =
-                report_push_item(&into->modules, &into->module_count, sizeof *added);
+            struct report_module *added = array_push(&into->modules, &into->module_count,
+                                                     &into->module_capacity, sizeof *added);
             if (added == NULL)
                 break;
             added->path = report_copy_string(m->path);
@@ -67,13 +68,13 @@ static void merge_sites(struct report *into, const struct report *dump, const ui
     while (slots < 2 * (into->site_count + dump->site_count))
         slots *= 2;
     size_t *index = malloc(slots * sizeof *index);
-    struct report_site *grown =
-        realloc(into->sites, (into->site_count + dump->site_count + 1) * sizeof *grown);
-    if (index == NULL || grown == NULL) {
+    /* One more than needed: sites is never NULL once merged, even with none (fold.c copies). */
+    if (index == NULL ||
+        !array_reserve(&into->sites, &into->site_capacity, into->site_count + dump->site_count + 1,
+                       sizeof *into->sites)) {
         free(index);
         return;
     }
-    into->sites = grown;
     uint64_t program = dump->process_count > 0 ? report_program_id(dump->processes[0].exe) : 0;
     memset(index, 0xff, slots * sizeof *index);
     for (size_t i = 0; i < into->site_count; i++) {
@@ -105,8 +106,8 @@ static void merge_sites(struct report *into, const struct report *dump, const ui
 }
 
 /* Adds counts keyed by key into a list kept sorted by key. */
-static void merge_counts(struct report_count **into, size_t *count, const struct report_count *from,
-                         size_t n)
+static void merge_counts(struct report_count **into, size_t *count, size_t *capacity,
+                         const struct report_count *from, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         size_t j = 0;
@@ -116,7 +117,7 @@ static void merge_counts(struct report_count **into, size_t *count, const struct
             (*into)[j].count += from[i].count;
             continue;
         }
-        if (report_push_item(into, count, sizeof **into) == NULL)
+        if (array_push(into, count, capacity, sizeof **into) == NULL)
             return;
         memmove(&(*into)[j + 1], &(*into)[j], (*count - 1 - j) * sizeof **into);
         (*into)[j] = from[i];
@@ -134,13 +135,15 @@ static void merge_buckets(struct report *into, const struct report *dump)
             into->requested_sizes[j].count += b->count;
             continue;
         }
-        if (report_push_item(&into->requested_sizes, &into->requested_count, sizeof *b) == NULL)
+        if (array_push(&into->requested_sizes, &into->requested_count, &into->requested_capacity,
+                       sizeof *b) == NULL)
             return;
         memmove(&into->requested_sizes[j + 1], &into->requested_sizes[j],
                 (into->requested_count - 1 - j) * sizeof *b);
         into->requested_sizes[j] = *b;
     }
-    merge_counts(&into->usable_sizes, &into->usable_count, dump->usable_sizes, dump->usable_count);
+    merge_counts(&into->usable_sizes, &into->usable_count, &into->usable_capacity,
+                 dump->usable_sizes, dump->usable_count);
 }
 
 static void merge_totals(struct report_totals *t, const struct report_totals *d)
@@ -183,17 +186,18 @@ static void merge_queues(struct report_queues *q, const struct report_queues *d)
     q->grows += d->grows;
     q->shrinks += d->shrinks;
     q->returns_to_inline += d->returns_to_inline;
-    merge_counts(&q->depth_histogram, &q->depth_histogram_count, d->depth_histogram,
-                 d->depth_histogram_count);
-    merge_counts(&q->allocs_by_depth, &q->allocs_by_depth_count, d->allocs_by_depth,
-                 d->allocs_by_depth_count);
+    merge_counts(&q->depth_histogram, &q->depth_histogram_count, &q->depth_histogram_capacity,
+                 d->depth_histogram, d->depth_histogram_count);
+    merge_counts(&q->allocs_by_depth, &q->allocs_by_depth_count, &q->allocs_by_depth_capacity,
+                 d->allocs_by_depth, d->allocs_by_depth_count);
     for (size_t i = 0; i < d->by_peak_depth_count; i++) {
         const struct report_peak *p = &d->by_peak_depth[i];
         size_t j = 0;
         while (j < q->by_peak_depth_count && q->by_peak_depth[j].peak_depth != p->peak_depth)
             j++;
         if (j == q->by_peak_depth_count &&
-            report_push_item(&q->by_peak_depth, &q->by_peak_depth_count, sizeof *p) == NULL)
+            array_push(&q->by_peak_depth, &q->by_peak_depth_count, &q->by_peak_depth_capacity,
+                       sizeof *p) == NULL)
             return;
         struct report_peak *to = &q->by_peak_depth[j];
         to->peak_depth = p->peak_depth;
@@ -211,11 +215,11 @@ static void merge_queues(struct report_queues *q, const struct report_queues *d)
     q->records_dropped += d->records_dropped;
 }
 
-static void merge_events(struct report_event **into, size_t *count, const struct report_event *from,
-                         size_t n, const uint32_t *map)
+static void merge_events(struct report_event **into, size_t *count, size_t *capacity,
+                         const struct report_event *from, size_t n, const uint32_t *map)
 {
     for (size_t i = 0; i < n && *count < EVENTS_KEPT; i++) {
-        struct report_event *e = report_push_item(into, count, sizeof *e);
+        struct report_event *e = array_push(into, count, capacity, sizeof *e);
         if (e == NULL)
             return;
         *e = from[i];
@@ -224,13 +228,13 @@ static void merge_events(struct report_event **into, size_t *count, const struct
 }
 
 /* Adds the names not yet in the list. */
-static void merge_names(char ***list, size_t *count, char *const *names, size_t n)
+static void merge_names(char ***list, size_t *count, size_t *capacity, char *const *names, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         bool known = false;
         for (size_t j = 0; j < *count && !known; j++)
             known = strcmp((*list)[j], names[i]) == 0;
-        char **slot = known ? NULL : report_push_item(list, count, sizeof *slot);
+        char **slot = known ? NULL : array_push(list, count, capacity, sizeof *slot);
         if (slot)
             *slot = report_copy_string(names[i]);
     }
@@ -250,14 +254,14 @@ static void merge_precision(struct report_precision *p, const struct report_prec
     p->unexplained_anonymous += d->unexplained_anonymous;
     p->unexplained_bytes += d->unexplained_bytes;
     p->modules_unknown += d->modules_unknown;
-    merge_names(&p->deepbind_libraries, &p->deepbind_count, d->deepbind_libraries,
-                d->deepbind_count);
-    merge_names(&p->uninterposed_allocators, &p->uninterposed_count, d->uninterposed_allocators,
-                d->uninterposed_count);
-    merge_names(&p->unreachable_allocators, &p->unreachable_count, d->unreachable_allocators,
-                d->unreachable_count);
-    merge_names(&p->attach_unreached, &p->attach_unreached_count, d->attach_unreached,
-                d->attach_unreached_count);
+    merge_names(&p->deepbind_libraries, &p->deepbind_count, &p->deepbind_capacity,
+                d->deepbind_libraries, d->deepbind_count);
+    merge_names(&p->uninterposed_allocators, &p->uninterposed_count, &p->uninterposed_capacity,
+                d->uninterposed_allocators, d->uninterposed_count);
+    merge_names(&p->unreachable_allocators, &p->unreachable_count, &p->unreachable_capacity,
+                d->unreachable_allocators, d->unreachable_count);
+    merge_names(&p->attach_unreached, &p->attach_unreached_count, &p->attach_unreached_capacity,
+                d->attach_unreached, d->attach_unreached_count);
 }
 
 void report_merge_one(struct report *into, const struct report *dump)
@@ -265,7 +269,7 @@ void report_merge_one(struct report *into, const struct report *dump)
     bool first = into->process_count == 0;
     for (size_t i = 0; i < dump->process_count; i++) {
         struct report_process *p =
-            report_push_item(&into->processes, &into->process_count, sizeof *p);
+            array_push(&into->processes, &into->process_count, &into->process_capacity, sizeof *p);
         if (p == NULL)
             return;
         const struct report_process *d = &dump->processes[i];
@@ -296,11 +300,12 @@ void report_merge_one(struct report *into, const struct report *dump)
     merge_sites(into, dump, map);
     merge_queues(&into->queues, &dump->queues);
     report_checks_merge(into, dump);
-    merge_events(&into->violations, &into->violation_count, dump->violations, dump->violation_count,
-                 map);
+    merge_events(&into->violations, &into->violation_count, &into->violation_capacity,
+                 dump->violations, dump->violation_count, map);
     into->failure_candidates += dump->failure_candidates;
     into->failures_injected += dump->failures_injected;
-    merge_events(&into->failures, &into->failure_count, dump->failures, dump->failure_count, map);
+    merge_events(&into->failures, &into->failure_count, &into->failure_capacity, dump->failures,
+                 dump->failure_count, map);
     merge_precision(&into->precision, &dump->precision, first);
     free(map);
 }
@@ -347,13 +352,14 @@ static void note_duplicate(struct report *report, const struct report *copy,
     report->duplicates++;
     if (p->has_sequence)
         report_push_string(&report->input_notes, &report->input_note_count,
+                           &report->input_note_capacity,
                            "%s is the same dump as %s (pid %llu, start time %llu, sequence %llu): "
                            "counted once.",
                            p->source, original->processes[0].source, (unsigned long long)p->pid,
                            (unsigned long long)p->start_time_ns, (unsigned long long)p->sequence);
     else
         report_push_string(
-            &report->input_notes, &report->input_note_count,
+            &report->input_notes, &report->input_note_count, &report->input_note_capacity,
             "%s is the same dump as %s (pid %llu, start time %llu, written at %llu): "
             "counted once.",
             p->source, original->processes[0].source, (unsigned long long)p->pid,

@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
 #include "reports_reading.h"
 
 static void add_note(struct report *r, const char *fmt, va_list ap)
 {
-    char **slot = report_push_item(&r->trust.notes, &r->trust.note_count, sizeof *slot);
+    char **slot =
+        array_push(&r->trust.notes, &r->trust.note_count, &r->trust.note_capacity, sizeof *slot);
     if (slot != NULL && vasprintf(slot, fmt, ap) < 0)
         *slot = NULL;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow_array.h"
 #include "reports_reading.h"
 
 #define NAMED_MAX 3 /* files named in the note; the rest counted */
@@ -26,14 +27,14 @@ static bool given(const char *path, const char *const *paths, size_t count)
 
 /* One note for one run's fallback directory, unless it was seen already. */
 static void note_run(struct report *r, const struct report_process *p, const char *const *paths,
-                     size_t count, char ***seen, size_t *seen_count)
+                     size_t count, char ***seen, size_t *seen_count, size_t *seen_capacity)
 {
     char pattern[PATH_MAX];
     snprintf(pattern, sizeof pattern, "%s/qaudit-fallback-%s-*.json", p->fallback_dir, p->run_id);
     for (size_t i = 0; i < *seen_count; i++)
         if (strcmp((*seen)[i], pattern) == 0)
             return;
-    char **slot = report_push_item(seen, seen_count, sizeof *slot);
+    char **slot = array_push(seen, seen_count, seen_capacity, sizeof *slot);
     if (slot != NULL)
         *slot = report_copy_string(pattern);
     glob_t g;
@@ -51,7 +52,7 @@ static void note_run(struct report *r, const struct report_process *p, const cha
     globfree(&g);
     if (left > 0)
         report_push_string(
-            &r->input_notes, &r->input_note_count,
+            &r->input_notes, &r->input_note_count, &r->input_note_capacity,
             "%zu more dump%s of run %s %s in %s (a process that could not write beside "
             "the others: a dropped user, a chroot), not given, not counted: %s%s "
             "(qaudit report of the run's directory takes them in).",
@@ -62,11 +63,11 @@ static void note_run(struct report *r, const struct report_process *p, const cha
 void report_run_files_note(struct report *r, const char *const *paths, size_t count)
 {
     char **seen = NULL;
-    size_t seen_count = 0;
+    size_t seen_count = 0, seen_capacity = 0;
     for (size_t i = 0; i < r->process_count; i++) {
         const struct report_process *p = &r->processes[i];
         if (p->run_id != NULL && p->fallback_dir != NULL && p->fallback_dir[0] == '/')
-            note_run(r, p, paths, count, &seen, &seen_count);
+            note_run(r, p, paths, count, &seen, &seen_count, &seen_capacity);
     }
     for (size_t i = 0; i < seen_count; i++)
         free(seen[i]);

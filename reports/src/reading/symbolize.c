@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/grow_array.h"
 #include "reports_reading.h"
 
 /* The main program's debug file given with --debug-file, while its module is being opened. */
@@ -50,7 +51,7 @@ struct cached_frame {
     uint32_t module;
     uint64_t offset;
     struct report_location *locations;
-    size_t location_count;
+    size_t location_count, location_capacity;
     bool used;
 };
 
@@ -112,7 +113,8 @@ static struct opened open_module(struct report_module *m, FILE *warn)
 static bool add_location(struct cached_frame *f, const char *function, const char *file,
                          unsigned line, bool inlined)
 {
-    struct report_location *l = report_push_item(&f->locations, &f->location_count, sizeof *l);
+    struct report_location *l =
+        array_push(&f->locations, &f->location_count, &f->location_capacity, sizeof *l);
     if (l == NULL)
         return false;
     *l = (struct report_location){report_copy_string(function), report_copy_string(file), line,
@@ -293,7 +295,7 @@ static void symbolize_stack(struct symbolizer *s, struct report_stack *stack)
             continue;
         struct cached_frame *f = cache_slot(cache, frame->module, frame->offset);
         if (!f->used) {
-            *f = (struct cached_frame){frame->module, frame->offset, NULL, 0, true};
+            *f = (struct cached_frame){frame->module, frame->offset, NULL, 0, 0, true};
             resolve(s->opened[frame->module].module, f);
             cache->used++;
         }

@@ -1,5 +1,6 @@
 /* Memory over time: the series of one process's dumps merged into one (union of their points by
  * time, each moment once), kept per process: two processes' memory is not one curve. */
+#include "common/grow_array.h"
 #include "reports_reading.h"
 
 #include <stdlib.h>
@@ -43,16 +44,17 @@ static size_t sorted_unique_times(uint64_t *t, size_t n)
 static void add_series(struct report_process *a, const struct report_point *points, size_t count,
                        const uint64_t *times, size_t time_count)
 {
-    struct report_point *p = realloc(a->timeline, (a->timeline_count + count + 1) * sizeof *p);
-    uint64_t *t = realloc(a->dump_times, (a->dump_time_count + time_count + 1) * sizeof *t);
-    if (p != NULL) {
-        a->timeline = p;
+    /* One more than needed each: never NULL once added to, as the readers had them. */
+    if (array_reserve(&a->timeline, &a->timeline_capacity, a->timeline_count + count + 1,
+                      sizeof *a->timeline)) {
+        struct report_point *p = a->timeline;
         if (count > 0)
             memcpy(p + a->timeline_count, points, count * sizeof *p);
         a->timeline_count = sorted_unique_points(p, a->timeline_count + count);
     }
-    if (t != NULL) {
-        a->dump_times = t;
+    if (array_reserve(&a->dump_times, &a->dump_time_capacity, a->dump_time_count + time_count + 1,
+                      sizeof *a->dump_times)) {
+        uint64_t *t = a->dump_times;
         if (time_count > 0)
             memcpy(t + a->dump_time_count, times, time_count * sizeof *t);
         a->dump_time_count = sorted_unique_times(t, a->dump_time_count + time_count);
@@ -76,10 +78,10 @@ void report_timeline_copy(struct report_process *to, const struct report_process
     const uint64_t *times;
     size_t time_count;
     own_times(from, &times, &time_count);
-    to->timeline = NULL;
-    to->timeline_count = 0;
+    to->timeline = NULL; /* from's, copied with the rest of *from: to's own from here */
+    to->timeline_count = to->timeline_capacity = 0;
     to->dump_times = NULL;
-    to->dump_time_count = 0;
+    to->dump_time_count = to->dump_time_capacity = 0;
     add_series(to, from->timeline, from->timeline_count, times, time_count);
 }
 
@@ -107,6 +109,7 @@ void report_timeline_free(struct report_process *p)
     p->timeline = NULL;
     p->dump_times = NULL;
     p->timeline_count = p->dump_time_count = 0;
+    p->timeline_capacity = p->dump_time_capacity = 0;
 }
 
 size_t report_timeline_peak(const struct report_process *p, bool rss)

@@ -287,7 +287,8 @@ static size_t round_of(const struct report *r, struct table *t, size_t *ids)
 
 static void keep_wrapper(struct report *r, const struct entry *e)
 {
-    struct report_wrapper *w = report_push_item(&r->wrappers, &r->wrapper_count, sizeof *w);
+    struct report_wrapper *w =
+        array_push(&r->wrappers, &r->wrapper_count, &r->wrapper_capacity, sizeof *w);
     if (w == NULL)
         return;
     w->named = e->key.name != NULL;
@@ -363,7 +364,8 @@ size_t report_wrappers_adopt(struct report *r, const struct report *other)
             known = same_key(&have, &k);
         }
         struct report_wrapper *copy =
-            known ? NULL : report_push_item(&r->wrappers, &r->wrapper_count, sizeof *copy);
+            known ? NULL
+                  : array_push(&r->wrappers, &r->wrapper_count, &r->wrapper_capacity, sizeof *copy);
         if (copy == NULL)
             continue;
         *copy = (struct report_wrapper){report_copy_string(w->name), w->named, k.module, k.offset,
