@@ -113,6 +113,17 @@ struct qa_site_delta {
         inherited_freed_bytes; /* a forked child's frees of inherited blocks */
 };
 
+/* A thread's recent stacks: the hash of a stack's return addresses -> its site, in front of the
+ * shared index (records/sites.c, qa_site_of_stack). A hit is confirmed against the site's own
+ * frames, which never change once the site is published, so a stale or colliding entry is a miss,
+ * never a wrong site. 256 entries of 16 bytes: 4 KiB per thread record, written only when stacks
+ * are taken (untouched pages of the mapping in counting mode). */
+#define QA_STACK_MEMO 256
+struct qa_stack_memo {
+    uint64_t hash;
+    uint32_t site, depth;
+};
+
 /* Usable sizes up to this are counted by the thread directly, indexed by size / 8 (the classes
  * of every allocator modelled are multiples of 8 there); larger ones use the small table. */
 #define QA_DIRECT_USABLE 4096
@@ -184,6 +195,9 @@ struct qa_thread {
      * counted down to that look, and its looks so far (up to LOOK_EACH_FIRST). */
     uint64_t look_ns;
     uint32_t look_step, looks;
+    /* records/sites.c: the thread's recent stacks and their sites (last: its pages are touched
+     * only when stacks are taken). */
+    struct qa_stack_memo stack_memo[QA_STACK_MEMO];
 };
 
 enum qa_call {

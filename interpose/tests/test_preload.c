@@ -567,6 +567,76 @@ static void test_stacks_start_at_the_program_and_stop_at_the_depth(void **state)
     }
 }
 
+/* The site with this id, or NULL. */
+static json_t *site_by_id(json_t *d, long long id)
+{
+    return site_with(d, "id", id);
+}
+
+/* Stacks that share their innermost frame and every frame past one stay two sites, and a
+ * recursion one call deeper is a site of its own, with the exact counts of each, through each
+ * thread's memo of recent stacks (records/sites.c, qa_site_of_stack) in both stack modes. */
+static void test_stacks_differing_in_one_frame_stay_apart(void **state)
+{
+    (void)state;
+    static const char *const modes[] = {"QAUDIT_STACKS=fp", "QAUDIT_STACKS=always"};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        fresh_dir();
+        const char *argv[] = {FIXTURE("fixture_stack_paths"), "paths", NULL};
+        const char *env[] = {modes[m], NULL};
+        pid_t pid = start(argv, env);
+        assert_int_equal(wait_exit(pid), 0);
+        json_t *d = load_pid(pid);
+        json_t *one = site_with(d, "allocs", 3000), *other = site_with(d, "allocs", 1000);
+        assert_non_null(one);
+        assert_non_null(other);
+        assert_int_equal(json_integer_value(json_object_get(one, "frees")), 3000);
+        assert_int_equal(json_integer_value(json_object_get(other, "frees")), 1000);
+        json_decref(d);
+        remove_dir();
+
+        fresh_dir();
+        const char *deep[] = {FIXTURE("fixture_stack_paths"), "depths", NULL};
+        pid = start(deep, env);
+        assert_int_equal(wait_exit(pid), 0);
+        d = load_pid(pid);
+        static const long long counts[] = {500, 700, 900};
+        size_t depth[3];
+        for (int i = 0; i < 3; i++) {
+            json_t *site = site_with(d, "allocs", counts[i]);
+            assert_non_null(site);
+            assert_int_equal(json_integer_value(json_object_get(site, "frees")), counts[i]);
+            depth[i] = json_array_size(json_object_get(site, "frames"));
+        }
+        assert_int_equal(depth[1], depth[0] + 1);
+        assert_int_equal(depth[2], depth[1] + 1);
+        json_decref(d);
+        remove_dir();
+    }
+}
+
+/* More distinct stacks than the site table holds: each allocation at a stack that found no
+ * site counts in sites_dropped and at the overflow site (id 1), every one of them, however
+ * often its stack repeats (a memo that kept the overflow site would count only the first). */
+static void test_dropped_stacks_count_every_time(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_stack_paths"), "overflow", NULL};
+    const char *env[] = {"QAUDIT_STACKS=fp", NULL};
+    pid_t pid = start(argv, env);
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    long long dropped = num(d, "precision.sites_dropped");
+    assert_true(dropped > 2 * ((1 << 17) - 65536));
+    json_t *overflow = site_by_id(d, 1);
+    assert_non_null(overflow);
+    assert_int_equal(json_integer_value(json_object_get(overflow, "allocs")), dropped);
+    assert_int_equal(sum_over_sites(d, "allocs"), num(d, "totals.allocs"));
+    json_decref(d);
+    remove_dir();
+}
+
 /* A dump that cannot be written (neither where QAUDIT_OUT says nor in the fallback directory)
  * is reported once on stderr; the program is not disturbed. */
 static void test_unwritable_dump_path(void **state)
@@ -837,6 +907,8 @@ int main(void)
         cmocka_unit_test(test_stack_modes),
         cmocka_unit_test(test_sampling_draws_one_in_n),
         cmocka_unit_test(test_stacks_start_at_the_program_and_stop_at_the_depth),
+        cmocka_unit_test(test_stacks_differing_in_one_frame_stay_apart),
+        cmocka_unit_test(test_dropped_stacks_count_every_time),
         cmocka_unit_test(test_unwritable_dump_path),
         cmocka_unit_test(test_ringkv_under_the_preload),
     };

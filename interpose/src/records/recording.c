@@ -32,7 +32,7 @@ static void resample_resized(struct qa_thread *t, void *p, size_t size, struct q
     }
     if (depth < 0)
         depth = qa_capture(frames, qa_cfg.depth, false);
-    uint32_t site = qa_site_for(frames, depth);
+    uint32_t site = qa_site_of_stack(t, frames, depth);
     qa_site_alloc(t, site, size, false);
     if (qa_blocks_enabled)
         qa_blocks_insert(&(struct qa_block){(uintptr_t)p, size, site, flags, qa_fork_generation});

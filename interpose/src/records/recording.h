@@ -48,11 +48,14 @@ qa_record_site_and_block(struct qa_thread *t, void *p, size_t size, enum qa_call
         bool keep =
             qa_cfg.stacks != QA_STACKS_QUEUE || in_queue || qa_frames_match_patterns(frames, depth);
         if (keep) {
-            site = qa_site_for(frames, depth);
+            site = qa_site_of_stack(t, frames, depth);
             qa_site_alloc(t, site, size, in_queue);
         }
     }
-    qa_queue_on_alloc(t, size, frames, depth);
+    /* Only when it has something to count: a queue operation under way or patterns to match
+     * (the call, made for every stack, cost 27 instructions a malloc in fp mode). */
+    if (t->queue_op != NULL || (depth >= 0 && qa_patterns_active()))
+        qa_queue_on_alloc(t, size, frames, depth);
     uint16_t flags = in_queue ? QA_BLOCK_QUEUE : 0;
     if (qa_cfg.poison == QA_POISON_ALL || (qa_cfg.poison == QA_POISON_QUEUE && in_queue)) {
         if (call != QA_CALLOC) {

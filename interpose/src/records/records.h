@@ -164,7 +164,7 @@ void qa_unwinds_unblock(void); /* after fork, in parent and child */
 
 /* ---- sites.c: the sites stacks identify, their counts (pending per thread, shared per site),
  * and a forked child's adoption of them. Context: the slow path; reads on dumps. ---- */
-uint32_t qa_site_for(void *const *frames, int depth);
+uint32_t qa_site_of_stack(struct qa_thread *t, void *const *frames, int depth); /* memoised */
 void qa_site_alloc(struct qa_thread *t, uint32_t site, uint64_t size, bool queue);
 void qa_site_free(struct qa_thread *t, uint32_t site, uint64_t size, uint64_t never_written,
                   bool temporary);

@@ -3,7 +3,8 @@
  * takes no lock. A thread's counts for a site wait in its record (a slot fixed by the site's id)
  * until the slot is needed for another site; dumps read them where they are. A forked child
  * adopts a site at its first count there (its inheritance kept apart).
- * Context: the slow path (qa_site_for, qa_site_alloc, qa_site_free); dumps read (qa_site_get). */
+ * Context: the slow path (qa_site_of_stack, qa_site_alloc, qa_site_free); dumps read (qa_site_get).
+ */
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
@@ -72,12 +73,14 @@ static bool same(const struct site *s, uint64_t hash, void *const *frames, int d
     return true;
 }
 
-uint32_t qa_site_for(void *const *frames, int depth)
+/* Out of line: the memo's hit path (qa_site_of_stack) then saves and restores none of the
+ * registers this one needs. */
+__attribute__((noinline)) static uint32_t site_for_hash(void *const *frames, int depth,
+                                                        uint64_t hash)
 {
     ensure_sites();
     if (sites == NULL || site_index == NULL)
         return 0;
-    uint64_t hash = hash_frames(frames, depth);
     for (size_t probe = 0; probe < INDEX_SLOTS; probe++) {
         _Atomic uint32_t *slot = &site_index[(hash + probe) & (INDEX_SLOTS - 1)];
         uint32_t id = atomic_load_explicit(slot, memory_order_acquire);
@@ -104,6 +107,35 @@ uint32_t qa_site_for(void *const *frames, int depth)
     }
     atomic_fetch_add_explicit(&qa_sites_dropped, 1, memory_order_relaxed);
     return 1;
+}
+
+__attribute__((noinline)) static uint32_t memo_miss(struct qa_stack_memo *m, void *const *frames,
+                                                    int depth, uint64_t hash)
+{
+    uint32_t id = site_for_hash(frames, depth, hash);
+    if (id > 1)
+        *m = (struct qa_stack_memo){.hash = hash, .site = id, .depth = (uint32_t)depth};
+    return id;
+}
+
+/* The site of a stack through the thread's memo (types.h, struct qa_stack_memo): an entry names
+ * a site whose stack had the same hash; it is that stack's site only if the site's own frames,
+ * written before the site was published and never after, are these. Only real sites are kept
+ * (not 0, no table, nor 1, the overflow, whose every stack must count in qa_sites_dropped).
+ * Costs a hash and a comparison of the frames on a hit: no index probe, no shared line written. */
+uint32_t qa_site_of_stack(struct qa_thread *t, void *const *frames, int depth)
+{
+    uint64_t hash = hash_frames(frames, depth);
+    struct qa_stack_memo *m = &t->stack_memo[(hash >> 7) & (QA_STACK_MEMO - 1)];
+    if (m->hash == hash && m->depth == (uint32_t)depth) {
+        void *const *kept = sites[m->site].frames;
+        int i = 0;
+        while (i < depth && kept[i] == frames[i])
+            i++;
+        if (i == depth)
+            return m->site;
+    }
+    return memo_miss(m, frames, depth, hash);
 }
 
 static void site_peak(struct site *s, int64_t live)

@@ -126,11 +126,14 @@ static int walk_frame_pointers(void **frames, unsigned max, bool *truncated)
 {
     if (stack_hi == 0)
         find_stack_bounds();
+    /* In registers: the stores to frames[] could otherwise alias them, and GCC reloaded both
+     * thread-locals for every frame. */
+    uintptr_t lo = stack_lo, hi = stack_hi;
     void **fp = __builtin_frame_address(0);
     int n = 0;
     for (;;) {
         uintptr_t at = (uintptr_t)fp;
-        if (at < stack_lo || at + 16 > stack_hi || (at & 7))
+        if (at < lo || at + 16 > hi || (at & 7))
             break;
         void *ret = fp[1];
         if (ret == NULL)
