@@ -61,8 +61,8 @@ says() {
   grep -q -E -- "$2" "$work/out" "$work/err" && pass "$1" || fail "$1: no /$2/ in: $(cat "$work/out" "$work/err")"
 }
 
-echo "--- the baseline: ringkv, 4 connections of 40 cycles"
-run base "$bin/ringkv" 4 40 || exit 1
+echo "--- the baseline: ringkv, 4 connections of 150 cycles"
+run base "$bin/ringkv" 4 150 || exit 1
 per=$(cat "$work/base/requests")
 gate 0 "write the allocation rules" --write-baseline "$work/base.json" --dump "$work/base/dumps" \
   --binary "$work/base/ringkv" --per "$per"
@@ -79,33 +79,42 @@ gate 0 "the run it was written from passes" --baseline "$work/base.json" --dump 
   --binary "$work/base/ringkv" --per "$per"
 
 # loosen FILE: the tolerances a CI job gives the figures of ringkv that vary from run to run
-# under the same load (measured: temporaries 36 and 45 of 160 SETs, peak live bytes 50 and 62
-# kB): the rule's own, per figure, in the file; every other figure keeps none.
+# (measured: temporaries 36 and 45 of 160 SETs in two runs of 4 connections of 40 cycles; peak
+# live bytes from 50 to 85 kB in runs of 4 connections of 150 cycles and 6 of 300; the store's
+# first tables, one per shard reached, vary with its random hash seed): the rule's own, per
+# figure or per site, in the file.
 loosen() {
   python3 - "$1" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 a = doc["allocations"]
-a["totals"]["tolerance"] = {"temporary": "400%", "peak_live_bytes": "60%"}
+a["totals"]["tolerance"] = {"temporary": "400%", "peak_live_bytes": "100%"}
 for key, site in a["sites"].items():
     if key.startswith("entry_new;"):
         site["tolerance"] = {"temporary": "400%"}
+    if key.startswith("rehash_start<"):  # the store's hash seed is random: shards hit vary
+        site["tolerance"] = "15%"
 json.dump(doc, open(sys.argv[1], "w"), indent=2)
 PY
 }
 loosen "$work/base.json"
 
 echo "--- the same build under a longer load passes"
-run long "$bin/ringkv" 6 120 || exit 1
-gate 0 "the same build, 6 connections of 120 cycles, --tolerance 5%" --baseline "$work/base.json" \
+run long "$bin/ringkv" 6 300 || exit 1
+gate 0 "the same build, 6 connections of 300 cycles, --tolerance 5%" --baseline "$work/base.json" \
   --dump "$work/long/dumps" --binary "$work/long/ringkv" --per "$(cat "$work/long/requests")" \
   --tolerance 5%
 says "nothing broke" "^qaudit gate: 0 allocation rules broken, [0-9]+ checked, 0 n/a$"
 
+run short "$bin/ringkv" 4 80 || exit 1
+gate 0 "the same build, 4 connections of 80 cycles: costs paid once grow per unit, not in all" \
+  --baseline "$work/base.json" --dump "$work/short/dumps" --binary "$work/short/ringkv" \
+  --per "$(cat "$work/short/requests")" --tolerance 5%
+
 # regression NAME BINARY SITE-REGEX RULE-REGEX: the build's run fails the gate with a line that
 # names the site and the rule, and the command that accepts the change.
 regression() {
-  run "$1" "$2" 4 40 || return
+  run "$1" "$2" 4 150 || return
   gate 1 "$1: the gate fails" --baseline "$work/base.json" --dump "$work/$1/dumps" \
     --binary "$work/$1/ringkv" --per "$(cat "$work/$1/requests")" --tolerance 5%
   says "$1: names the site and the rule" "^$3.*: $4 "
@@ -117,7 +126,7 @@ echo "--- one more allocation per request"
 regression extra "$regress/ringkv-regress-extra_alloc" "command_execute \(commands.c:[0-9]+\)" \
   "new_site 0 -> 1 allocations per unit of work"
 echo "--- a leak on DEL's path"
-regression leak "$regress/ringkv-regress-leak" "entry_new \(store.c:[0-9]+\)" "live_blocks 0 -> 160"
+regression leak "$regress/ringkv-regress-leak" "entry_new \(store.c:[0-9]+\)" "live_blocks 0 -> 600"
 echo "--- a temporary in DEL's loop"
 regression loop "$regress/ringkv-regress-loop_temp" "cmd_del \(commands.c:[0-9]+\)" \
   "new_site 0 -> 0.333333 allocations"
@@ -189,9 +198,64 @@ gate 1 "ring against the baseline, --tolerance 1000%" --baseline "$work/base.jso
   --dump "$work/ring/dumps" --binary "$work/ring/ringkv" --per "$(cat "$work/ring/requests")" \
   --tolerance 1000%
 says "depth one still breaks" "^queue: queue.allocs_per_connection.1 0 -> 1 "
+gate 0 "a baseline of the ring build itself" --write-baseline "$work/ring.json" \
+  --dump "$work/ring/dumps" --binary "$work/ring/ringkv" --per "$(cat "$work/ring/requests")"
+python3 - "$work/ring.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+q = doc["allocations"]["queue"]
+assert q["allocs_per_connection"]["1"] == 1, q
+q["allocs_per_connection"]["1"] = 0.99
+q["tolerance"] = "50%"
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+gate 1 "depth one 0.99 -> 1, the queue's own tolerance 50% and --tolerance 50%" \
+  --baseline "$work/ring.json" --dump "$work/ring/dumps" --binary "$work/ring/ringkv" \
+  --per "$(cat "$work/ring/requests")" --tolerance 50%
+says "says no tolerance was given it" "^queue: queue.allocs_per_connection.1 0.99 -> 1 \(\+1.01%, tolerance 0%\)$"
+
+echo "--- sampled figures by their error ranges"
+run sampled "$bin/ringkv" 4 150 --stacks sampled:8 || exit 1
+sper=$(cat "$work/sampled/requests")
+gate 0 "a sampled run's baseline" --write-baseline "$work/sampled.json" --dump "$work/sampled/dumps" \
+  --binary "$work/sampled/ringkv" --per "$sper"
+# ranged FILE OUT WHERE: the baseline's entry_new site made exact (no range), its allocations
+# set to a point of the run's range: "inside" between the low bound and the estimate (the run's
+# range reaches it: held), "below" under the low bound (broken).
+ranged() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+a = doc["allocations"]
+a["stacks"] = "exact"
+for key, site in a["sites"].items():
+    low, high = site.pop("allocs_range", [site["allocs"]] * 2)
+    site.pop("bytes_range", None)
+    site["bytes"] = site["allocs"] = 1e9  # every other site far above the run
+    if key.startswith("entry_new;"):
+        est = json.load(open(sys.argv[1]))["allocations"]["sites"][key]["allocs"]
+        assert low < est, (low, est)
+        site["allocs"] = (low + est) / 2 if sys.argv[3] == "inside" else low / 1.5
+        site["bytes"] = 1e9
+for k in ("allocs", "bytes", "temporary", "peak_live_bytes", "live_blocks"):
+    a["totals"][k] = 1e12
+json.dump(doc, open(sys.argv[2], "w"), indent=2)
+PY
+}
+ranged "$work/sampled.json" "$work/inside.json" inside
+gate 0 "an estimate above the baseline, its range reaching it: held" --baseline "$work/inside.json" \
+  --dump "$work/sampled/dumps" --binary "$work/sampled/ringkv" --per "$sper"
+ranged "$work/sampled.json" "$work/below.json" below
+gate 1 "the whole range above the baseline: broken" --baseline "$work/below.json" \
+  --dump "$work/sampled/dumps" --binary "$work/sampled/ringkv" --per "$sper"
+says "the line gives both ranges" "^entry_new \(store.c:[0-9]+\): allocs .* \(ranges [0-9.e+-]+-[0-9.e+-]+ -> [0-9.e+-]+-[0-9.e+-]+\)$"
+says "sampled temporaries are n/a" "^  entry_new \(store.c:[0-9]+\): temporary n/a: sampled stacks give temporaries no error range"
+gate 0 "the exact baseline against the sampled run of the same build, --tolerance 5%" \
+  --baseline "$work/base.json" --dump "$work/sampled/dumps" --binary "$work/sampled/ringkv" \
+  --per "$sper" --tolerance 5%
 
 echo "--- n/a rules"
-run off "$bin/ringkv" 4 40 --stacks off || exit 1
+run off "$bin/ringkv" 4 150 --stacks off || exit 1
 gate 0 "stacks off: the site rules are n/a, not passed" --baseline "$work/base.json" \
   --dump "$work/off/dumps" --binary "$work/off/ringkv" --per "$(cat "$work/off/requests")" \
   --tolerance 5%
