@@ -1,8 +1,8 @@
 #!/bin/sh
 # libqaudit_reports.a keeps its rooms (issue 40, docs/design.md "Reports' rooms"): every call
-# between its objects runs from a room to one below it (render > content > document, reading >
-# base; document and reading do not call each other), and every name it exports says it is the
-# reports': report_, or declared in a public header (INCLUDE, reports/include/reports), which the
+# between its objects runs from a room to one below it (render and gate > content > document,
+# reading > base; document and reading do not call each other), and every name it exports says
+# it is the reports': report_, or declared in a public header (INCLUDE, reports/include/reports), which the
 # command calls. A room is a folder of SRC (reports/src); an object is named after its source.
 # usage: report_rooms.sh LIBRARY SRC INCLUDE
 set -eu
@@ -33,7 +33,7 @@ rank() {
   base) echo 0 ;;
   reading | document) echo 1 ;;
   content) echo 2 ;;
-  render) echo 3 ;;
+  render | gate) echo 3 ;;
   *) echo "FAIL: $1 is no room of the reports library" >&2; echo 9 ;;
   esac
 }

@@ -114,8 +114,20 @@ static void cmd_set(struct command_ctx *ctx)
 static void cmd_del(struct command_ctx *ctx)
 {
     int64_t removed = 0;
-    for (size_t i = 1; i < ctx->argc; i++)
+    for (size_t i = 1; i < ctx->argc; i++) {
+#if RINGKV_REGRESSION_LOOP_TEMP
+        /* A planted regression (RINGKV_REGRESSION=loop_temp): a copy of each key, allocated and
+         * freed inside the loop before anything else allocates or frees: one temporary
+         * allocation per key deleted (the empty asm keeps the compiler from eliding it). */
+        char *copy = malloc(ctx->argv[i].len + 1);
+        if (copy == NULL)
+            break;
+        memcpy(copy, ctx->argv[i].ptr, ctx->argv[i].len);
+        __asm__ volatile("" : : "r"(copy) : "memory");
+        free(copy);
+#endif
         removed += store_delete(ctx->store, ctx->argv[i].ptr, ctx->argv[i].len, ctx->now);
+    }
     reply_int(ctx->out, removed);
 }
 
@@ -347,5 +359,14 @@ void command_execute(struct connection *c, const struct resp_args *args, struct 
         return;
     }
     struct command_ctx ctx = {c, args->argv, args->argc, out, c->worker->server->store, now_ms()};
+#if RINGKV_REGRESSION_EXTRA_ALLOC
+    /* A planted regression (RINGKV_REGRESSION=extra_alloc): one more allocation per request,
+     * held while the command runs. */
+    void *extra = malloc(64);
+    __asm__ volatile("" : : "r"(extra) : "memory"); /* not elided */
     cmd->run(&ctx);
+    free(extra);
+#else
+    cmd->run(&ctx);
+#endif
 }

@@ -322,8 +322,20 @@ bool store_delete(struct store *store, const char *key, size_t klen, int64_t now
     struct shard *shard = lock_shard(store, key, klen, &hash);
     struct table *owner;
     struct entry **link = find_live(shard, hash, key, klen, now_ms, &owner);
+#if RINGKV_REGRESSION_LEAK
+    /* A planted regression (server/CMakeLists.txt, RINGKV_REGRESSION=leak): on the DEL path the
+     * entry is unlinked and never freed, so the allocation gate's live-at-exit rule breaks at
+     * store_set's allocation. */
+    if (link != NULL) {
+        struct entry *e = *link;
+        *link = e->next;
+        owner->used--;
+        shard->bytes -= entry_size(e);
+    }
+#else
     if (link != NULL)
         unlink_entry(shard, owner, link);
+#endif
     pthread_mutex_unlock(&shard->lock);
     return link != NULL;
 }

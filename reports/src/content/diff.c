@@ -36,7 +36,7 @@ static void frame_key(FILE *out, const struct report *r, const struct report_fra
     fprintf(out, "%s+0x%llx", base ? base + 1 : path, (unsigned long long)f->offset);
 }
 
-static char *site_key(const struct report *r, const struct report_site *s)
+char *report_site_key(const struct report *r, const struct report_site *s)
 {
     char *key = NULL;
     size_t size = 0;
@@ -110,7 +110,7 @@ static struct entry *collect(const struct report *base, const struct report *new
     for (int side = 0; entries && side < 2; side++)
         for (size_t i = 0; i < runs[side]->site_count; i++) {
             const struct report_site *s = &runs[side]->sites[i];
-            entries[n] = (struct entry){site_key(runs[side], s), (enum diff_side)side, s};
+            entries[n] = (struct entry){report_site_key(runs[side], s), (enum diff_side)side, s};
             if (entries[n++].key == NULL) {
                 *count = n;
                 return entries;

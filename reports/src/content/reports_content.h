@@ -36,6 +36,11 @@ void report_stack_lines(struct document *d, const struct report *r, const struct
 void report_site_where(const struct report *r, const struct report_site *s, bool long_names,
                        char *out, size_t size);
 
+/* diff.c: what matches a site across builds (qaudit diff, the allocation gate): its frames'
+ * functions, innermost first, ';' between frames ("a<b" when a was inlined into b), a frame
+ * without symbols as module+0xoffset; malloc'd, NULL when memory ran out. */
+char *report_site_key(const struct report *r, const struct report_site *s);
+
 /* content_summary.c: what to look at first (the HTML page's banner): the checks of a queue
  * audit, the largest leak, the costliest site, the most temporary allocations. */
 void report_section_summary(struct document *d, const struct report *r);

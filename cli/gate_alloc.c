@@ -1,0 +1,164 @@
+/* qaudit gate's allocation half (issue 42): the dumps given with --dump loaded as qaudit report
+ * loads them, written as the baseline's allocation rules or checked against them, and said
+ * beside the struct half's rules (text, GitHub annotations, one JUnit file for both). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gate_alloc.h"
+#include "probe/gate.h"
+#include "reports/alloc_gate.h"
+#include "reports/report.h"
+
+/* The dumps of every --dump (a dump, a directory or a glob), read, symbolized with binary and
+ * folded, into r; false after one line on stderr. */
+static bool load_dumps(const struct gate_alloc_request *q, struct report *r)
+{
+    struct dump_list list = {0};
+    char error[1024];
+    struct load_settings load = {q->binary, NULL, true, true, NULL, 0};
+    struct dump_filter all = {0};
+    bool ok = q->dump_count > 0;
+    if (!ok)
+        snprintf(error, sizeof error, "--dump: no dumps given");
+    for (size_t i = 0; ok && i < q->dump_count; i++)
+        ok = expand_dumps(q->dumps[i], &list, error, sizeof error);
+    ok = ok && dump_list_pick(&list, &all, "gate", error, sizeof error) &&
+         load_run((const char *const *)list.paths, list.count, &load, r, error, sizeof error);
+    if (!ok)
+        fprintf(stderr, "qaudit gate: %s\n", error);
+    dump_list_free(&list);
+    return ok;
+}
+
+/* Appends s to a malloc'd line, single-quoted for a POSIX shell when it needs to be. */
+static void append_word(char **line, const char *s)
+{
+    bool plain = s[0] != '\0';
+    for (const char *p = s; *p && plain; p++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+-",
+                       *p) != NULL;
+    size_t len = *line ? strlen(*line) : 0, need = len + 4 * strlen(s) + 4;
+    char *grown = realloc(*line, need);
+    if (grown == NULL)
+        return;
+    *line = grown;
+    char *out = grown + len;
+    if (len > 0)
+        *out++ = ' ';
+    if (!plain)
+        *out++ = '\'';
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'' && !plain) {
+            memcpy(out, "'\\''", 4);
+            out += 4;
+        } else {
+            *out++ = *p;
+        }
+    }
+    if (!plain)
+        *out++ = '\'';
+    *out = '\0';
+}
+
+/* "qaudit gate --write-baseline FILE --dump D... [--binary B] [--per N]": the command that
+ * writes today's run as the rules. */
+static char *accept_command(const struct gate_alloc_request *q)
+{
+    char *line = NULL;
+    const char *words[] = {"qaudit", "gate", "--write-baseline", q->baseline};
+    for (size_t i = 0; i < 4; i++)
+        append_word(&line, words[i]);
+    for (size_t i = 0; i < q->dump_count; i++) {
+        append_word(&line, "--dump");
+        append_word(&line, q->dumps[i]);
+    }
+    if (q->binary != NULL) {
+        append_word(&line, "--binary");
+        append_word(&line, q->binary);
+    }
+    if (q->per_text != NULL) {
+        append_word(&line, "--per");
+        append_word(&line, q->per_text);
+    }
+    return line;
+}
+
+int gate_alloc_write(const struct gate_alloc_request *q, const char *path)
+{
+    struct report r = {0};
+    char error[1024];
+    int status = 2;
+    struct alloc_gate_settings settings = {q->per, q->tolerance};
+    if (load_dumps(q, &r)) {
+        if (!report_alloc_baseline_write(&r, path, &settings, error, sizeof error))
+            fprintf(stderr, "qaudit gate: %s\n", error);
+        else
+            status = 0;
+    }
+    report_free(&r);
+    return status;
+}
+
+/* The struct half's rules as rules of g (one JUnit file holds both halves). */
+static void add_struct_rules(struct alloc_gate_report *g, const struct gate_report *s)
+{
+    for (size_t i = 0; i < s->rule_count; i++) {
+        const struct gate_rule *rule = &s->rules[i];
+        report_alloc_rule_add(g, rule->type, rule->rule, rule->message, rule->file, rule->line,
+                              rule->message ? ALLOC_BROKEN : ALLOC_HELD);
+    }
+}
+
+int gate_alloc_check(const struct gate_alloc_request *q, const struct gate_report *structs,
+                     const char *struct_accept)
+{
+    struct report r = {0};
+    struct alloc_gate_report g = {0};
+    char error[1024];
+    struct alloc_gate_settings settings = {q->per, q->tolerance};
+    int status = 2;
+    if (!load_dumps(q, &r))
+        goto done;
+    enum report_status checked =
+        report_alloc_check(&r, q->baseline, &settings, &g, error, sizeof error);
+    if (checked == REPORT_INPUT_ERROR) {
+        fprintf(stderr, "qaudit gate: %s\n", error);
+        goto done;
+    }
+    status = checked == REPORT_CHECK_FAILED ? 1 : 0;
+    char *accept = g.broken > 0 ? accept_command(q) : NULL;
+    if (q->github) {
+        if (structs != NULL)
+            gate_print_github(stdout, structs, struct_accept);
+        report_alloc_print_github(stdout, &g);
+        if (accept != NULL)
+            printf("::notice title=qaudit gate::to accept this change: %s\n", accept);
+    } else {
+        if (structs != NULL)
+            gate_print_text(stdout, structs, struct_accept);
+        report_alloc_print_text(stdout, &g);
+        if (accept != NULL)
+            printf("to accept this change: %s\n", accept);
+    }
+    if (q->junit != NULL) {
+        struct alloc_gate_report all = {0};
+        if (structs != NULL)
+            add_struct_rules(&all, structs);
+        for (size_t i = 0; i < g.count; i++)
+            report_alloc_rule_add(&all, g.rules[i].subject, g.rules[i].rule, g.rules[i].message,
+                                  g.rules[i].file, g.rules[i].line, g.rules[i].verdict);
+        if (!report_alloc_write_junit(q->junit, &all, accept ? accept : struct_accept)) {
+            fprintf(stderr, "qaudit gate: cannot write %s: %s\n", q->junit, strerror(errno));
+            status = 2;
+        }
+        report_alloc_gate_free(&all);
+    }
+    free(accept);
+done:
+    report_alloc_gate_free(&g);
+    report_free(&r);
+    return status;
+}
