@@ -25,6 +25,7 @@ int command_attach(int argc, char **argv);
 bool preload_find(char *out, size_t size);
 bool stacks_mode_valid(const char *mode); /* off, sampled:N[b], always, fp or queue */
 int command_detach(int argc, char **argv);
+int command_serve(int argc, char **argv); /* cmd_serve.c, over serve/ */
 
 /* A whole decimal in [min, 2^20] for --option of command, or false after saying why. */
 bool parse_option_number(const char *command, const char *option, const char *text, long min,

@@ -20,6 +20,8 @@ static const char usage[] =
     "  classes [--probe [LIB.so]] SIZE... allocator size classes for sizes\n"
     "  gate --baseline FILE BINARY        CI gate (--write-baseline FILE --type NAME... to "
     "create)\n"
+    "  serve [--listen HOST:PORT]         serve every preloaded process to Prometheus, "
+    "Pyroscope, Parca\n"
     "  --version                          the version of qaudit\n"
     "Exit status: 0 ok, 1 a check failed, 2 bad usage or input.\n";
 
@@ -30,7 +32,7 @@ static const struct {
     {"run", command_run},         {"snapshot", command_snapshot}, {"report", command_report},
     {"diff", command_diff},       {"compare", command_compare},   {"layout", command_layout},
     {"classes", command_classes}, {"gate", command_gate},         {"attach", command_attach},
-    {"detach", command_detach},
+    {"detach", command_detach},   {"serve", command_serve},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 

@@ -30,6 +30,8 @@ packages=(
   php-cli                          # e2e_php: PHP's values under qaudit run (USE_ZEND_ALLOC=0)
   rustc                            # test_layout_rust, e2e_rust: Rust's layouts and allocations
   heaptrack                        # test_temporaries: its count of temporary allocations
+  libmicrohttpd-dev                # qaudit serve's HTTP side
+  prometheus                       # test_serve_prometheus: the engine that scrapes qaudit serve
 )
 if [ "${1:-}" = bench ]; then
   packages+=(time python3.11-dbg valgrind-dbg) # bench/layout_bench.sh: large DWARF

@@ -33,8 +33,10 @@ struct report_options {
     const char *layout_note;   /* why there are no layouts, or which structs could be shown */
     enum report_weight weight; /* folded: what each stack's count is */
     FILE *warn; /* pprof: a line for each module whose build id could not be read (NULL: none) */
-    bool long_names; /* text, Markdown, HTML: C++ names in full, not shortened (std::string,
-                      * default template arguments dropped, long argument lists <...>) */
+    bool long_names;   /* text, Markdown, HTML: C++ names in full, not shortened (std::string,
+                        * default template arguments dropped, long argument lists <...>) */
+    bool pprof_allocs; /* pprof: alloc_space the default sample type (as Go's
+                        * /debug/pprof/allocs serves it), not inuse_space (its /heap's) */
 };
 
 /* Numbers as every report writes them: 1234567 -> "1,234,567"; bytes -> "1.18 MiB", below

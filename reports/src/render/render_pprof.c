@@ -482,7 +482,7 @@ static void builder_free(struct builder *b)
     free(b->comments);
 }
 
-void report_render_pprof(FILE *out, const struct report *r, FILE *warn)
+void report_render_pprof(FILE *out, const struct report *r, FILE *warn, bool allocs)
 {
     struct builder b = {.r = r, .warn = warn};
     struct samples pool = {0};
@@ -509,7 +509,7 @@ void report_render_pprof(FILE *out, const struct report *r, FILE *warn)
         p.n_sample_type = VALUES;
         p.sample = pool.pointers;
         p.n_sample = r->site_count;
-        p.default_sample_type = string_id(&b, "inuse_space");
+        p.default_sample_type = string_id(&b, allocs ? "alloc_space" : "inuse_space");
         profile_period(&b, &p, &period_type);
         profile_comments(&b);
     }

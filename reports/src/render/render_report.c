@@ -26,7 +26,7 @@ void report_render(FILE *out, const struct report *r, enum report_format format,
         return;
     }
     if (format == REPORT_PPROF) { /* render_pprof.c, render_folded.c */
-        report_render_pprof(out, r, options->warn);
+        report_render_pprof(out, r, options->warn, options->pprof_allocs);
         return;
     }
     if (format == REPORT_FOLDED) {

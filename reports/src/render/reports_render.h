@@ -37,9 +37,10 @@ json_t *report_timeline_json(const struct report *r);
 /* ---- the profile exports: pprof's profile.proto (render_pprof.c) and folded stacks
  * (render_folded.c); report_render dispatches to them. */
 
-/* A gzipped pprof heap profile of r's sites; warn (may be NULL) gets a line per module whose
+/* A gzipped pprof heap profile of r's sites (alloc_space its default sample type when allocs,
+ * else inuse_space); warn (may be NULL) gets a line per module whose
  * build id is neither in the dump nor readable from its file. Write errors show in ferror(out). */
-void report_render_pprof(FILE *out, const struct report *r, FILE *warn);
+void report_render_pprof(FILE *out, const struct report *r, FILE *warn, bool allocs);
 
 void report_render_folded(FILE *out, const struct report *r, enum report_weight weight);
 

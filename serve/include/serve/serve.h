@@ -1,0 +1,44 @@
+/* qaudit serve: a daemon that finds the processes carrying libqaudit-preload.so and serves what
+ * their dumps say to the engines that scrape over HTTP: Prometheus (GET /metrics), Pyroscope and
+ * Parca (GET /debug/pprof/heap and /allocs, gzipped profile.proto), and their service discovery
+ * (GET /targets). A scrape of a process costs it at most one dump per --min-interval, the same
+ * dump `qaudit snapshot` asks for through the preload's control record. The control record is
+ * read and written by the caller (cli/preload_control.c) through serve_control_ops, so that this
+ * part depends on reports/ only (docs/design.md, "Serve"). */
+#ifndef SERVE_SERVE_H
+#define SERVE_SERVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct qaudit_control;
+
+/* How serve reaches a process's control record (qaudit/control.h). open: a handle on the
+ * preload's current record in pid (its image found once), or NULL when pid has none or may not
+ * be read; read: a consistent copy of it, 0 or an errno (ESRCH: gone); request: a dump asked
+ * for with token, 0 or an errno; close: the handle released. */
+struct serve_control_ops {
+    void *(*open)(pid_t pid);
+    int (*read)(pid_t pid, void *handle, struct qaudit_control *out);
+    int (*request)(pid_t pid, void *handle, uint64_t token);
+    void (*close)(void *handle);
+};
+
+struct serve_options {
+    const char *listen;      /* "HOST:PORT"; port 0: any free one (printed at start) */
+    const char *token_file;  /* the bearer token's file, or NULL (loopback only) */
+    double timeout_s;        /* how long one process's dump is waited for */
+    double min_interval_s;   /* a process's figures are reused for this long */
+    long max_targets;        /* processes followed at most */
+    const char *state_dir;   /* where the dumps of scrapes go while read (NULL: a new one in
+                                $TMPDIR) */
+    const char *const *skip; /* pprof: wrapper globs folded beside the defaults */
+    unsigned skip_count;
+};
+
+/* Runs until SIGINT or SIGTERM: 0, or 2 after one line on stderr (the address cannot be
+ * bound, the token file cannot be read, a non-loopback address without a token...). */
+int serve_run(const struct serve_options *options, const struct serve_control_ops *ops);
+
+#endif

@@ -1,0 +1,68 @@
+/* GET /debug/pprof/heap and /debug/pprof/allocs: a process's last dump as the gzipped
+ * profile.proto `qaudit report --format pprof` writes (reports' own writer, through its public
+ * header), read, symbolized and folded as `qaudit report` does by default, so that `go tool
+ * pprof -top` on the endpoint names the same top sites as `qaudit report` on a snapshot. /heap's
+ * default sample type is inuse_space, /allocs' alloc_space, as Go's net/http/pprof serves them.
+ * With ?seconds=S the alloc_* values are the difference between two dumps S seconds apart and
+ * inuse_* the second's (what Pyroscope's delta profiles ask for). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/render.h"
+#include "reports/report.h"
+#include "serve_internal.h"
+
+static bool load(const char *path, struct report *r, FILE *quiet, char *error, size_t size)
+{
+    memset(r, 0, sizeof *r);
+    const char *paths[] = {path};
+    if (report_load(paths, 1, r, error, size) != REPORT_OK ||
+        report_symbolize(r, NULL, NULL, quiet, error, size) != REPORT_OK)
+        return false;
+    size_t defaults = 0;
+    while (report_default_skip[defaults] != NULL)
+        defaults++;
+    struct report_fold_settings fold = {report_default_skip, defaults, defaults, true};
+    report_fold(r, &fold);
+    return true;
+}
+
+static char *render(const struct report *r, bool allocs, FILE *quiet, size_t *length)
+{
+    char *body = NULL;
+    FILE *out = open_memstream(&body, length);
+    if (out == NULL)
+        return NULL;
+    struct report_options options = {.top = 10, .warn = quiet, .pprof_allocs = allocs};
+    report_render(out, r, REPORT_PPROF, &options);
+    bool failed = ferror(out) != 0;
+    if (fclose(out) != 0 || failed || *length == 0) {
+        free(body);
+        return NULL;
+    }
+    return body;
+}
+
+char *pprof_render(const struct target *t, bool allocs, size_t *length, char *error, size_t size)
+{
+    if (t->dump[0] == '\0') {
+        snprintf(error, size, "no dump of process %d yet", (int)t->pid);
+        return NULL;
+    }
+    FILE *quiet = fopen("/dev/null", "w");
+    struct report r;
+    memset(&r, 0, sizeof r);
+    char *body = NULL;
+    if (quiet == NULL)
+        snprintf(error, size, "cannot open /dev/null");
+    if (quiet != NULL && load(t->dump, &r, quiet, error, size)) {
+        body = render(&r, allocs, quiet, length);
+        if (body == NULL)
+            snprintf(error, size, "out of memory writing the profile");
+    }
+    report_free(&r);
+    if (quiet != NULL)
+        fclose(quiet);
+    return body;
+}

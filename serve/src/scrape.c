@@ -1,0 +1,268 @@
+/* A scrape of one process: the dump `qaudit snapshot` asks for (a token written into the
+ * preload's control record; its writer thread dumps within its poll period), at most one per
+ * --min-interval however many scrapers ask (the figures read last are served meanwhile), waited
+ * for until the scrape's deadline and never longer: a stopped process gets no dump, its request
+ * stays pending and the dump it writes once it runs again is taken (and removed) at the next
+ * scrape, so that no scrape leaves a file behind. The preload writes a requested dump where its
+ * QAUDIT_OUT says, as ".snapshot-N" beside its others; serve moves that file into its own state
+ * directory at once (one file per process, replaced at each scrape, removed with the process). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qaudit/control.h"
+#include "reports/report.h"
+#include "serve_internal.h"
+
+#define POLL_NS (5 * 1000 * 1000)
+
+long long serve_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+bool scrape_lock(struct target *t, long long deadline_ns)
+{
+    for (;;) {
+        if (pthread_mutex_trylock(&t->lock) == 0)
+            return true;
+        if (serve_now_ns() >= deadline_ns)
+            return false;
+        nanosleep(&(struct timespec){0, POLL_NS}, NULL);
+    }
+}
+
+void scrape_forget(struct target *t)
+{
+    if (t->dump[0] != '\0')
+        unlink(t->dump);
+    t->dump[0] = '\0';
+}
+
+/* from copied to to (another file system than the state directory's): 0 or an errno. */
+static int copy_file(const char *from, const char *to)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return errno;
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int err = out < 0 ? errno : 0;
+    char buf[65536];
+    ssize_t n;
+    while (err == 0 && (n = read(in, buf, sizeof buf)) != 0) {
+        if (n < 0 || write(out, buf, (size_t)n) != n)
+            err = errno ? errno : EIO;
+    }
+    close(in);
+    if (out >= 0)
+        close(out);
+    return err;
+}
+
+static uint64_t counted(const struct report_count *counts, size_t n, uint64_t key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (counts[i].key == key)
+            return counts[i].count;
+    return 0;
+}
+
+/* The queue audit's figures: pushes, allocations at depth one, connections by peak depth. */
+static void queue_figures(const struct report *r, struct figures *f)
+{
+    const struct report_queues *q = &r->queues;
+    f->queue_audit = report_queue_audit(r);
+    f->pushes = q->pushes;
+    f->depth_one_allocs = counted(q->allocs_by_depth, q->allocs_by_depth_count, 1);
+    for (size_t i = 0; i < q->by_peak_depth_count; i++) {
+        const struct report_peak *p = &q->by_peak_depth[i];
+        for (int b = 0; b < SERVE_DEPTH_BUCKETS; b++)
+            if (b == SERVE_DEPTH_BUCKETS - 1 || p->peak_depth <= (1ull << b))
+                f->depth_buckets[b] += p->connections;
+        f->depth_sum += p->peak_depth * p->connections;
+    }
+    f->depth_one_check = -1;
+    for (size_t i = 0; i < r->check_count; i++)
+        if (strcmp(r->checks[i].name, "depth_one_no_alloc") == 0) {
+            enum report_check_status status = report_check_status(&r->checks[i]);
+            f->depth_one_check = status == CHECK_PASS ? 1 : status == CHECK_FAIL ? 0 : -1;
+        }
+}
+
+/* The figures of the dump at path: true, or false with t->error set. */
+static bool read_figures(struct target *t, const char *path, struct figures *f)
+{
+    struct report r;
+    memset(&r, 0, sizeof r);
+    memset(f, 0, sizeof *f);
+    char error[256];
+    const char *paths[] = {path};
+    if (report_load(paths, 1, &r, error, sizeof error) != REPORT_OK) {
+        snprintf(t->error, sizeof t->error, "its dump cannot be read: %.200s", error);
+        report_free(&r);
+        return false;
+    }
+    f->allocs = r.totals.allocs;
+    f->frees = r.totals.frees;
+    f->bytes = r.totals.bytes_requested;
+    f->live_bytes = r.totals.live_bytes;
+    f->live_blocks = r.totals.live_blocks;
+    f->peak_live_bytes = r.totals.peak_live_bytes;
+    f->exact = !r.trust.partial;
+    queue_figures(&r, f);
+    report_free(&r);
+    return true;
+}
+
+/* The dump the served request wrote (c->last_dump) brought into the state directory: moved when
+ * it is the request's own snapshot, copied when it may be another's (written meanwhile). */
+static bool take_dump(struct server *s, struct target *t, const struct qaudit_control *c)
+{
+    if (c->dumps_written <= t->before) {
+        snprintf(t->error, sizeof t->error, "its preload wrote no dump: %.200s",
+                 c->last_error[0] ? c->last_error : "no reason given");
+        return false;
+    }
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%d-%llu.json", s->state_dir, (int)t->pid,
+             (unsigned long long)t->start_ns);
+    const char *from = c->last_dump;
+    const char *base = strrchr(from, '/');
+    /* Its own: the one dump written since the request, a snapshot's name, and no other tool's
+     * request since (`qaudit snapshot` may have taken that dump for its own: left where it is). */
+    bool own = c->dumps_written == t->before + 1 && c->request == c->served &&
+               strstr(base ? base : from, ".snapshot-") != NULL;
+    int err = own && rename(from, path) == 0 ? 0 : copy_file(from, path);
+    if (err == 0 && own)
+        unlink(from); /* after a copy across file systems */
+    if (err != 0) {
+        snprintf(t->error, sizeof t->error, "its dump %.160s cannot be read: %s", from,
+                 strerror(err));
+        return false;
+    }
+    struct figures f;
+    snprintf(t->dump, sizeof t->dump, "%.*s", (int)sizeof t->dump - 1, path);
+    if (!read_figures(t, path, &f))
+        return false;
+    t->fig = f;
+    t->has = true;
+    t->read_ns = serve_now_ns();
+    t->error[0] = '\0';
+    return true;
+}
+
+/* A dump asked for: 0, or false with t->error set. */
+static bool ask(struct server *s, struct target *t, const struct qaudit_control *c)
+{
+    if (c->writer_state != QAUDIT_WRITER_RUNNING) {
+        snprintf(t->error, sizeof t->error,
+                 "its dump thread is not running (state %u): a forked child starts it at its "
+                 "first malloc, qaudit snapshot %d starts it now",
+                 c->writer_state, (int)t->pid);
+        return false;
+    }
+    pthread_mutex_lock(&s->table_lock);
+    uint64_t token = ((uint64_t)getpid() << 40) ^ (++s->sequence << 20) ^ (uint64_t)serve_now_ns();
+    pthread_mutex_unlock(&s->table_lock);
+    token = token ? token : 1;
+    int err = s->ops->request(t->pid, t->handle, token);
+    if (err != 0) {
+        snprintf(t->error, sizeof t->error, "its control record cannot be written: %s",
+                 strerror(err));
+        return false;
+    }
+    t->outstanding = token;
+    t->before = c->dumps_written;
+    return true;
+}
+
+enum step { STEP_OK, STEP_FAILED, STEP_PENDING };
+
+/* One look at t's record: its figures fresh (read just now, or young enough), failed, or its
+ * dump still pending (asked for, when it was not yet). */
+static enum step step(struct server *s, struct target *t)
+{
+    long long min_ns = (long long)(s->options.min_interval_s * 1e9);
+    if (t->has && t->outstanding == 0 && t->error[0] == '\0' &&
+        serve_now_ns() - t->read_ns < min_ns)
+        return STEP_OK;
+    struct qaudit_control c;
+    int err = s->ops->read(t->pid, t->handle, &c);
+    if (err != 0) {
+        snprintf(t->error, sizeof t->error, "its control record cannot be read: %s", strerror(err));
+        return STEP_FAILED;
+    }
+    if (t->outstanding != 0 && c.served == t->outstanding) {
+        t->outstanding = 0;
+        return take_dump(s, t, &c) ? STEP_OK : STEP_FAILED;
+    }
+    /* Another tool's request replaced this one (qaudit snapshot): asked again. */
+    if (t->outstanding != 0 && c.request != t->outstanding)
+        t->outstanding = 0;
+    /* Another tool's request not served yet: never overwritten (its dump would be lost to it);
+     * this scrape asks once it has been served. */
+    if (t->outstanding == 0 && c.request != c.served) {
+        t->poll_ms = c.poll_ms;
+        return STEP_PENDING;
+    }
+    if (t->outstanding == 0 && !ask(s, t, &c))
+        return STEP_FAILED;
+    t->poll_ms = c.poll_ms;
+    return STEP_PENDING;
+}
+
+static void timed_out(struct target *t)
+{
+    snprintf(t->error, sizeof t->error,
+             "no dump within the scrape's time: its dump thread did not answer (the process is "
+             "stopped or busy; it reads requests every %u ms)",
+             t->poll_ms);
+}
+
+bool scrape_refresh(struct server *s, struct target *t, long long deadline_ns)
+{
+    for (;;) {
+        enum step outcome = step(s, t);
+        if (outcome != STEP_PENDING)
+            return outcome == STEP_OK;
+        if (serve_now_ns() >= deadline_ns)
+            break;
+        nanosleep(&(struct timespec){0, POLL_NS}, NULL);
+    }
+    timed_out(t);
+    return false;
+}
+
+void scrape_all(struct server *s, struct target *const *list, bool *ok, bool *locked, size_t n,
+                long long deadline_ns)
+{
+    bool *done = calloc(n + 1, sizeof *done);
+    if (done == NULL)
+        return;
+    for (size_t left = n;;) {
+        for (size_t i = 0; i < n; i++) {
+            if (done[i] ||
+                (!locked[i] && !(locked[i] = pthread_mutex_trylock(&list[i]->lock) == 0)))
+                continue;
+            enum step outcome = step(s, list[i]);
+            if (outcome != STEP_PENDING) {
+                ok[i] = outcome == STEP_OK;
+                done[i] = true;
+                left--;
+            }
+        }
+        if (left == 0 || serve_now_ns() >= deadline_ns)
+            break;
+        nanosleep(&(struct timespec){0, POLL_NS}, NULL);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (locked[i] && !done[i])
+            timed_out(list[i]);
+    free(done);
+}
