@@ -57,22 +57,11 @@ void dump_path_globs(const char *pattern, pid_t pid, char *plain, char *variants
  * name when it holds one (the last image's), else the newest of its variants; false when none. */
 bool dump_path_program(const char *pattern, pid_t pid, const char *run_id, char *out, size_t size);
 
-/* load_run.c: dumps read and merged into r, symbolized unless !symbols (binary, debug_file: the
- * main program's files, may be NULL), wrappers folded (report_default_skip unless !skip_defaults,
- * then skip); false with one line in error. */
-struct load_settings {
-    const char *binary, *debug_file;
-    bool symbols, skip_defaults;
-    const char *const *skip;
-    size_t skip_count;
-};
-bool load_run(const char *const *paths, size_t count, const struct load_settings *s,
-              struct report *r, char *error, size_t size);
 /* dump_list.c: what report takes and a diff's side is: a dump, or a directory or a glob
  * (quoted, or one the shell left as it was) standing for the dumps among its files (told by
  * their content, reports/dump_head.h). Added to list (zeroed by the caller); false with one line
  * in error when a directory or glob holds none. paths: the entries' paths, NULL-ended, for
- * load_run. */
+ * report_load_ready. */
 struct dump_entry {
     char *path;
     bool known;    /* a dump: what follows is its head's */

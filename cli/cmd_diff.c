@@ -37,7 +37,7 @@ struct diff_request {
     enum report_format format;
     enum diff_figure sort;
     long top;
-    struct load_settings load;
+    struct report_load_settings load;
     const char **skip;
     int operand; /* BASE */
 };
@@ -110,12 +110,13 @@ static bool load_side(const char *arg, const struct diff_request *q, const char 
 {
     struct dump_list list = {0};
     char error[1024];
-    struct load_settings load = q->load;
+    struct report_load_settings load = q->load;
     load.binary = binary;
     struct dump_filter all = {0};
     bool ok = expand_dumps(arg, &list, error, sizeof error) &&
               dump_list_pick(&list, &all, "diff", error, sizeof error) &&
-              load_run((const char *const *)list.paths, list.count, &load, r, error, sizeof error);
+              report_load_ready((const char *const *)list.paths, list.count, &load, r, error,
+                                sizeof error);
     if (!ok)
         fprintf(stderr, "qaudit diff: %s\n", error);
     dump_list_free(&list);
@@ -187,7 +188,7 @@ static int render(const struct diff_request *q, const struct report *runs[2])
 int command_diff(int argc, char **argv)
 {
     struct diff_request q = {.format = REPORT_TEXT, .sort = DIFF_BYTES, .top = 20};
-    q.load = (struct load_settings){.symbols = true, .skip_defaults = true};
+    q.load = (struct report_load_settings){.symbols = true, .skip_defaults = true};
     q.skip = calloc((size_t)argc + 1, sizeof *q.skip);
     q.load.skip = q.skip;
     struct report base = {0}, new_run = {0};

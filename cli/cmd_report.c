@@ -341,15 +341,19 @@ int command_report(int argc, char **argv)
     if (q.types.items == NULL || q.skip == NULL || q.pids == NULL || q.programs == NULL ||
         !parse_report_options(argc, argv, &q))
         goto done;
-    struct load_settings load = {
-        q.binary,    q.debug_file, q.symbols, q.skip_defaults, (const char *const *)q.skip,
-        q.skip_count};
+    struct report_load_settings load = {.binary = q.binary,
+                                        .debug_file = q.debug_file,
+                                        .symbols = q.symbols,
+                                        .skip_defaults = q.skip_defaults,
+                                        .skip = (const char *const *)q.skip,
+                                        .skip_count = q.skip_count};
     struct dump_filter filter = {q.run, q.pids, q.pid_count, q.programs, q.program_count};
     bool expanded = true;
     for (int i = q.operand; i < argc && expanded; i++)
         expanded = expand_dumps(argv[i], &dumps, error, sizeof error);
     if (!expanded || !dump_list_pick(&dumps, &filter, "report", error, sizeof error) ||
-        !load_run((const char *const *)dumps.paths, dumps.count, &load, &r, error, sizeof error) ||
+        !report_load_ready((const char *const *)dumps.paths, dumps.count, &load, &r, error,
+                           sizeof error) ||
         !load_layouts(&q, &r, &set, &layouts, &layout_count, &note, error, sizeof error)) {
         fprintf(stderr, "qaudit report: %s\n", error);
         goto done;

@@ -18,7 +18,8 @@ static bool load_dumps(const struct gate_alloc_request *q, struct report *r)
 {
     struct dump_list list = {0};
     char error[1024];
-    struct load_settings load = {q->binary, NULL, true, true, NULL, 0};
+    struct report_load_settings load = {
+        .binary = q->binary, .symbols = true, .skip_defaults = true};
     struct dump_filter all = {0};
     bool ok = q->dump_count > 0;
     if (!ok)
@@ -26,7 +27,8 @@ static bool load_dumps(const struct gate_alloc_request *q, struct report *r)
     for (size_t i = 0; ok && i < q->dump_count; i++)
         ok = expand_dumps(q->dumps[i], &list, error, sizeof error);
     ok = ok && dump_list_pick(&list, &all, "gate", error, sizeof error) &&
-         load_run((const char *const *)list.paths, list.count, &load, r, error, sizeof error);
+         report_load_ready((const char *const *)list.paths, list.count, &load, r, error,
+                           sizeof error);
     if (!ok)
         fprintf(stderr, "qaudit gate: %s\n", error);
     dump_list_free(&list);

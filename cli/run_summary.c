@@ -13,12 +13,9 @@
 
 static const char *check_word(const struct report *r, const char *name)
 {
-    for (size_t i = 0; i < r->check_count; i++)
-        if (strcmp(r->checks[i].name, name) == 0) {
-            static const char *const words[] = {"PASS", "FAIL", "N/A"};
-            return words[report_check_status(&r->checks[i])];
-        }
-    return "-";
+    static const char *const words[] = {"PASS", "FAIL", "N/A"};
+    const struct report_check *check = report_check_named(r, name);
+    return check ? words[report_check_status(check)] : "-";
 }
 
 /* The queue checks, for a queue audit only. */

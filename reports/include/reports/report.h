@@ -313,6 +313,29 @@ enum report_status { REPORT_OK = 0, REPORT_CHECK_FAILED = 1, REPORT_INPUT_ERROR 
 enum report_status report_load(const char *const *paths, size_t count, struct report *report,
                                char *error, size_t error_size);
 
+/* The build id of the ELF file at path (a module's file, /proc/PID/exe) as lowercase hex in out:
+ * BUILD_ID_NO_FILE when the file cannot be opened (gone, or not a regular file), BUILD_ID_NONE
+ * when it is not ELF or has no NT_GNU_BUILD_ID note (libdw's dwelf_elf_gnu_build_id). */
+enum build_id_status { BUILD_ID_FOUND, BUILD_ID_NONE, BUILD_ID_NO_FILE };
+enum build_id_status report_elf_file_build_id(const char *path, char *out, size_t size);
+
+/* How report_load_ready makes dumps ready: symbolized unless !symbols (binary, debug_file: the
+ * main program's files, may be NULL; warn: where symbolization's warnings go, NULL: stderr),
+ * wrappers folded (report_default_skip and those the stacks show unless !skip_defaults, then
+ * skip's globs). */
+struct report_load_settings {
+    const char *binary, *debug_file;
+    bool symbols, skip_defaults;
+    const char *const *skip;
+    size_t skip_count;
+    FILE *warn;
+};
+
+/* The dumps at paths read and merged into r (zeroed by the caller), symbolized and folded as
+ * qaudit report does; false with one line in error. */
+bool report_load_ready(const char *const *paths, size_t count, const struct report_load_settings *s,
+                       struct report *r, char *error, size_t size);
+
 /* Symbolizes every frame with libdwfl, reading each module's file once, with its separate debug
  * file found by build id or debuglink. binary, when not NULL, replaces the main program's file,
  * and debug_file, when not NULL, is its debug file. Problems that leave frames raw or untrusted (a
@@ -327,6 +350,8 @@ void report_free(struct report *report);
 /* A check's status over every dump: fail when it failed in one, n/a when it could apply in none,
  * else pass. The report passed when no check failed (an n/a check does not fail it). */
 enum report_check_status report_check_status(const struct report_check *check);
+/* The check called name (depth_one_no_alloc, conservation...), NULL when no dump has it. */
+const struct report_check *report_check_named(const struct report *report, const char *name);
 bool report_check_passed(const struct report_check *check); /* status is pass */
 bool report_passed(const struct report *report);
 /* How many checks have each status, indexed by enum report_check_status. */

@@ -76,10 +76,8 @@ static void queue_figures(const struct report *r, struct alloc_figures *f)
     for (size_t d = 0; d < sizeof f->per_connection / sizeof f->per_connection[0]; d++)
         f->per_connection[d] = -1;
     f->queue_audit = report_queue_audit(r);
-    f->depth_one = CHECK_NA;
-    for (size_t i = 0; i < r->check_count; i++)
-        if (strcmp(r->checks[i].name, "depth_one_no_alloc") == 0)
-            f->depth_one = report_check_status(&r->checks[i]);
+    const struct report_check *depth_one = report_check_named(r, "depth_one_no_alloc");
+    f->depth_one = depth_one ? report_check_status(depth_one) : CHECK_NA;
     if (!f->queue_audit)
         return;
     for (size_t i = 0; i < r->queues.by_peak_depth_count; i++) {

@@ -54,6 +54,14 @@ enum report_check_status report_check_status(const struct report_check *c)
     return CHECK_PASS;
 }
 
+const struct report_check *report_check_named(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->check_count; i++)
+        if (strcmp(r->checks[i].name, name) == 0)
+            return &r->checks[i];
+    return NULL;
+}
+
 bool report_check_passed(const struct report_check *c)
 {
     return report_check_status(c) == CHECK_PASS;

@@ -6,8 +6,9 @@
  * with their forked children's inheritance (fork_inheritance.c), the dumps of the same runs left
  * elsewhere (run_files.c), their programs (programs.c) and their series over time
  * (timeline_series.c); the report's trust (precision.c); frames symbolized (symbolize.c); wrappers
- * recognised and folded away (wrappers.c, fold.c) and the blocks held by design (by_design.c); the
- * model's own small pieces (model.c); layout files (layout_file.c). Uses base/. Files: the .c files
+ * recognised and folded away (wrappers.c, fold.c) and the blocks held by design (by_design.c); all
+ * of it in the order a report wants (load_ready.c: report_load_ready); the model's own small
+ * pieces (model.c); layout files (layout_file.c). Uses base/. Files: the .c files
  * of reading/. */
 #ifndef REPORTS_ROOM_READING_H
 #define REPORTS_ROOM_READING_H

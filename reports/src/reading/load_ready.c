@@ -1,18 +1,19 @@
-/* A run's dumps made ready for a report: read and merged, symbolized (unless --no-symbols), the
+/* Dumps made ready for a report: read and merged, symbolized (unless --no-symbols), the
  * allocation wrappers folded (the defaults and those the stacks show, unless --skip none, and
- * --skip's own): what qaudit report and qaudit diff both do (dump_list.c picks the dumps). */
+ * --skip's own): what qaudit report, diff and gate do with the dumps cli/dump_list.c picks, and
+ * what qaudit serve's pprof endpoint does, so that its top sites are the report's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "reports/report.h"
+#include "reports_reading.h"
 
 /* The globs to fold: the defaults (unless --skip none; *defaults of them) followed by --skip's
  * own. */
-static const char **skip_globs(const struct load_settings *s, size_t *count, size_t *defaults_out)
+static const char **skip_globs(const struct report_load_settings *s, size_t *count,
+                               size_t *defaults_out)
 {
     size_t defaults = 0;
     while (s->skip_defaults && report_default_skip[defaults] != NULL)
@@ -27,8 +28,8 @@ static const char **skip_globs(const struct load_settings *s, size_t *count, siz
     return globs;
 }
 
-bool load_run(const char *const *paths, size_t count, const struct load_settings *s,
-              struct report *r, char *error, size_t size)
+bool report_load_ready(const char *const *paths, size_t count, const struct report_load_settings *s,
+                       struct report *r, char *error, size_t size)
 {
     struct stat st;
     if (s->binary != NULL &&
@@ -38,8 +39,8 @@ bool load_run(const char *const *paths, size_t count, const struct load_settings
     }
     if (report_load(paths, count, r, error, size) != REPORT_OK)
         return false;
-    if (s->symbols &&
-        report_symbolize(r, s->binary, s->debug_file, stderr, error, size) != REPORT_OK)
+    if (s->symbols && report_symbolize(r, s->binary, s->debug_file, s->warn ? s->warn : stderr,
+                                       error, size) != REPORT_OK)
         return false;
     struct report_fold_settings fold = {.recognise = s->skip_defaults};
     const char **globs = skip_globs(s, &fold.glob_count, &fold.user_from);
