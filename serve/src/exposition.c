@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "serve_internal.h"
+#include "internal.h"
 
 enum kind { COUNTER, GAUGE, HISTOGRAM };
 static const char *const kind_names[] = {"counter", "gauge", "histogram"};

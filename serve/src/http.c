@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "serve_internal.h"
+#include "internal.h"
 
 #define MAX_CONNECTIONS 64
 #define MAX_PID 4194304 /* the kernel's pid_max ceiling */

@@ -1,8 +1,8 @@
 /* What serve's files share: the processes followed (targets.c), a scrape of one of them
  * (scrape.c), and the responses built from them (exposition.c, pprof_endpoint.c, http.c).
  * Context tags say which locks a function expects held. */
-#ifndef SERVE_INTERNAL_H
-#define SERVE_INTERNAL_H
+#ifndef SERVE_SRC_INTERNAL_H
+#define SERVE_SRC_INTERNAL_H
 
 #include <limits.h>
 #include <pthread.h>
@@ -62,7 +62,8 @@ struct server {
     uint64_t sequence; /* for request tokens */
 };
 
-long long serve_now_ns(void);
+/* ---- clock.c ---- */
+long long serve_now_ns(void); /* CLOCK_MONOTONIC */
 
 /* ---- targets.c ---- */
 /* Finds the processes carrying the preload now (at most once per 200 ms): new ones added, gone
@@ -84,13 +85,11 @@ void targets_free_all(struct server *s);
 bool scrape_refresh(struct server *s, struct target *t, long long deadline_ns);
 /* Every target of list refreshed at once (each one's request sent, then all waited for together
  * until deadline_ns): ok[i] whether list[i]'s figures are fresh, locked[i] whether its lock is
- * held (the caller unlocks it once it has read them). */
+ * held (the caller unlocks it once it has read them; one already held on entry is not taken). */
 void scrape_all(struct server *s, struct target *const *list, bool *ok, bool *locked, size_t n,
                 long long deadline_ns);
 /* Takes t->lock until deadline_ns: false when another scrape holds it that long. */
 bool scrape_lock(struct target *t, long long deadline_ns);
-/* The dump's file removed. context: t->lock held, or t no longer shared. */
-void scrape_forget(struct target *t);
 
 /* ---- exposition.c ---- */
 /* The /metrics body (Prometheus text 0.0.4, or OpenMetrics 1.0 when openmetrics) for targets

@@ -1,32 +1,16 @@
 /* GET /debug/pprof/heap and /debug/pprof/allocs: a process's last dump as the gzipped
  * profile.proto `qaudit report --format pprof` writes (reports' own writer, through its public
- * header), read, symbolized and folded as `qaudit report` does by default, so that `go tool
- * pprof -top` on the endpoint names the same top sites as `qaudit report` on a snapshot. /heap's
- * default sample type is inuse_space, /allocs' alloc_space, as Go's net/http/pprof serves them.
- * With ?seconds=S the alloc_* values are the difference between two dumps S seconds apart and
- * inuse_* the second's (what Pyroscope's delta profiles ask for). */
+ * header), made ready by report_load_ready as `qaudit report` makes it (symbolized, wrappers
+ * folded), so that `go tool pprof -top` on the endpoint names the same top sites as `qaudit
+ * report` on a snapshot. /heap's default sample type is inuse_space, /allocs' alloc_space, as
+ * Go's net/http/pprof serves them. ?seconds=S (a delta profile) is refused for now (http.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reports/render.h"
 #include "reports/report.h"
-#include "serve_internal.h"
-
-static bool load(const char *path, struct report *r, FILE *quiet, char *error, size_t size)
-{
-    memset(r, 0, sizeof *r);
-    const char *paths[] = {path};
-    if (report_load(paths, 1, r, error, size) != REPORT_OK ||
-        report_symbolize(r, NULL, NULL, quiet, error, size) != REPORT_OK)
-        return false;
-    size_t defaults = 0;
-    while (report_default_skip[defaults] != NULL)
-        defaults++;
-    struct report_fold_settings fold = {report_default_skip, defaults, defaults, true};
-    report_fold(r, &fold);
-    return true;
-}
+#include "internal.h"
 
 static char *render(const struct report *r, bool allocs, FILE *quiet, size_t *length)
 {
@@ -56,7 +40,10 @@ char *pprof_render(const struct target *t, bool allocs, size_t *length, char *er
     char *body = NULL;
     if (quiet == NULL)
         snprintf(error, size, "cannot open /dev/null");
-    if (quiet != NULL && load(t->dump, &r, quiet, error, size)) {
+    const char *paths[] = {t->dump};
+    const struct report_load_settings ready = {
+        .symbols = true, .skip_defaults = true, .warn = quiet};
+    if (quiet != NULL && report_load_ready(paths, 1, &ready, &r, error, size)) {
         body = render(&r, allocs, quiet, length);
         if (body == NULL)
             snprintf(error, size, "out of memory writing the profile");

@@ -16,16 +16,9 @@
 
 #include "qaudit/control.h"
 #include "reports/report.h"
-#include "serve_internal.h"
+#include "internal.h"
 
 #define POLL_NS (5 * 1000 * 1000)
-
-long long serve_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
 
 bool scrape_lock(struct target *t, long long deadline_ns)
 {
@@ -36,13 +29,6 @@ bool scrape_lock(struct target *t, long long deadline_ns)
             return false;
         nanosleep(&(struct timespec){0, POLL_NS}, NULL);
     }
-}
-
-void scrape_forget(struct target *t)
-{
-    if (t->dump[0] != '\0')
-        unlink(t->dump);
-    t->dump[0] = '\0';
 }
 
 /* from copied to to (another file system than the state directory's): 0 or an errno. */
@@ -87,12 +73,9 @@ static void queue_figures(const struct report *r, struct figures *f)
                 f->depth_buckets[b] += p->connections;
         f->depth_sum += p->peak_depth * p->connections;
     }
-    f->depth_one_check = -1;
-    for (size_t i = 0; i < r->check_count; i++)
-        if (strcmp(r->checks[i].name, "depth_one_no_alloc") == 0) {
-            enum report_check_status status = report_check_status(&r->checks[i]);
-            f->depth_one_check = status == CHECK_PASS ? 1 : status == CHECK_FAIL ? 0 : -1;
-        }
+    const struct report_check *check = report_check_named(r, "depth_one_no_alloc");
+    enum report_check_status status = check ? report_check_status(check) : CHECK_NA;
+    f->depth_one_check = status == CHECK_PASS ? 1 : status == CHECK_FAIL ? 0 : -1;
 }
 
 /* The figures of the dump at path: true, or false with t->error set. */
@@ -225,20 +208,6 @@ static void timed_out(struct target *t)
              t->poll_ms);
 }
 
-bool scrape_refresh(struct server *s, struct target *t, long long deadline_ns)
-{
-    for (;;) {
-        enum step outcome = step(s, t);
-        if (outcome != STEP_PENDING)
-            return outcome == STEP_OK;
-        if (serve_now_ns() >= deadline_ns)
-            break;
-        nanosleep(&(struct timespec){0, POLL_NS}, NULL);
-    }
-    timed_out(t);
-    return false;
-}
-
 void scrape_all(struct server *s, struct target *const *list, bool *ok, bool *locked, size_t n,
                 long long deadline_ns)
 {
@@ -265,4 +234,11 @@ void scrape_all(struct server *s, struct target *const *list, bool *ok, bool *lo
         if (locked[i] && !done[i])
             timed_out(list[i]);
     free(done);
+}
+
+bool scrape_refresh(struct server *s, struct target *t, long long deadline_ns)
+{
+    bool ok = false, locked = true; /* the caller holds t->lock */
+    scrape_all(s, &t, &ok, &locked, 1, deadline_ns);
+    return ok;
 }

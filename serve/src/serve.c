@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "serve_internal.h"
+#include "internal.h"
 
 /* "HOST:PORT" or "[V6]:PORT", numeric, into address: true, or false after one line. */
 static bool parse_listen(const char *listen, struct sockaddr_storage *address, bool *ipv6,

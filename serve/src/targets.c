@@ -12,41 +12,13 @@
 #include <unistd.h>
 
 #include "qaudit/control.h"
-#include "serve_internal.h"
+#include "reports/report.h"
+#include "internal.h"
 
 /* How often /proc is walked at most: each walk reads every process's maps. */
 #define SCAN_EVERY_NS (200 * 1000 * 1000ll)
 
-/* The main program's build id, from the process's executable (its .note.gnu.build-id, read
- * through /proc/PID/exe), hex; "" when it has none. */
-static void read_build_id(pid_t pid, char *out, size_t size)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-    out[0] = '\0';
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return;
-    /* The note sits in the first pages of every ELF file gcc and clang link. */
-    unsigned char buf[16384];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    static const unsigned char gnu[] = {4, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0};
-    for (size_t i = 0; i + 16 <= n; i += 4) {
-        if (memcmp(buf + i, gnu, 4) != 0 || memcmp(buf + i + 8, gnu + 8, 8) != 0)
-            continue;
-        uint32_t length;
-        memcpy(&length, buf + i + 4, 4);
-        if (length == 0 || length > 64 || i + 16 + length > n || 2 * length + 1 > size)
-            continue;
-        for (uint32_t k = 0; k < length; k++)
-            snprintf(out + 2 * k, 3, "%02x", buf[i + 16 + k]);
-        return;
-    }
-}
-
-static struct target *target_new(struct server *s, pid_t pid, void *handle,
-                                 const struct qaudit_control *c)
+static struct target *target_new(pid_t pid, void *handle, const struct qaudit_control *c)
 {
     struct target *t = calloc(1, sizeof *t);
     if (t == NULL)
@@ -59,7 +31,7 @@ static struct target *target_new(struct server *s, pid_t pid, void *handle,
     snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
     ssize_t n = readlink(path, t->exe, sizeof t->exe - 1);
     t->exe[n > 0 ? n : 0] = '\0';
-    read_build_id(pid, t->build_id, sizeof t->build_id);
+    report_elf_file_build_id(path, t->build_id, sizeof t->build_id); /* "" when it has none */
     /* The run a process belongs to (qaudit run's QAUDIT_RUN_ID); a process started under
      * LD_PRELOAD alone has none: its image's start stands for it, so that a process restarted
      * under the same pid is another run_id and its counters another series. */
@@ -67,7 +39,6 @@ static struct target *target_new(struct server *s, pid_t pid, void *handle,
         snprintf(t->run_id, sizeof t->run_id, "%.*s", (int)sizeof c->run_id, c->run_id);
     else
         snprintf(t->run_id, sizeof t->run_id, "start-%llu", (unsigned long long)t->start_ns);
-    (void)s;
     return t;
 }
 
@@ -77,15 +48,15 @@ static void target_drop(struct server *s, struct target *t)
         t->gone = true;
         return;
     }
-    scrape_forget(t);
+    if (t->dump[0] != '\0')
+        unlink(t->dump); /* the last dump a scrape read */
     s->ops->close(t->handle);
     pthread_mutex_destroy(&t->lock);
     free(t);
 }
 
-static bool usable(const struct qaudit_control *c, pid_t pid)
+static bool usable(const struct qaudit_control *c)
 {
-    (void)pid;
     return c->attach_state != QAUDIT_ATTACH_DETACHED && c->attach_state != QAUDIT_ATTACH_STARTING;
 }
 
@@ -112,8 +83,7 @@ static void visit(struct server *s, pid_t pid, bool *seen)
     struct qaudit_control c;
     if (at >= 0) {
         struct target *t = s->targets[at];
-        if (s->ops->read(pid, t->handle, &c) == 0 && c.start_time_ns == t->start_ns &&
-            usable(&c, pid)) {
+        if (s->ops->read(pid, t->handle, &c) == 0 && c.start_time_ns == t->start_ns && usable(&c)) {
             seen[at] = true;
             return;
         }
@@ -126,8 +96,8 @@ static void visit(struct server *s, pid_t pid, bool *seen)
     if (handle == NULL)
         return;
     struct target *t = NULL;
-    if (s->ops->read(pid, handle, &c) != 0 || !usable(&c, pid) ||
-        (t = target_new(s, pid, handle, &c)) == NULL) {
+    if (s->ops->read(pid, handle, &c) != 0 || !usable(&c) ||
+        (t = target_new(pid, handle, &c)) == NULL) {
         s->ops->close(handle);
         return;
     }

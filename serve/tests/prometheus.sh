@@ -27,8 +27,10 @@ pass() { echo "ok: $*"; }
 for tool in prometheus go redis-server redis-benchmark curl python3; do
   command -v "$tool" >/dev/null || { echo "FAIL: $tool is missing: run scripts/deps.sh"; exit 1; }
 done
-export HOME=$work/home GOCACHE=$work/gocache GOPATH=$work/gopath GOPROXY=off GOFLAGS=
-mkdir -p "$HOME" "$work/dumps"
+# TMPDIR inside the test's directory: every serve's default state directory is made there, so
+# that one the cleanup has to kill leaves nothing in the system's /tmp.
+export HOME=$work/home GOCACHE=$work/gocache GOPATH=$work/gopath GOPROXY=off GOFLAGS= TMPDIR=$work/tmp
+mkdir -p "$HOME" "$work/dumps" "$TMPDIR"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_for() { # wait_for TENTHS COMMAND...: until COMMAND succeeds
   local n=$1; shift

@@ -26,15 +26,13 @@ struct serve_control_ops {
 };
 
 struct serve_options {
-    const char *listen;      /* "HOST:PORT"; port 0: any free one (printed at start) */
-    const char *token_file;  /* the bearer token's file, or NULL (loopback only) */
-    double timeout_s;        /* how long one process's dump is waited for */
-    double min_interval_s;   /* a process's figures are reused for this long */
-    long max_targets;        /* processes followed at most */
-    const char *state_dir;   /* where the dumps of scrapes go while read (NULL: a new one in
-                                $TMPDIR) */
-    const char *const *skip; /* pprof: wrapper globs folded beside the defaults */
-    unsigned skip_count;
+    const char *listen;     /* "HOST:PORT"; port 0: any free one (printed at start) */
+    const char *token_file; /* the bearer token's file, or NULL (loopback only) */
+    double timeout_s;       /* how long one process's dump is waited for */
+    double min_interval_s;  /* a process's figures are reused for this long */
+    long max_targets;       /* processes followed at most */
+    const char *state_dir;  /* where the dumps of scrapes go while read (NULL: a new one in
+                               $TMPDIR) */
 };
 
 /* Runs until SIGINT or SIGTERM: 0, or 2 after one line on stderr (the address cannot be
