@@ -567,12 +567,6 @@ static void test_stacks_start_at_the_program_and_stop_at_the_depth(void **state)
     }
 }
 
-/* The site with this id, or NULL. */
-static json_t *site_by_id(json_t *d, long long id)
-{
-    return site_with(d, "id", id);
-}
-
 /* Stacks that share their innermost frame and every frame past one stay two sites, and a
  * recursion one call deeper is a site of its own, with the exact counts of each, through each
  * thread's memo of recent stacks (records/sites.c, qa_site_of_stack) in both stack modes. */
@@ -584,9 +578,7 @@ static void test_stacks_differing_in_one_frame_stay_apart(void **state)
         fresh_dir();
         const char *argv[] = {FIXTURE("fixture_stack_paths"), "paths", NULL};
         const char *env[] = {modes[m], NULL};
-        pid_t pid = start(argv, env);
-        assert_int_equal(wait_exit(pid), 0);
-        json_t *d = load_pid(pid);
+        json_t *d = run_preloaded(argv, env);
         json_t *one = site_with(d, "allocs", 3000), *other = site_with(d, "allocs", 1000);
         assert_non_null(one);
         assert_non_null(other);
@@ -597,9 +589,7 @@ static void test_stacks_differing_in_one_frame_stay_apart(void **state)
 
         fresh_dir();
         const char *deep[] = {FIXTURE("fixture_stack_paths"), "depths", NULL};
-        pid = start(deep, env);
-        assert_int_equal(wait_exit(pid), 0);
-        d = load_pid(pid);
+        d = run_preloaded(deep, env);
         static const long long counts[] = {500, 700, 900};
         size_t depth[3];
         for (int i = 0; i < 3; i++) {
@@ -624,12 +614,10 @@ static void test_dropped_stacks_count_every_time(void **state)
     fresh_dir();
     const char *argv[] = {FIXTURE("fixture_stack_paths"), "overflow", NULL};
     const char *env[] = {"QAUDIT_STACKS=fp", NULL};
-    pid_t pid = start(argv, env);
-    assert_int_equal(wait_exit(pid), 0);
-    json_t *d = load_pid(pid);
+    json_t *d = run_preloaded(argv, env);
     long long dropped = num(d, "precision.sites_dropped");
     assert_true(dropped > 2 * ((1 << 17) - 65536));
-    json_t *overflow = site_by_id(d, 1);
+    json_t *overflow = site_with(d, "id", 1);
     assert_non_null(overflow);
     assert_int_equal(json_integer_value(json_object_get(overflow, "allocs")), dropped);
     assert_int_equal(sum_over_sites(d, "allocs"), num(d, "totals.allocs"));
