@@ -62,7 +62,7 @@ struct server {
     uint64_t sequence; /* for request tokens */
 };
 
-/* ---- clock.c ---- */
+/* ---- monotonic.c ---- */
 long long serve_now_ns(void); /* CLOCK_MONOTONIC */
 
 /* ---- targets.c ---- */
