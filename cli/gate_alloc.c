@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common/gate_annotations.h"
+#include "common/shell_words.h"
 #include "gate_alloc.h"
 #include "probe/gate.h"
 #include "reports/alloc_gate.h"
@@ -35,57 +37,27 @@ static bool load_dumps(const struct gate_alloc_request *q, struct report *r)
     return ok;
 }
 
-/* Appends s to a malloc'd line, single-quoted for a POSIX shell when it needs to be. */
-static void append_word(char **line, const char *s)
-{
-    bool plain = s[0] != '\0';
-    for (const char *p = s; *p && plain; p++)
-        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+-",
-                       *p) != NULL;
-    size_t len = *line ? strlen(*line) : 0, need = len + 4 * strlen(s) + 4;
-    char *grown = realloc(*line, need);
-    if (grown == NULL)
-        return;
-    *line = grown;
-    char *out = grown + len;
-    if (len > 0)
-        *out++ = ' ';
-    if (!plain)
-        *out++ = '\'';
-    for (const char *p = s; *p; p++) {
-        if (*p == '\'' && !plain) {
-            memcpy(out, "'\\''", 4);
-            out += 4;
-        } else {
-            *out++ = *p;
-        }
-    }
-    if (!plain)
-        *out++ = '\'';
-    *out = '\0';
-}
-
 /* "qaudit gate --write-baseline FILE --dump D... [--binary B] [--per N]": the command that
  * writes today's run as the rules. */
 static char *accept_command(const struct gate_alloc_request *q)
 {
     char *line = NULL;
-    const char *words[] = {"qaudit", "gate", "--write-baseline", q->baseline};
-    for (size_t i = 0; i < 4; i++)
-        append_word(&line, words[i]);
-    for (size_t i = 0; i < q->dump_count; i++) {
-        append_word(&line, "--dump");
-        append_word(&line, q->dumps[i]);
-    }
-    if (q->binary != NULL) {
-        append_word(&line, "--binary");
-        append_word(&line, q->binary);
-    }
-    if (q->per_text != NULL) {
-        append_word(&line, "--per");
-        append_word(&line, q->per_text);
-    }
-    return line;
+    size_t len = 0;
+    bool ok = shell_word_append(&line, &len, "qaudit") && shell_word_append(&line, &len, "gate") &&
+              shell_word_append(&line, &len, "--write-baseline") &&
+              shell_word_append(&line, &len, q->baseline);
+    for (size_t i = 0; ok && i < q->dump_count; i++)
+        ok =
+            shell_word_append(&line, &len, "--dump") && shell_word_append(&line, &len, q->dumps[i]);
+    if (ok && q->binary != NULL)
+        ok =
+            shell_word_append(&line, &len, "--binary") && shell_word_append(&line, &len, q->binary);
+    if (ok && q->per_text != NULL)
+        ok = shell_word_append(&line, &len, "--per") && shell_word_append(&line, &len, q->per_text);
+    if (ok)
+        return line;
+    free(line);
+    return NULL;
 }
 
 int gate_alloc_write(const struct gate_alloc_request *q, const char *path)
@@ -137,7 +109,7 @@ int gate_alloc_check(const struct gate_alloc_request *q, const struct gate_repor
             gate_print_github(stdout, structs, struct_accept);
         report_alloc_print_github(stdout, &g);
         if (accept != NULL)
-            printf("::notice title=qaudit gate::to accept this change: %s\n", accept);
+            gate_annotation_accept(stdout, accept);
     } else {
         if (structs != NULL)
             gate_print_text(stdout, structs, struct_accept);

@@ -18,14 +18,16 @@
 
 static const char usage[] =
     "usage: ringkv [--bind ADDR] [--port N] [--threads N] [--io uring|epoll] [--buffers N]\n"
-    "              [--buffer-size B] [--maxclients N]\n"
+    "              [--buffer-size B] [--maxclients N] [--hash-seed N]\n"
     "  --bind ADDR        IPv4 address to listen on (default 127.0.0.1)\n"
     "  --port N           TCP port, 0 for any free one (default 6390); the bound port is printed\n"
     "  --threads N        worker threads, each with its own listener (default: one per CPU)\n"
     "  --io uring|epoll   I/O model (default: io_uring when the kernel allows it, else epoll)\n"
     "  --buffers N        receive buffers per worker, a power of two up to 32768 (default 1024)\n"
     "  --buffer-size B    bytes per receive buffer, 512 to 1048576 (default 4096)\n"
-    "  --maxclients N     connections accepted at once over all workers (default 10000)\n";
+    "  --maxclients N     connections accepted at once over all workers (default 10000)\n"
+    "  --hash-seed N      the store's hash seed, 0 to 18446744073709551615, so that runs place\n"
+    "                     keys alike and allocate alike (default: a random one per process)\n";
 
 /* Parses a whole decimal in [min, max], or exits 2 naming the option. */
 static long parse_number(const char *option, const char *text, long min, long max)
@@ -41,11 +43,29 @@ static long parse_number(const char *option, const char *text, long min, long ma
     return value;
 }
 
+/* Parses a whole decimal up to UINT64_MAX, or exits 2 naming the option. */
+static uint64_t parse_u64(const char *option, const char *text)
+{
+    char *end;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0' || end == text || text[0] == '-' || text[0] == '+') {
+        fprintf(stderr, "ringkv: %s wants a number from 0 to %llu, got '%s'\n", option,
+                (unsigned long long)UINT64_MAX, text);
+        exit(2);
+    }
+    return (uint64_t)value;
+}
+
 static struct server_config parse_options(int argc, char **argv)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    struct server_config cfg = {"127.0.0.1", 6390, cpus > 0 ? (unsigned)cpus : 1, NULL, 1024,
-                                4096,        10000};
+    struct server_config cfg = {.bind = "127.0.0.1",
+                                .port = 6390,
+                                .threads = cpus > 0 ? (unsigned)cpus : 1,
+                                .buffers = 1024,
+                                .buffer_size = 4096,
+                                .maxclients = 10000};
     static const struct option options[] = {{"bind", required_argument, NULL, 'b'},
                                             {"port", required_argument, NULL, 'p'},
                                             {"threads", required_argument, NULL, 't'},
@@ -53,6 +73,7 @@ static struct server_config parse_options(int argc, char **argv)
                                             {"buffers", required_argument, NULL, 'n'},
                                             {"buffer-size", required_argument, NULL, 's'},
                                             {"maxclients", required_argument, NULL, 'm'},
+                                            {"hash-seed", required_argument, NULL, 'S'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     int opt;
@@ -86,6 +107,10 @@ static struct server_config parse_options(int argc, char **argv)
             break;
         case 'm':
             cfg.maxclients = (unsigned)parse_number("--maxclients", optarg, 1, 1000000);
+            break;
+        case 'S':
+            cfg.hash_seed = parse_u64("--hash-seed", optarg);
+            cfg.hash_seed_given = true;
             break;
         case 'h':
             fputs(usage, stdout);
@@ -194,7 +219,7 @@ int main(int argc, char **argv)
     s.backend = choose_backend(s.config.io);
     s.port = s.config.port;
     s.started_ms = now_ms();
-    s.store = store_create();
+    s.store = s.config.hash_seed_given ? store_create_seeded(s.config.hash_seed) : store_create();
     s.workers = calloc(s.config.threads, sizeof *s.workers);
     if (s.store == NULL || s.workers == NULL) {
         fprintf(stderr, "ringkv: out of memory\n");

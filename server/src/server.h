@@ -90,6 +90,8 @@ struct server_config {
     unsigned buffers;
     unsigned buffer_size;
     unsigned maxclients;
+    bool hash_seed_given; /* --hash-seed: the store's keys hash with hash_seed, not a random one */
+    uint64_t hash_seed;
 };
 
 struct server {

@@ -1,5 +1,7 @@
 /* Sharded hash table with per-shard incremental rehash (two bucket arrays, one bucket moved per
- * operation while a resize is under way), keyed by XXH3 with a per-process random seed. */
+ * operation while a resize is under way), keyed by XXH3 with a per-process random seed, or the
+ * one given (ringkv --hash-seed): which shards a run's keys reach, and so when their tables are
+ * allocated and resized, follows from the seed. */
 #include "store.h"
 
 #include <errno.h>
@@ -174,11 +176,18 @@ static struct entry **find_live(struct shard *shard, uint64_t hash, const char *
 
 struct store *store_create(void)
 {
+    uint64_t seed;
+    if (getrandom(&seed, sizeof seed, 0) != sizeof seed)
+        seed = 0x9e3779b97f4a7c15ull;
+    return store_create_seeded(seed);
+}
+
+struct store *store_create_seeded(uint64_t seed)
+{
     struct store *store = calloc(1, sizeof *store);
     if (store == NULL)
         return NULL;
-    if (getrandom(&store->seed, sizeof store->seed, 0) != sizeof store->seed)
-        store->seed = 0x9e3779b97f4a7c15ull;
+    store->seed = seed;
     for (size_t i = 0; i < SHARD_COUNT; i++)
         pthread_mutex_init(&store->shards[i].lock, NULL);
     return store;

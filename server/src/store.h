@@ -24,7 +24,11 @@ enum store_set_mode { STORE_SET_ALWAYS, STORE_SET_IF_ABSENT, STORE_SET_IF_PRESEN
 /* Called with the value while its shard is locked: copy what you need, do not call the store. */
 typedef bool (*store_value_fn)(void *ctx, const char *value, size_t len);
 
+/* A store whose keys hash with a random seed (a client cannot choose keys that collide). */
 struct store *store_create(void);
+/* A store whose keys hash with seed: the same keys reach the same shards and buckets in every
+ * run, so a run's allocations repeat (ringkv --hash-seed, for the allocation gate's tests). */
+struct store *store_create_seeded(uint64_t seed);
 void store_destroy(struct store *store);
 
 /* now_ms is the caller's clock (CLOCK_REALTIME in ms); expire_at_ms 0 means never. */

@@ -29,8 +29,9 @@ run() {
   shift 4
   mkdir -p "$work/$name/dumps"
   cp "$binary" "$work/$name/ringkv"
+  # --hash-seed 1: every run's keys reach the same shards, so its allocations repeat (loosen).
   "$qaudit" run --out "$work/$name/dumps/d-%p-%n.json" "$@" -- "$work/$name/ringkv" --port 0 \
-    --threads 1 >"$work/$name/log" 2>&1 &
+    --threads 1 --hash-seed 1 >"$work/$name/log" 2>&1 &
   runner=$!
   local port=
   for _ in $(seq 300); do
@@ -78,26 +79,43 @@ PY
 gate 0 "the run it was written from passes" --baseline "$work/base.json" --dump "$work/base/dumps" \
   --binary "$work/base/ringkv" --per "$per"
 
-# loosen FILE: the tolerances a CI job gives the figures of ringkv that vary from run to run
-# (measured: temporaries 36 and 45 of 160 SETs in two runs of 4 connections of 40 cycles; peak
-# live bytes from 50 to 85 kB in runs of 4 connections of 150 cycles and 6 of 300; the store's
-# first tables, one per shard reached, vary with its random hash seed): the rule's own, per
-# figure or per site, in the file.
+# loosen FILE: the tolerances a CI job gives the figures of ringkv that vary (the rule's own, per
+# figure, in the file). With --hash-seed 1, five runs of 4 connections of 150 cycles gave the
+# same figures to the allocation (840 allocations, 376 temporaries, 225 of rehash_start), save
+# peak live bytes, 70,680 to 79,656 (and 50,520 to 85,504 over loads of 80 to 300 cycles): the
+# interposer publishes each thread's live bytes in 64 KiB batches, so with two threads (main and
+# worker) the peak is exact only to within 64 KiB (precision.peak_live_bytes_within) and which
+# batch lands at the peak follows the threads' timing: 100%. Temporaries are not run-dependent
+# but load-dependent: per request 0.209 under 4x150, 0.286 under 6x300 (+37%: the longer load
+# keeps more shards at their first table, where DEL frees SET's entry before anything else
+# allocates), so 40% for the same build under a longer load. Without the seed they varied by
+# 25% between runs of one load (36 and 45 of 160 SETs).
 loosen() {
   python3 - "$1" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 a = doc["allocations"]
-a["totals"]["tolerance"] = {"temporary": "400%", "peak_live_bytes": "100%"}
+a["totals"]["tolerance"] = {"temporary": "40%", "peak_live_bytes": "100%"}
 for key, site in a["sites"].items():
     if key.startswith("entry_new;"):
-        site["tolerance"] = {"temporary": "400%"}
-    if key.startswith("rehash_start<"):  # the store's hash seed is random: shards hit vary
-        site["tolerance"] = "15%"
+        site["tolerance"] = {"temporary": "40%"}
 json.dump(doc, open(sys.argv[1], "w"), indent=2)
 PY
 }
 loosen "$work/base.json"
+
+echo "--- --hash-seed: two runs of one load allocate alike"
+run again "$bin/ringkv" 4 150 || exit 1
+gate 0 "the second run's rules" --write-baseline "$work/again.json" --dump "$work/again/dumps" \
+  --binary "$work/again/ringkv" --per "$(cat "$work/again/requests")"
+python3 - "$work/base.json" "$work/again.json" <<'PY' && pass "the same allocations, temporaries and sites" || fail "runs differ"
+import json, sys
+a, b = (json.load(open(p))["allocations"] for p in sys.argv[1:3])
+for k in ("allocs", "bytes", "temporary", "live_blocks"):
+    assert a["totals"][k] == b["totals"][k], (k, a["totals"][k], b["totals"][k])
+pick = lambda s: {k: (v["allocs"], v["temporary"]) for k, v in s.items()}
+assert pick(a["sites"]) == pick(b["sites"]), (pick(a["sites"]), pick(b["sites"]))
+PY
 
 echo "--- the same build under a longer load passes"
 run long "$bin/ringkv" 6 300 || exit 1
@@ -119,7 +137,9 @@ regression() {
     --binary "$work/$1/ringkv" --per "$(cat "$work/$1/requests")" --tolerance 5%
   says "$1: names the site and the rule" "^$3.*: $4 "
   says "$1: the command that accepts it" "^to accept this change: qaudit gate --write-baseline $work/base.json --dump $work/$1/dumps --binary $work/$1/ringkv --per [0-9]+$"
-  [ "$(grep -c -v -E "^(qaudit gate|to accept|  .*n/a)" "$work/out")" -le 3 ] && pass "$1: no other rule broke" ||
+  # The run's totals move with the regression (extra_alloc's and loop_temp's allocations are
+  # temporaries: totals.temporary breaks too); no other site may break.
+  [ "$(grep -c -v -E "^(qaudit gate|to accept|  .*n/a|run: totals\.)" "$work/out")" -le 3 ] && pass "$1: no other rule broke" ||
     fail "$1: other rules broke: $(cat "$work/out")"
 }
 echo "--- one more allocation per request"
@@ -294,8 +314,14 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['types']['
 loosen "$work/both.json"
 gate 0 "written again over the same file" --write-baseline "$work/both.json" \
   --dump "$work/base/dumps" --per "$per" "$work/base/ringkv"
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['allocations']['totals']['tolerance']['temporary'] == '400%' and d['types']['rxq']['size'] == 32" "$work/both.json" &&
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['allocations']['totals']['tolerance']['temporary'] == '40%' and d['types']['rxq']['size'] == 32" "$work/both.json" &&
   pass "writing again keeps the rules' own tolerances and the struct rules" || fail "both.json again: $(head -c 900 "$work/both.json")"
+sed -n '/"allocations"/,$p' "$work/both.json" >"$work/alloc-before"
+gate 0 "the struct half writes the same file again" --write-baseline "$work/both.json" \
+  --type connection "$bin/ringkv"
+sed -n '/"allocations"/,$p' "$work/both.json" | cmp -s - "$work/alloc-before" &&
+  pass "the struct half keeps the allocation rules' figures as written (10 digits)" ||
+  fail "allocation rules rewritten: $(diff "$work/alloc-before" <(sed -n '/"allocations"/,$p' "$work/both.json") | head -5)"
 gate 0 "one command for both halves: --dump DIR BINARY" --baseline "$work/both.json" \
   --dump "$work/long/dumps" --per "$(cat "$work/long/requests")" --tolerance 5% "$work/long/ringkv"
 says "the struct half's summary" "^qaudit gate: 0 rules broken, [0-9]+ checked, 2 types$"

@@ -29,7 +29,5 @@ void layout_json_begin(struct layout_json_writer *w, FILE *out, const char *bina
 /* False when out of memory (nothing of the type is written then). */
 bool layout_json_type(struct layout_json_writer *w, const struct layout_type *t);
 void layout_json_end(struct layout_json_writer *w);
-/* Writes s with &, <, > and " escaped, for XML and HTML text and attributes (JUnit, reports). */
-void probe_xml_escape(FILE *out, const char *s);
 
 #endif

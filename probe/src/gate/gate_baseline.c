@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/baseline_file.h"
 #include "probe_gate.h"
 #include "probe/classes.h"
 #include "probe/functions.h"
@@ -174,65 +175,6 @@ static bool write_functions(json_t *doc, const char *binary, char **patterns, si
     return ok;
 }
 
-/* True for an object holding objects or arrays: printed over several lines. */
-static bool is_deep(json_t *value)
-{
-    const char *key;
-    json_t *inner;
-    bool deep = false;
-    json_object_foreach(value, key, inner)
-    {
-        deep |= json_is_object(inner) || json_is_array(inner);
-    }
-    return deep;
-}
-
-/* JSON for people: one rule per line, flat objects ({"glibc": 192, ...}) on the line of their
- * key, as the committed baselines are written. */
-static void write_value(FILE *out, json_t *value, int indent)
-{
-    if (!json_is_object(value) || !is_deep(value)) {
-        char *text = json_dumps(value, JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
-        fputs(text ? text : "null", out);
-        free(text);
-        return;
-    }
-    const char *key;
-    json_t *inner;
-    size_t left = json_object_size(value);
-    fputs("{\n", out);
-    json_object_foreach(value, key, inner)
-    {
-        json_t *name = json_string(key);
-        char *quoted = json_dumps(name, JSON_ENCODE_ANY);
-        fprintf(out, "%*s%s: ", indent + 2, "", quoted ? quoted : "\"\"");
-        free(quoted);
-        json_decref(name);
-        write_value(out, inner, indent + 2);
-        fputs(--left ? ",\n" : "\n", out);
-    }
-    fprintf(out, "%*s}", indent, "");
-}
-
-static bool save(json_t *doc, const char *path, char *error, size_t size)
-{
-    char temporary[4096];
-    snprintf(temporary, sizeof temporary, "%s.tmp", path);
-    FILE *out = fopen(temporary, "w");
-    if (out == NULL) {
-        probe_fail(error, size, "cannot write %s: %s", temporary, strerror(errno));
-        return false;
-    }
-    write_value(out, doc, 0);
-    fputc('\n', out);
-    if (fclose(out) != 0 || rename(temporary, path) != 0) {
-        probe_fail(error, size, "cannot write %s: %s", path, strerror(errno));
-        remove(temporary);
-        return false;
-    }
-    return true;
-}
-
 enum gate_status gate_write_baseline(const struct layout_set *set, char **patterns, size_t n,
                                      char **functions, size_t function_count, enum gate_pin pin,
                                      unsigned cacheline, const char *path, char *error,
@@ -247,7 +189,7 @@ enum gate_status gate_write_baseline(const struct layout_set *set, char **patter
                           error_size) &&
               (function_count == 0 ||
                write_functions(doc, set->binary, functions, function_count, error, error_size)) &&
-              save(doc, path, error, error_size);
+              baseline_file_save(doc, path, error, error_size);
     json_decref(doc);
     return ok ? GATE_PASSED : GATE_INPUT_ERROR;
 }

@@ -41,28 +41,6 @@ json_t *layout_classes_json(uint64_t size)
     return classes;
 }
 
-void probe_xml_escape(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            fputc(*s, out);
-        }
-    }
-}
-
 /* The name a nested member shows inside its container's braces: "x" for "point.x", "" for an
  * anonymous one. */
 static const char *shown_name(const struct layout_member *m, const char *container)

@@ -49,10 +49,5 @@ const struct alloc_site_figures *report_gate_site(const struct alloc_figures *f,
 /* alloc_baseline.c: the baseline document (jansson), or NULL with one line in error; a missing
  * file, when missing_ok, is a new document. */
 json_t *report_gate_load(const char *path, bool missing_ok, char *error, size_t size);
-/* Writes doc to path the way the struct half writes baselines: one rule per line. */
-bool report_gate_save(json_t *doc, const char *path, char *error, size_t size);
-
-/* alloc_output.c: XML's escaping of s. */
-void report_gate_xml(FILE *out, const char *s);
 
 #endif

@@ -11,7 +11,7 @@
 
 #include "common/grow_array.h"
 #include "reports_render.h"
-#include "probe/layout_render.h"
+#include "common/xml_escape.h"
 
 #define NONE UINT32_MAX
 enum { FLAG_ESTIMATED = 1, FLAG_LINES = 2, FLAG_INLINED = 4 };
@@ -478,7 +478,7 @@ static void print_controls(FILE *out, const struct tree *t, const char *live_lab
     for (int w = 0; w < 3; w++) {
         fprintf(out, "<label><input type=\"radio\" name=\"flame-weight\" value=\"%d\"%s/> ", w,
                 w == chosen ? " checked=\"checked\"" : "");
-        probe_xml_escape(out, w < 2 ? labels[w] : live_label);
+        xml_escape(out, w < 2 ? labels[w] : live_label);
         fputs("</label> ", out);
     }
     fputs("</span><input type=\"search\" id=\"flame-search\" placeholder=\"search functions\" "

@@ -4,7 +4,7 @@
 #include <time.h>
 
 #include "reports_render.h"
-#include "probe/layout_render.h"
+#include "common/xml_escape.h"
 
 #ifndef QAUDIT_VERSION
 #define QAUDIT_VERSION "unknown"
@@ -13,7 +13,7 @@
 static void item(FILE *out, const char *term, const char *value)
 {
     fprintf(out, "<dt>%s</dt><dd>", term);
-    probe_xml_escape(out, value);
+    xml_escape(out, value);
     fputs("</dd>", out);
 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "reports_render.h"
-#include "probe/layout_render.h"
+#include "common/xml_escape.h"
 
 enum column { COL_ALLOCS, COL_BYTES, COL_PEAK, COL_LIVE, COL_TEMPORARY, COL_QUEUE, COL_COUNT };
 
@@ -22,7 +22,7 @@ static void cell(FILE *out, enum column c, double v, bool estimated, const char 
     fprintf(out, "<td class=\"num\" data-label=\"%s\" data-v=\"%llu\"", headers[c], n);
     if (title != NULL) {
         fputs(" title=\"", out);
-        probe_xml_escape(out, title);
+        xml_escape(out, title);
         fputc('"', out);
     }
     fprintf(out, ">%s%s</td>", estimated ? "~" : "",
@@ -74,11 +74,11 @@ static void site_row(FILE *out, const struct report *r, const struct report_site
     fputs("<td class=\"where\"", out);
     if (strcmp(where, full) != 0) { /* the full C++ names on hover */
         fputs(" title=\"", out);
-        probe_xml_escape(out, full);
+        xml_escape(out, full);
         fputc('"', out);
     }
     fputc('>', out);
-    probe_xml_escape(out, where);
+    xml_escape(out, where);
     fputs("</td></tr>\n", out);
 }
 

@@ -8,6 +8,7 @@
 
 #include "reports_render.h"
 #include "probe/layout_render.h"
+#include "common/xml_escape.h"
 
 /* Tables scroll inside their box on a narrow page; one with a where column turns into cards
  * there (html_assets.c), each cell labelled with its header, where on top. */
@@ -31,7 +32,7 @@ static void print_table(FILE *out, const struct table *t)
             fprintf(out, "<%s%s", tag, cls);
             if (r > 0 && cards && !where && c > 0) {
                 fputs(" data-label=\"", out);
-                probe_xml_escape(out, t->cells[c]);
+                xml_escape(out, t->cells[c]);
                 fputc('"', out);
             }
             fputc('>', out);
@@ -43,7 +44,7 @@ static void print_table(FILE *out, const struct table *t)
                                          : "na",
                         cell);
             else
-                probe_xml_escape(out, cell);
+                xml_escape(out, cell);
             fprintf(out, "</%s>", tag);
         }
         fputs(r == 0 ? "</tr></thead>\n" : "</tr>\n", out);
@@ -75,7 +76,7 @@ static void print_layout(FILE *out, const struct layout_type *t, unsigned cachel
     layout_print_text(memory, t, cacheline);
     fclose(memory);
     fputs("<details><summary>as text</summary><pre>", out);
-    probe_xml_escape(out, text);
+    xml_escape(out, text);
     fputs("</pre></details>\n", out);
     free(text);
 }
@@ -87,11 +88,11 @@ static void print_list(FILE *out, const struct block *b)
         fprintf(out, "<div class=\"verdict %s\" id=\"summary\"><p>", tones[b->tone]);
     else
         fputs("<p>", out);
-    probe_xml_escape(out, b->text);
+    xml_escape(out, b->text);
     fputs(b->tone != TONE_NONE ? ":</p><ul>" : ":</p>\n<ul>", out);
     for (size_t l = 0; l < b->line_count; l++) {
         fputs("<li>", out);
-        probe_xml_escape(out, b->lines[l]);
+        xml_escape(out, b->lines[l]);
         fputs("</li>", out);
     }
     fputs(b->tone != TONE_NONE ? "</ul></div>\n" : "</ul>\n", out);
@@ -163,7 +164,7 @@ static void print_top(FILE *out, const struct document *d, const struct block *t
     fprintf(out, "<h1 id=\"");
     print_anchor(out, title->text);
     fputs("\">", out);
-    probe_xml_escape(out, title->text);
+    xml_escape(out, title->text);
     fputs("</h1>\n", out);
     report_html_metadata(out, d->report);
     print_banner(out, d);
@@ -185,12 +186,12 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         fprintf(out, "<h%d id=\"", b->level);
         print_anchor(out, b->text);
         fputs("\">", out);
-        probe_xml_escape(out, b->text);
+        xml_escape(out, b->text);
         fprintf(out, "</h%d>\n", b->level);
         break;
     case BLOCK_PARAGRAPH:
         fputs("<p>", out);
-        probe_xml_escape(out, b->text);
+        xml_escape(out, b->text);
         fputs("</p>\n", out);
         break;
     case BLOCK_TABLE:
@@ -200,14 +201,14 @@ static void print_block(FILE *out, const struct document *d, const struct block 
         if (b->chart.count == 0)
             break;
         fputs("<h3>", out);
-        probe_xml_escape(out, b->text);
+        xml_escape(out, b->text);
         fputs("</h3>\n", out);
         report_svg_bar_chart(out, &b->chart);
         break;
     case BLOCK_LINES:
         fputs("<pre>", out);
         for (size_t l = 0; l < b->line_count; l++) {
-            probe_xml_escape(out, b->lines[l]);
+            xml_escape(out, b->lines[l]);
             fputc('\n', out);
         }
         fputs("</pre>\n", out);

@@ -3,7 +3,7 @@
  * with the page (viewBox, width 100 % in the style): charts have axes, units and a legend. */
 #include "reports_render.h"
 
-#include "probe/layout_render.h"
+#include "common/xml_escape.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -91,7 +91,7 @@ static void bar(FILE *out, const char *label, double value, double max, int y, i
         w = 1;
     fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"label\">", label_width - 6,
             y + 13);
-    probe_xml_escape(out, label);
+    xml_escape(out, label);
     fprintf(out,
             "</text><rect class=\"bar%s\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\">"
             "<title>",
@@ -101,7 +101,7 @@ static void bar(FILE *out, const char *label, double value, double max, int y, i
         report_fmt_count(text, sizeof text, (unsigned long long)value);
     else
         snprintf(text, sizeof text, "%.2f", value);
-    probe_xml_escape(out, label);
+    xml_escape(out, label);
     fprintf(out, ": %s %s</title></rect><text x=\"%.1f\" y=\"%d\" class=\"value\">%s</text>\n",
             text, unit, label_width + w + 4, y + 13, text);
 }
@@ -125,7 +125,7 @@ static void value_axis(FILE *out, const struct chart *c, double end, double step
             "class=\"axis-title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
             label_width, y, label_width + space, y, label_width, top - 4, label_width, y,
             label_width + space / 2, y + 34);
-    probe_xml_escape(out, c->unit);
+    xml_escape(out, c->unit);
     fputs("</text>\n", out);
 }
 
@@ -139,7 +139,7 @@ static int chart_header(FILE *out, const struct chart *c, bool rest)
     int y = title + legend > CHART_WIDTH ? 34 : 16;
     if (c->axis != NULL) {
         fputs("<text class=\"axis-title\" x=\"4\" y=\"16\">", out);
-        probe_xml_escape(out, c->axis);
+        xml_escape(out, c->axis);
         fputs(" \xe2\x86\x93</text>\n", out); /* a down arrow: the labels below */
     }
     int x = CHART_WIDTH - legend;
@@ -147,7 +147,7 @@ static int chart_header(FILE *out, const struct chart *c, bool rest)
             "<g class=\"legend\"><rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"12\" "
             "height=\"12\"/><text x=\"%d\" y=\"%d\">",
             x, y - 10, x + 18, y);
-    probe_xml_escape(out, c->unit);
+    xml_escape(out, c->unit);
     if (rest)
         fprintf(out,
                 "</text><rect class=\"bar other\" x=\"%d\" y=\"%d\" width=\"12\" "
@@ -223,7 +223,7 @@ static void draw_span(FILE *out, uint64_t from, uint64_t to, unsigned cacheline,
                 "<g><rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"/>"
                 "<title>",
                 cls, x, y, w, ROW_HEIGHT);
-        probe_xml_escape(out, tooltip);
+        xml_escape(out, tooltip);
         fputs("</title>", out);
         size_t fits = w > 8 ? (size_t)((w - 4) / 6.6) : 0;
         if (label != NULL && fits > 0) {
@@ -231,7 +231,7 @@ static void draw_span(FILE *out, uint64_t from, uint64_t to, unsigned cacheline,
             char cut[128];
             snprintf(cut, sizeof cut, "%.*s", (int)(fits < sizeof cut - 1 ? fits : sizeof cut - 1),
                      label);
-            probe_xml_escape(out, cut);
+            xml_escape(out, cut);
             fputs("</text>", out);
         }
         fputs("</g>\n", out);
