@@ -129,6 +129,10 @@ static json_t *allocations_json(const struct alloc_figures *f,
         json_pack("{s:o,s:o,s:o,s:o,s:o}", "allocs", figure(f->allocs), "bytes", figure(f->bytes),
                   "temporary", figure(f->temporary), "peak_live_bytes", figure(f->peak_live_bytes),
                   "live_blocks", figure(f->live_blocks));
+    if (f->peak_live_bytes_low != f->peak_live_bytes_high)
+        json_object_set_new(totals, "peak_live_bytes_range",
+                            json_pack("[o,o]", figure(f->peak_live_bytes_low),
+                                      figure(f->peak_live_bytes_high)));
     json_t *old_totals = json_object_get(old, "totals");
     if (json_object_get(old_totals, "tolerance") != NULL)
         json_object_set(totals, "tolerance", json_object_get(old_totals, "tolerance"));

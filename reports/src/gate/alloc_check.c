@@ -217,7 +217,7 @@ static void check_totals(struct check *c, json_t *alloc)
     else
         na(c, "run", NULL, 0, "totals.temporary", "the dumps do not count temporary allocations");
     figure_rule(c, "run", NULL, 0, "totals.peak_live_bytes", totals, "peak_live_bytes",
-                f->peak_live_bytes, f->peak_live_bytes, f->peak_live_bytes, false);
+                f->peak_live_bytes, f->peak_live_bytes_low, f->peak_live_bytes_high, false);
     if (f->at_exit)
         figure_rule(c, "run", NULL, 0, "totals.live_blocks", totals, "live_blocks", f->live_blocks,
                     f->live_blocks, f->live_blocks, false);

@@ -1,6 +1,7 @@
 /* The allocation gate's figures of a run: its sites summed by what matches them across builds
  * (their frames' functions, as qaudit diff matches), its totals, live blocks at exit, and the
  * queue audit's allocations per connection by peak depth and depth-one check. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,9 @@ bool report_gate_figures(const struct report *r, double per, struct alloc_figure
     out->bytes = (double)r->totals.bytes_requested / unit;
     out->temporary = (double)r->totals.temporary / unit;
     out->peak_live_bytes = (double)r->totals.peak_live_bytes;
+    double within = (double)r->precision.peak_live_bytes_within;
+    out->peak_live_bytes_low = fmax(0, out->peak_live_bytes - within);
+    out->peak_live_bytes_high = out->peak_live_bytes + within;
     out->live_blocks = (double)r->totals.live_blocks;
     for (size_t i = 0; i < r->site_count; i++)
         if (!add_site(r, &r->sites[i], unit, out)) {

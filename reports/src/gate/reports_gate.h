@@ -29,6 +29,9 @@ struct alloc_figures {
     size_t count, capacity;
     double allocs, bytes, temporary; /* run totals (per unit of work when normalised) */
     double peak_live_bytes, live_blocks;
+    /* The peak's range: threads publish live bytes in batches, so a peak is known only within
+     * precision.peak_live_bytes_within either side (low == high when it is exact). */
+    double peak_live_bytes_low, peak_live_bytes_high;
     bool has_sites;     /* the dumps kept stacks: site rules can apply */
     bool has_temporary; /* every dump counted temporary allocations */
     bool sampled;       /* the stacks were sampled: site figures are estimates */
