@@ -20,6 +20,8 @@ static const char serve_usage[] =
     "    GET /targets                   http_sd targets, one per process, with its labels\n"
     "    GET /debug/pprof/heap?pid=N    gzipped profile.proto (inuse_space by default)\n"
     "    GET /debug/pprof/allocs?pid=N  the same, alloc_space by default\n"
+    "    ...&seconds=S                  what changed over S seconds (1 to 300): a delta,\n"
+    "                                   as Go's net/http/pprof serves it\n"
     "  A scrape asks each process for a dump (as qaudit snapshot does), at most one per\n"
     "  --min-interval (default 1000 ms), moved out of its dump directory into the state\n"
     "  directory at once. A process whose dump does not come within --timeout (default\n"

@@ -158,6 +158,38 @@ static pid_t pid_argument(const char *text)
     return pid > 0 && pid <= MAX_PID ? (pid_t)pid : 0;
 }
 
+/* ?seconds=S: a whole number from 1 to SERVE_DELTA_MAX_S, or 0. */
+static unsigned seconds_argument(const char *text)
+{
+    unsigned seconds = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p < '0' || *p > '9' || p - text >= 4)
+            return 0;
+        seconds = seconds * 10 + (unsigned)(*p - '0');
+    }
+    return seconds <= SERVE_DELTA_MAX_S ? seconds : 0;
+}
+
+/* The profile of t now: its last dump, refreshed as a scrape refreshes it. */
+static unsigned whole_profile(struct server *s, struct target *t, bool allocs, long long deadline,
+                              char **body, size_t *length, char *error, size_t size)
+{
+    unsigned status = MHD_HTTP_SERVICE_UNAVAILABLE;
+    if (!scrape_lock(t, deadline)) {
+        snprintf(error, size, "process %d: another scrape of it still waits for its dump",
+                 (int)t->pid);
+        return status;
+    }
+    if (!scrape_refresh(s, t, deadline))
+        snprintf(error, size, "process %d: %s", (int)t->pid, t->error);
+    else if ((*body = pprof_render(NULL, t->dump, allocs, length, error, size)) == NULL)
+        status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+    else
+        status = MHD_HTTP_OK;
+    pthread_mutex_unlock(&t->lock);
+    return status;
+}
+
 static enum MHD_Result profile(struct server *s, struct MHD_Connection *c, bool allocs)
 {
     const char *text = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
@@ -168,10 +200,13 @@ static enum MHD_Result profile(struct server *s, struct MHD_Connection *c, bool 
     if (pid == 0)
         return line(c, MHD_HTTP_BAD_REQUEST, "pid=%.20s%s is not a process id\n", text,
                     strlen(text) > 20 ? "..." : "");
-    const char *seconds = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
-    if (seconds != NULL)
+    const char *seconds_text = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
+    unsigned seconds = seconds_text ? seconds_argument(seconds_text) : 0;
+    if (seconds_text != NULL && seconds == 0)
         return line(c, MHD_HTTP_BAD_REQUEST,
-                    "seconds= (a delta profile) is not served yet: ask without it\n");
+                    "seconds=%.20s%s: a delta's length is a whole number of seconds from 1 to "
+                    "%d\n",
+                    seconds_text, strlen(seconds_text) > 20 ? "..." : "", SERVE_DELTA_MAX_S);
     struct target *t = targets_find(s, pid);
     if (t == NULL)
         return line(c, MHD_HTTP_NOT_FOUND,
@@ -181,20 +216,13 @@ static enum MHD_Result profile(struct server *s, struct MHD_Connection *c, bool 
     char error[512] = "";
     char *body = NULL;
     size_t length = 0;
-    unsigned status = MHD_HTTP_SERVICE_UNAVAILABLE;
-    if (!scrape_lock(t, deadline)) {
-        snprintf(error, sizeof error, "process %d: another scrape of it still waits for its dump\n",
-                 (int)pid);
-    } else {
-        if (!scrape_refresh(s, t, deadline))
-            snprintf(error, sizeof error, "process %d: %s\n", (int)pid, t->error);
-        else if ((body = pprof_render(t, allocs, &length, error, sizeof error - 1)) == NULL)
-            status = MHD_HTTP_INTERNAL_SERVER_ERROR, strcat(error, "\n");
-        pthread_mutex_unlock(&t->lock);
-    }
+    unsigned status =
+        seconds
+            ? delta_profile(s, t, allocs, seconds, deadline, &body, &length, error, sizeof error)
+            : whole_profile(s, t, allocs, deadline, &body, &length, error, sizeof error);
     targets_release(s, &t, 1);
     if (body == NULL)
-        return line(c, status, "%s", error);
+        return line(c, status, "%s\n", error);
     return respond(c, MHD_HTTP_OK, body, length, "application/octet-stream");
 }
 
@@ -203,7 +231,8 @@ static const char index_text[] =
     "GET /metrics                   Prometheus exposition (OpenMetrics when asked)\n"
     "GET /targets                   the processes, as http_sd targets with their labels\n"
     "GET /debug/pprof/heap?pid=N    gzipped profile.proto, inuse_space by default\n"
-    "GET /debug/pprof/allocs?pid=N  the same, alloc_space by default\n";
+    "GET /debug/pprof/allocs?pid=N  the same, alloc_space by default\n"
+    "    &seconds=S                 what changed over the next S seconds (a delta)\n";
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload,

@@ -59,7 +59,9 @@ struct server {
     struct target **targets;
     size_t target_count;
     long long scanned_ns;
-    uint64_t sequence; /* for request tokens */
+    uint64_t sequence;            /* for request tokens and delta dumps' names (table lock) */
+    _Atomic unsigned delta_waits; /* delta profiles waiting now */
+    _Atomic bool stopping;        /* SIGINT or SIGTERM came: waits end */
 };
 
 /* ---- monotonic.c ---- */
@@ -83,6 +85,10 @@ void targets_free_all(struct server *s);
  * in time: the request stays pending and its dump is taken at the next scrape). context: t->lock
  * held. */
 bool scrape_refresh(struct server *s, struct target *t, long long deadline_ns);
+/* The same, with figures read at fresh_from_ns or later taken as they are (a delta's dumps:
+ * fresh ones, whatever --min-interval says). context: t->lock held. */
+bool scrape_refresh_from(struct server *s, struct target *t, long long deadline_ns,
+                         long long fresh_from_ns);
 /* Every target of list refreshed at once (each one's request sent, then all waited for together
  * until deadline_ns): ok[i] whether list[i]'s figures are fresh, locked[i] whether its lock is
  * held (the caller unlocks it once it has read them; one already held on entry is not taken). */
@@ -99,10 +105,25 @@ char *exposition_render(struct target *const *targets, const bool *ok, size_t n,
                         size_t *length);
 
 /* ---- pprof_endpoint.c ---- */
-/* t's last dump as a gzipped profile.proto (allocs: alloc_space its default sample type, as
- * Go's /debug/pprof/allocs; else inuse_space, as /heap): malloc'd, NULL with a line in error.
- * context: t->lock held. */
-char *pprof_render(const struct target *t, bool allocs, size_t *length, char *error, size_t size);
+/* A gzipped profile.proto (allocs: alloc_space its default sample type, as Go's
+ * /debug/pprof/allocs; else inuse_space, as /heap) of the dump at later, or of what changed
+ * since the dump at earlier when it is not NULL (a delta): malloc'd, NULL with a line in
+ * error. */
+char *pprof_render(const char *earlier, const char *later, bool allocs, size_t *length, char *error,
+                   size_t size);
+
+/* ---- delta_profile.c ---- */
+/* Longest ?seconds= served, and delta profiles waiting at once (each holds a connection of
+ * http.c's MAX_CONNECTIONS: /metrics keeps the rest). */
+#define SERVE_DELTA_MAX_S 300
+#define SERVE_DELTA_WAITS 16
+/* GET /debug/pprof/heap|allocs?pid=N&seconds=S for t (a reference held, its lock not): a dump
+ * now (by deadline_ns), another S seconds after it, the profile of what changed between them in
+ * *body (malloc'd). The HTTP status: 200; 404 when the process ended meanwhile; 503 (a dump
+ * that did not come, too many deltas waiting, serve stopping) or 500 with one line in error. */
+unsigned delta_profile(struct server *s, struct target *t, bool allocs, unsigned seconds,
+                       long long deadline_ns, char **body, size_t *length, char *error,
+                       size_t size);
 
 /* ---- http.c ---- */
 struct MHD_Daemon;

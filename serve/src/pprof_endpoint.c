@@ -3,7 +3,8 @@
  * header), made ready by report_load_ready as `qaudit report` makes it (symbolized, wrappers
  * folded), so that `go tool pprof -top` on the endpoint names the same top sites as `qaudit
  * report` on a snapshot. /heap's default sample type is inuse_space, /allocs' alloc_space, as
- * Go's net/http/pprof serves them. ?seconds=S (a delta profile) is refused for now (http.c). */
+ * Go's net/http/pprof serves them. ?seconds=S: what changed between two dumps
+ * (reports' report_load_delta; delta_profile.c takes the dumps). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,26 +29,23 @@ static char *render(const struct report *r, bool allocs, FILE *quiet, size_t *le
     return body;
 }
 
-char *pprof_render(const struct target *t, bool allocs, size_t *length, char *error, size_t size)
+char *pprof_render(const char *earlier, const char *later, bool allocs, size_t *length, char *error,
+                   size_t size)
 {
-    if (t->dump[0] == '\0') {
-        snprintf(error, size, "no dump of process %d yet", (int)t->pid);
-        return NULL;
-    }
     FILE *quiet = fopen("/dev/null", "w");
     struct report r;
     memset(&r, 0, sizeof r);
     char *body = NULL;
     if (quiet == NULL)
         snprintf(error, size, "cannot open /dev/null");
-    const char *paths[] = {t->dump};
+    const char *paths[] = {later};
     const struct report_load_settings ready = {
         .symbols = true, .skip_defaults = true, .warn = quiet};
-    if (quiet != NULL && report_load_ready(paths, 1, &ready, &r, error, size)) {
-        body = render(&r, allocs, quiet, length);
-        if (body == NULL)
-            snprintf(error, size, "out of memory writing the profile");
-    }
+    bool loaded =
+        quiet != NULL && (earlier ? report_load_delta(earlier, later, &ready, &r, error, size)
+                                  : report_load_ready(paths, 1, &ready, &r, error, size));
+    if (loaded && (body = render(&r, allocs, quiet, length)) == NULL)
+        snprintf(error, size, "out of memory writing the profile");
     report_free(&r);
     if (quiet != NULL)
         fclose(quiet);

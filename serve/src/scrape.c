@@ -167,13 +167,11 @@ static bool ask(struct server *s, struct target *t, const struct qaudit_control 
 
 enum step { STEP_OK, STEP_FAILED, STEP_PENDING };
 
-/* One look at t's record: its figures fresh (read just now, or young enough), failed, or its
+/* One look at t's record: its figures fresh (read at fresh_from_ns or later), failed, or its
  * dump still pending (asked for, when it was not yet). */
-static enum step step(struct server *s, struct target *t)
+static enum step step(struct server *s, struct target *t, long long fresh_from_ns)
 {
-    long long min_ns = (long long)(s->options.min_interval_s * 1e9);
-    if (t->has && t->outstanding == 0 && t->error[0] == '\0' &&
-        serve_now_ns() - t->read_ns < min_ns)
+    if (t->has && t->outstanding == 0 && t->error[0] == '\0' && t->read_ns >= fresh_from_ns)
         return STEP_OK;
     struct qaudit_control c;
     int err = s->ops->read(t->pid, t->handle, &c);
@@ -208,8 +206,9 @@ static void timed_out(struct target *t)
              t->poll_ms);
 }
 
-void scrape_all(struct server *s, struct target *const *list, bool *ok, bool *locked, size_t n,
-                long long deadline_ns)
+/* scrape_all, figures read at fresh_from_ns or later taken as they are. */
+static void refresh_all(struct server *s, struct target *const *list, bool *ok, bool *locked,
+                        size_t n, long long deadline_ns, long long fresh_from_ns)
 {
     bool *done = calloc(n + 1, sizeof *done);
     if (done == NULL)
@@ -219,7 +218,7 @@ void scrape_all(struct server *s, struct target *const *list, bool *ok, bool *lo
             if (done[i] ||
                 (!locked[i] && !(locked[i] = pthread_mutex_trylock(&list[i]->lock) == 0)))
                 continue;
-            enum step outcome = step(s, list[i]);
+            enum step outcome = step(s, list[i], fresh_from_ns);
             if (outcome != STEP_PENDING) {
                 ok[i] = outcome == STEP_OK;
                 done[i] = true;
@@ -236,9 +235,27 @@ void scrape_all(struct server *s, struct target *const *list, bool *ok, bool *lo
     free(done);
 }
 
+/* Figures younger than --min-interval are served as they are. */
+static long long fresh_from(const struct server *s)
+{
+    return serve_now_ns() - (long long)(s->options.min_interval_s * 1e9);
+}
+
+void scrape_all(struct server *s, struct target *const *list, bool *ok, bool *locked, size_t n,
+                long long deadline_ns)
+{
+    refresh_all(s, list, ok, locked, n, deadline_ns, fresh_from(s));
+}
+
 bool scrape_refresh(struct server *s, struct target *t, long long deadline_ns)
 {
+    return scrape_refresh_from(s, t, deadline_ns, fresh_from(s));
+}
+
+bool scrape_refresh_from(struct server *s, struct target *t, long long deadline_ns,
+                         long long fresh_from_ns)
+{
     bool ok = false, locked = true; /* the caller holds t->lock */
-    scrape_all(s, &t, &ok, &locked, 1, deadline_ns);
+    refresh_all(s, &t, &ok, &locked, 1, deadline_ns, fresh_from_ns);
     return ok;
 }

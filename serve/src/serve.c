@@ -8,6 +8,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,7 @@ int serve_run(const struct serve_options *options, const struct serve_control_op
     sigdelset(&stop, SIGPIPE);
     int signal_number = 0;
     sigwait(&stop, &signal_number);
+    atomic_store(&s.stopping, true); /* delta profiles' waits end: their threads are joined */
     MHD_stop_daemon(d);
     targets_free_all(&s);
     if (s.own_state_dir)

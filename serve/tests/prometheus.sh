@@ -66,6 +66,7 @@ port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$work/serve.lo
 url=http://127.0.0.1:$port
 auth=(-H "Authorization: Bearer $token")
 status() { curl -s -o "$work/body" -w '%{http_code}' "$@"; }
+one_line() { [ "$(wc -l <"$work/body")" = 1 ]; }
 
 echo "--- authorization"
 [ "$(status "$url/metrics")" = 401 ] && pass "a scrape without the token is 401" || fail "no token: $(cat "$work/body")"
@@ -200,6 +201,40 @@ EOF2
   go tool pprof -top "$work/body" 2>/dev/null | grep -q "^Type: alloc_space" &&
   pass "/debug/pprof/allocs: alloc_space by default" || fail "allocs: $(head -c 200 "$work/body")"
 
+echo "--- a delta profile (?seconds=S)"
+# Between two snapshots, bounded load runs and a 2 s delta is taken: its allocations are more than
+# none and at most what the snapshots saw made in between; /metrics is answered during the wait.
+d1=$("$qaudit" snapshot "$ringkv" 2>/dev/null)
+echo "$d1" >>"$work/ours"
+timeout 30 redis-benchmark -p "$ringkv_port" -n 100000 -c 2 -q -t set >/dev/null 2>&1 &
+load3=$!
+pids+=("$load3")
+curl -s -o "$work/delta.pb.gz" -w '%{http_code}' "${auth[@]}" "$url/debug/pprof/heap?pid=$ringkv&seconds=2" >"$work/delta.code" &
+delta=$!
+sleep 0.5
+start=$(date +%s%N)
+code=$(status "${auth[@]}" "$url/metrics")
+took=$((($(date +%s%N) - start) / 1000000))
+kill -0 "$delta" 2>/dev/null && [ "$code" = 200 ] &&
+  pass "/metrics answered ($took ms) while a delta waits" || fail "metrics during a delta: $code, delta done early"
+wait "$delta"
+wait "$load3" 2>/dev/null
+d2=$("$qaudit" snapshot "$ringkv" 2>/dev/null)
+echo "$d2" >>"$work/ours"
+[ "$(cat "$work/delta.code")" = 200 ] || fail "delta: $(cat "$work/delta.code") $(head -c 200 "$work/delta.pb.gz")"
+go tool pprof -top -sample_index=alloc_objects "$work/delta.pb.gz" >"$work/delta.txt" 2>&1
+delta_allocs=$(sed -n 's/.* of \([0-9]*\) total.*/\1/p' "$work/delta.txt")
+between=$(($(dump_total "$d2" allocs) - $(dump_total "$d1" allocs)))
+[ -n "$delta_allocs" ] && [ "$delta_allocs" -gt 0 ] && [ "$delta_allocs" -le "$between" ] &&
+  pass "the delta's $delta_allocs allocations lie within the $between made between the snapshots" ||
+  fail "delta allocations '$delta_allocs' vs $between between snapshots: $(head -8 "$work/delta.txt")"
+bad_ok=1
+for bad in 0 301 abc; do
+  [ "$(status "${auth[@]}" "$url/debug/pprof/heap?pid=$ringkv&seconds=$bad")" = 400 ] && one_line ||
+    { bad_ok=0; fail "seconds=$bad: not 400 with one line: $(cat "$work/body")"; }
+done
+[ "$bad_ok" = 1 ] && pass "seconds=0, 301 and abc are 400, one line"
+
 echo "--- a stopped process"
 kill -STOP "$redis"
 sleep 1.2 # figures younger than --min-interval (1 s) are served from the last dump: let them age
@@ -228,7 +263,6 @@ kill -9 "$redis"
 wait "$redis" 2>/dev/null
 [ "$(status "${auth[@]}" "$url/debug/pprof/heap?pid=$redis")" = 404 ] && pass "a vanished pid is 404: $(cat "$work/body")" ||
   fail "vanished: $(cat "$work/body")"
-one_line() { [ "$(wc -l <"$work/body")" = 1 ]; }
 [ "$(status "${auth[@]}" "$url/debug/pprof/heap?pid=12x")" = 400 ] && one_line && pass "a bad pid is 400, one line" || fail "bad pid"
 [ "$(status "${auth[@]}" "$url/nowhere")" = 404 ] && one_line && pass "an unknown path is 404, one line" || fail "unknown path"
 [ "$(status "${auth[@]}" -X POST "$url/metrics")" = 405 ] && one_line && pass "POST is 405, one line" || fail "POST"

@@ -303,6 +303,8 @@ struct report {
     uint64_t sampled_large_sites; /* sites byte-sampled by a fixed countdown, mean size >= N */
     uint64_t mean_size_estimates; /* byte-sampled sites counted from their mean sampled size */
     struct report_trust trust;
+    /* A delta (report_load_delta): the earlier dump's time (CLOCK_REALTIME); 0 otherwise. */
+    uint64_t delta_from_ns;
 };
 
 enum report_status { REPORT_OK = 0, REPORT_CHECK_FAILED = 1, REPORT_INPUT_ERROR = 2 };
@@ -334,6 +336,16 @@ struct report_load_settings {
 /* The dumps at paths read and merged into r (zeroed by the caller), symbolized and folded as
  * qaudit report does; false with one line in error. */
 bool report_load_ready(const char *const *paths, size_t count, const struct report_load_settings *s,
+                       struct report *r, char *error, size_t size);
+
+/* What one process image did between two of its dumps (a delta profile, as Go's net/http/pprof
+ * serves ?seconds=S), into r (zeroed by the caller), made ready as report_load_ready makes it:
+ * each site's estimate (est) is the change (allocations, bytes, frees made in between; live
+ * blocks and bytes negative where more was freed than allocated), its counters the same floored
+ * at 0, and the sites whose profile values did not change are left out. The cumulative totals
+ * are the change, the rest (live totals, queues, checks) the later dump's; delta_from_ns is set.
+ * False with one line in error: a bad dump, not one image, or earlier not written first. */
+bool report_load_delta(const char *earlier, const char *later, const struct report_load_settings *s,
                        struct report *r, char *error, size_t size);
 
 /* Symbolizes every frame with libdwfl, reading each module's file once, with its separate debug

@@ -28,6 +28,20 @@ static const char **skip_globs(const struct report_load_settings *s, size_t *cou
     return globs;
 }
 
+bool report_make_ready(struct report *r, const struct report_load_settings *s, char *error,
+                       size_t size)
+{
+    if (s->symbols && report_symbolize(r, s->binary, s->debug_file, s->warn ? s->warn : stderr,
+                                       error, size) != REPORT_OK)
+        return false;
+    struct report_fold_settings fold = {.recognise = s->skip_defaults};
+    const char **globs = skip_globs(s, &fold.glob_count, &fold.user_from);
+    fold.globs = globs;
+    report_fold(r, &fold);
+    free(globs);
+    return true;
+}
+
 bool report_load_ready(const char *const *paths, size_t count, const struct report_load_settings *s,
                        struct report *r, char *error, size_t size)
 {
@@ -39,13 +53,5 @@ bool report_load_ready(const char *const *paths, size_t count, const struct repo
     }
     if (report_load(paths, count, r, error, size) != REPORT_OK)
         return false;
-    if (s->symbols && report_symbolize(r, s->binary, s->debug_file, s->warn ? s->warn : stderr,
-                                       error, size) != REPORT_OK)
-        return false;
-    struct report_fold_settings fold = {.recognise = s->skip_defaults};
-    const char **globs = skip_globs(s, &fold.glob_count, &fold.user_from);
-    fold.globs = globs;
-    report_fold(r, &fold);
-    free(globs);
-    return true;
+    return report_make_ready(r, s, error, size);
 }

@@ -16,8 +16,7 @@ static bool same_module(const struct report_module *a, const struct report_modul
     return strcmp(a->path, b->path) == 0;
 }
 
-/* Index in into->modules of each of dump's modules, adding those not yet known. */
-static uint32_t *merge_modules(struct report *into, const struct report *dump)
+uint32_t *report_modules_merged(struct report *into, const struct report *dump)
 {
     uint32_t *map = calloc(dump->module_count + 1, sizeof *map);
     for (size_t i = 0; map && i < dump->module_count; i++) {
@@ -292,7 +291,7 @@ void report_merge_one(struct report *into, const struct report *dump)
     into->sampled_large_sites += dump->sampled_large_sites;
     into->mean_size_estimates += dump->mean_size_estimates;
     into->totals.has_temporary = !into->temporary_missing;
-    uint32_t *map = merge_modules(into, dump);
+    uint32_t *map = report_modules_merged(into, dump);
     if (map == NULL)
         return;
     merge_totals(&into->totals, &dump->totals);
@@ -310,17 +309,14 @@ void report_merge_one(struct report *into, const struct report *dump)
     free(map);
 }
 
-/* Whether a and b are dumps of the same process image: same pid, start time and executable. */
-static bool same_image(const struct report *a, const struct report *b)
+bool report_same_image(const struct report *a, const struct report *b)
 {
     const struct report_process *pa = &a->processes[0], *pb = &b->processes[0];
     return pa->pid == pb->pid && pa->start_time_ns == pb->start_time_ns &&
            strcmp(pa->exe, pb->exe) == 0;
 }
 
-/* -1, 0 or 1 as a was taken before, with or after b (dumps of one image): by sequence, or by
- * dump time for dumps that have no sequence. */
-static int dump_order(const struct report *a, const struct report *b)
+int report_dump_order(const struct report *a, const struct report *b)
 {
     const struct report_process *pa = &a->processes[0], *pb = &b->processes[0];
     if (pa->has_sequence && pb->has_sequence)
@@ -335,10 +331,12 @@ enum fate { MERGE, SUPERSEDED, DUPLICATE };
 static enum fate fate_of(struct report *dumps, size_t n, size_t i, size_t *original)
 {
     for (size_t j = 0; j < n; j++)
-        if (j != i && same_image(&dumps[j], &dumps[i]) && dump_order(&dumps[j], &dumps[i]) > 0)
+        if (j != i && report_same_image(&dumps[j], &dumps[i]) &&
+            report_dump_order(&dumps[j], &dumps[i]) > 0)
             return SUPERSEDED;
     for (size_t j = 0; j < i; j++)
-        if (same_image(&dumps[j], &dumps[i]) && dump_order(&dumps[j], &dumps[i]) == 0) {
+        if (report_same_image(&dumps[j], &dumps[i]) &&
+            report_dump_order(&dumps[j], &dumps[i]) == 0) {
             *original = j;
             return DUPLICATE;
         }

@@ -78,6 +78,44 @@ void report_site_add(struct report_site *to, const struct report_site *from)
     e->temporary += f->temporary;
 }
 
+/* a - b, floored at 0: a later dump's counter less an earlier one's (the live ones may fall). */
+static uint64_t less(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : 0;
+}
+
+void report_site_subtract(struct report_site *to, const struct report_site *from)
+{
+    to->allocs = less(to->allocs, from->allocs);
+    to->frees = less(to->frees, from->frees);
+    to->bytes = less(to->bytes, from->bytes);
+    to->live_bytes = less(to->live_bytes, from->live_bytes);
+    to->never_written_bytes = less(to->never_written_bytes, from->never_written_bytes);
+    to->queue_allocs = less(to->queue_allocs, from->queue_allocs);
+    to->temporary = less(to->temporary, from->temporary);
+    to->inherited_blocks = less(to->inherited_blocks, from->inherited_blocks);
+    to->inherited_bytes = less(to->inherited_bytes, from->inherited_bytes);
+    to->inherited_freed = less(to->inherited_freed, from->inherited_freed);
+    to->inherited_freed_bytes = less(to->inherited_freed_bytes, from->inherited_freed_bytes);
+    to->allocs_estimate -= from->allocs_estimate;
+    to->bytes_estimate -= from->bytes_estimate;
+    /* The ranges are the later's, moved by the earlier's estimate (no interval of their own). */
+    struct report_estimate *e = &to->est;
+    const struct report_estimate *f = &from->est;
+    e->allocs -= f->allocs;
+    e->allocs_low -= f->allocs;
+    e->allocs_high -= f->allocs;
+    e->bytes -= f->bytes;
+    e->bytes_low -= f->bytes;
+    e->bytes_high -= f->bytes;
+    e->frees -= f->frees;
+    e->live_bytes -= f->live_bytes;
+    e->live_low -= f->live_bytes;
+    e->live_high -= f->live_bytes;
+    e->live_blocks -= f->live_blocks;
+    e->temporary -= f->temporary;
+}
+
 void report_coverage(const struct report *r, double *allocs, double *bytes)
 {
     *allocs = *bytes = 0;

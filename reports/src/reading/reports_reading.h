@@ -7,7 +7,8 @@
  * elsewhere (run_files.c), their programs (programs.c) and their series over time
  * (timeline_series.c); the report's trust (precision.c); frames symbolized (symbolize.c); wrappers
  * recognised and folded away (wrappers.c, fold.c) and the blocks held by design (by_design.c); all
- * of it in the order a report wants (load_ready.c: report_load_ready); the model's own small
+ * of it in the order a report wants (load_ready.c: report_load_ready), or two dumps' difference
+ * (dump_delta.c: report_load_delta); the model's own small
  * pieces (model.c); layout files (layout_file.c). Uses base/. Files: the .c files
  * of reading/. */
 #ifndef REPORTS_ROOM_READING_H
@@ -38,6 +39,14 @@ void report_site_add(struct report_site *to, const struct report_site *from);
 
 /* Adds a single dump (already read) into the merged report; module indices are remapped. */
 void report_merge_one(struct report *into, const struct report *dump);
+/* Index in into->modules of each of dump's modules, adding those not yet known (malloc'd, NULL
+ * when memory ran out). */
+uint32_t *report_modules_merged(struct report *into, const struct report *dump);
+/* Whether a and b (single dumps) are of the same process image: same pid, start time and
+ * executable; and -1, 0 or 1 as a was taken before, with or after b: by sequence, or by dump
+ * time for dumps that have no sequence. */
+bool report_same_image(const struct report *a, const struct report *b);
+int report_dump_order(const struct report *a, const struct report *b);
 /* Stacks compared by their frames (module and offset). */
 bool report_same_stack(const struct report_stack *a, const struct report_stack *b);
 uint64_t report_stack_hash(const struct report_stack *s);
@@ -74,6 +83,15 @@ double report_lead_live_bytes(const struct report *r, uint64_t lead);
 void report_poisson_interval(double k, double *low, double *high);
 double report_sample_weight(const struct report_process *p, double mean_size);
 void report_estimate_sites(struct report *dump);
+
+/* ---- load_ready.c: a report made ready as qaudit report makes it: symbolized (unless
+ * !s->symbols) and its wrappers folded; false with one line in error. */
+bool report_make_ready(struct report *r, const struct report_load_settings *s, char *error,
+                       size_t size);
+
+/* ---- model.c: from's counters and estimate taken out of to (report_load_delta): counters
+ * floored at 0, the estimate's figures signed. */
+void report_site_subtract(struct report_site *to, const struct report_site *from);
 
 /* ---- checks.c: the status of a dump's check that has none (an older dump): fail when not
  * passed, n/a when it could not apply (no queue hook seen, no connection), else pass; and the

@@ -378,6 +378,10 @@ static void profile_comments(struct builder *b)
                 r->processes[i].pid, r->processes[i].source, r->processes[i].reason);
     if (r->process_count > 3)
         comment(b, "qaudit: and %zu more processes", r->process_count - 3);
+    if (r->delta_from_ns != 0)
+        comment(b, "A delta: what the process did between two dumps (the profile's time and "
+                   "duration): alloc_* the allocations made in between, inuse_* the change of "
+                   "its live blocks (negative where it freed more than it allocated).");
     comment(b,
             "Stacks %s. alloc_objects and alloc_space count every allocation a site made (realloc "
             "included); inuse_objects and inuse_space its blocks and requested bytes live %s.",
@@ -420,6 +424,8 @@ static void profile_period(struct builder *b, Profile *p, ValueType *period_type
         start = r->processes[i].start_time_ns < start ? r->processes[i].start_time_ns : start;
         end = r->processes[i].dump_time_ns > end ? r->processes[i].dump_time_ns : end;
     }
+    if (r->delta_from_ns != 0)
+        start = r->delta_from_ns; /* a delta: the window between its two dumps */
     if (start != UINT64_MAX && end >= start) {
         p->time_nanos = (int64_t)start;
         p->duration_nanos = (int64_t)(end - start);

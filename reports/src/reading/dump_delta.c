@@ -1,0 +1,154 @@
+/* A delta between two dumps of one process image: what it did between them, as Go's
+ * net/http/pprof serves a heap or allocs profile with ?seconds=S (the first profile scaled by -1
+ * and merged into the second, samples left at zero dropped; its TimeNanos and DurationNanos the
+ * window's). Here the later dump's sites take out the earlier's, stacks matched frame by frame
+ * before symbolization (so that two dumps fold alike), then the result is made ready as a report
+ * is; sites left at zero are dropped after the fold. qaudit serve asks for it
+ * (serve/src/delta_profile.c). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow_array.h"
+#include "reports_reading.h"
+
+/* An open-addressing index of r's sites by stack, as merge.c builds one: slots (a power of two)
+ * hold site indices, SIZE_MAX when free. */
+static size_t *index_sites(const struct report *r, size_t slots)
+{
+    size_t *index = malloc(slots * sizeof *index);
+    if (index == NULL)
+        return NULL;
+    memset(index, 0xff, slots * sizeof *index);
+    for (size_t i = 0; i < r->site_count; i++) {
+        size_t s = report_stack_hash(&r->sites[i].stack) & (slots - 1);
+        while (index[s] != SIZE_MAX)
+            s = (s + 1) & (slots - 1);
+        index[s] = i;
+    }
+    return index;
+}
+
+/* earlier's sites taken out of r's (r holds the later dump alone); false when memory ran out.
+ * A site of earlier that r lacks (its table dropped it) is counted in *unmatched. */
+static bool subtract_sites(struct report *r, const struct report *earlier, size_t *unmatched)
+{
+    size_t slots = 16;
+    while (slots < 2 * r->site_count + 1)
+        slots *= 2;
+    size_t *index = index_sites(r, slots);
+    uint32_t *map = report_modules_merged(r, earlier);
+    bool ok = index != NULL && map != NULL;
+    for (size_t i = 0; ok && i < earlier->site_count; i++) {
+        struct report_stack stack = report_stack_copy(&earlier->sites[i].stack, map);
+        size_t s = report_stack_hash(&stack) & (slots - 1);
+        while (index[s] != SIZE_MAX && !report_same_stack(&r->sites[index[s]].stack, &stack))
+            s = (s + 1) & (slots - 1);
+        if (index[s] != SIZE_MAX)
+            report_site_subtract(&r->sites[index[s]], &earlier->sites[i]);
+        else
+            (*unmatched)++;
+        report_stack_free(&stack);
+    }
+    free(index);
+    free(map);
+    return ok;
+}
+
+static uint64_t less(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : 0;
+}
+
+/* The cumulative totals become the change; the live ones stay the later dump's. */
+static void subtract_totals(struct report_totals *t, const struct report_totals *e)
+{
+    t->allocs = less(t->allocs, e->allocs);
+    t->frees = less(t->frees, e->frees);
+    t->reallocs = less(t->reallocs, e->reallocs);
+    t->reallocs_in_place = less(t->reallocs_in_place, e->reallocs_in_place);
+    t->reallocs_moved = less(t->reallocs_moved, e->reallocs_moved);
+    t->aligned_allocs = less(t->aligned_allocs, e->aligned_allocs);
+    t->failed_allocs = less(t->failed_allocs, e->failed_allocs);
+    t->bytes_requested = less(t->bytes_requested, e->bytes_requested);
+    t->bytes_usable = less(t->bytes_usable, e->bytes_usable);
+    t->temporary = less(t->temporary, e->temporary);
+    for (int i = 0; i < CALL_COUNT; i++)
+        t->calls[i] = less(t->calls[i], e->calls[i]);
+}
+
+/* What a profile of the site would show: every figure rounds to 0 (pprof's values are whole). */
+static bool unchanged(const struct report_site *s)
+{
+    return llround(s->est.allocs) == 0 && llround(s->est.bytes) == 0 &&
+           llround(s->est.live_blocks) == 0 && llround(s->est.live_bytes) == 0;
+}
+
+static void drop_unchanged(struct report *r)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < r->site_count; i++) {
+        struct report_site *s = &r->sites[i];
+        if (!unchanged(s)) {
+            r->sites[kept++] = *s;
+            continue;
+        }
+        report_stack_free(&s->stack);
+        free(s->wrapper);
+        free(s->by_design);
+    }
+    r->site_count = kept;
+}
+
+/* Both dumps read, of one image and in that order: true, or false with error set. */
+static bool read_pair(const char *earlier, const char *later, struct report *a, struct report *b,
+                      char *error, size_t size)
+{
+    if (report_dump_read(earlier, a, error, size) != REPORT_OK ||
+        report_dump_read(later, b, error, size) != REPORT_OK)
+        return false;
+    if (a->process_count != 1 || b->process_count != 1 || !report_same_image(a, b)) {
+        snprintf(error, size, "%s and %s are not dumps of one process image", earlier, later);
+        return false;
+    }
+    if (report_dump_order(a, b) >= 0) {
+        snprintf(error, size, "%s was not written before %s", earlier, later);
+        return false;
+    }
+    report_inherited_resolve(a, 1);
+    report_inherited_resolve(b, 1);
+    return true;
+}
+
+bool report_load_delta(const char *earlier, const char *later, const struct report_load_settings *s,
+                       struct report *r, char *error, size_t size)
+{
+    struct report a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    size_t unmatched = 0;
+    bool ok = read_pair(earlier, later, &a, &b, error, size);
+    if (ok) {
+        report_merge_one(r, &b);
+        ok = subtract_sites(r, &a, &unmatched);
+        if (!ok)
+            snprintf(error, size, "out of memory taking %s out of %s", earlier, later);
+    }
+    if (ok) {
+        subtract_totals(&r->totals, &a.totals);
+        r->delta_from_ns = a.processes[0].dump_time_ns;
+        report_assess(r);
+        if (unmatched > 0)
+            report_push_string(&r->trust.notes, &r->trust.note_count, &r->trust.note_capacity,
+                               "%zu sites of the earlier dump are not in the later one (its site "
+                               "table dropped them): left out of the delta.",
+                               unmatched);
+        ok = report_make_ready(r, s, error, size);
+    }
+    if (ok)
+        drop_unchanged(r);
+    report_free(&a);
+    report_free(&b);
+    return ok;
+}
