@@ -10,43 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/grow_array.h"
 #include "reports_reading.h"
-
-/* An open-addressing index of r's sites by stack, as merge.c builds one: slots (a power of two)
- * hold site indices, SIZE_MAX when free. */
-static size_t *index_sites(const struct report *r, size_t slots)
-{
-    size_t *index = malloc(slots * sizeof *index);
-    if (index == NULL)
-        return NULL;
-    memset(index, 0xff, slots * sizeof *index);
-    for (size_t i = 0; i < r->site_count; i++) {
-        size_t s = report_stack_hash(&r->sites[i].stack) & (slots - 1);
-        while (index[s] != SIZE_MAX)
-            s = (s + 1) & (slots - 1);
-        index[s] = i;
-    }
-    return index;
-}
 
 /* earlier's sites taken out of r's (r holds the later dump alone); false when memory ran out.
  * A site of earlier that r lacks (its table dropped it) is counted in *unmatched. */
 static bool subtract_sites(struct report *r, const struct report *earlier, size_t *unmatched)
 {
-    size_t slots = 16;
-    while (slots < 2 * r->site_count + 1)
-        slots *= 2;
-    size_t *index = index_sites(r, slots);
+    size_t slots;
+    size_t *index = report_site_index(r, r->site_count, &slots);
     uint32_t *map = report_modules_merged(r, earlier);
     bool ok = index != NULL && map != NULL;
     for (size_t i = 0; ok && i < earlier->site_count; i++) {
         struct report_stack stack = report_stack_copy(&earlier->sites[i].stack, map);
-        size_t s = report_stack_hash(&stack) & (slots - 1);
-        while (index[s] != SIZE_MAX && !report_same_stack(&r->sites[index[s]].stack, &stack))
-            s = (s + 1) & (slots - 1);
-        if (index[s] != SIZE_MAX)
-            report_site_subtract(&r->sites[index[s]], &earlier->sites[i]);
+        size_t *slot = report_site_slot(index, slots, r, &stack);
+        if (*slot != SIZE_MAX)
+            report_site_subtract(&r->sites[*slot], &earlier->sites[i]);
         else
             (*unmatched)++;
         report_stack_free(&stack);
@@ -54,28 +32,6 @@ static bool subtract_sites(struct report *r, const struct report *earlier, size_
     free(index);
     free(map);
     return ok;
-}
-
-static uint64_t less(uint64_t a, uint64_t b)
-{
-    return a > b ? a - b : 0;
-}
-
-/* The cumulative totals become the change; the live ones stay the later dump's. */
-static void subtract_totals(struct report_totals *t, const struct report_totals *e)
-{
-    t->allocs = less(t->allocs, e->allocs);
-    t->frees = less(t->frees, e->frees);
-    t->reallocs = less(t->reallocs, e->reallocs);
-    t->reallocs_in_place = less(t->reallocs_in_place, e->reallocs_in_place);
-    t->reallocs_moved = less(t->reallocs_moved, e->reallocs_moved);
-    t->aligned_allocs = less(t->aligned_allocs, e->aligned_allocs);
-    t->failed_allocs = less(t->failed_allocs, e->failed_allocs);
-    t->bytes_requested = less(t->bytes_requested, e->bytes_requested);
-    t->bytes_usable = less(t->bytes_usable, e->bytes_usable);
-    t->temporary = less(t->temporary, e->temporary);
-    for (int i = 0; i < CALL_COUNT; i++)
-        t->calls[i] = less(t->calls[i], e->calls[i]);
 }
 
 /* What a profile of the site would show: every figure rounds to 0 (pprof's values are whole). */
@@ -136,7 +92,7 @@ bool report_load_delta(const char *earlier, const char *later, const struct repo
             snprintf(error, size, "out of memory taking %s out of %s", earlier, later);
     }
     if (ok) {
-        subtract_totals(&r->totals, &a.totals);
+        report_totals_subtract(&r->totals, &a.totals);
         r->delta_from_ns = a.processes[0].dump_time_ns;
         report_assess(r);
         if (unmatched > 0)

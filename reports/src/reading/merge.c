@@ -59,42 +59,57 @@ uint64_t report_stack_hash(const struct report_stack *s)
     return h;
 }
 
+size_t *report_site_index(const struct report *r, size_t sites, size_t *slots)
+{
+    *slots = 16;
+    while (*slots < 2 * sites)
+        *slots *= 2;
+    size_t *index = malloc(*slots * sizeof *index);
+    if (index == NULL)
+        return NULL;
+    memset(index, 0xff, *slots * sizeof *index);
+    for (size_t i = 0; i < r->site_count; i++) {
+        size_t s = report_stack_hash(&r->sites[i].stack) & (*slots - 1);
+        while (index[s] != SIZE_MAX)
+            s = (s + 1) & (*slots - 1);
+        index[s] = i;
+    }
+    return index;
+}
+
+size_t *report_site_slot(size_t *index, size_t slots, const struct report *r,
+                         const struct report_stack *stack)
+{
+    size_t s = report_stack_hash(stack) & (slots - 1);
+    while (index[s] != SIZE_MAX && !report_same_stack(&r->sites[index[s]].stack, stack))
+        s = (s + 1) & (slots - 1);
+    return &index[s];
+}
+
 /* Sites are merged through an open-addressing index over into->sites, rebuilt per dump: merging
  * tens of thousands of sites stays linear. */
 static void merge_sites(struct report *into, const struct report *dump, const uint32_t *map)
 {
-    size_t slots = 16;
-    while (slots < 2 * (into->site_count + dump->site_count))
-        slots *= 2;
-    size_t *index = malloc(slots * sizeof *index);
     /* One more than needed: sites is never NULL once merged, even with none (fold.c copies). */
-    if (index == NULL ||
-        !array_reserve(&into->sites, &into->site_capacity, into->site_count + dump->site_count + 1,
-                       sizeof *into->sites)) {
-        free(index);
+    if (!array_reserve(&into->sites, &into->site_capacity, into->site_count + dump->site_count + 1,
+                       sizeof *into->sites))
         return;
-    }
+    size_t slots;
+    size_t *index = report_site_index(into, into->site_count + dump->site_count, &slots);
+    if (index == NULL)
+        return;
     uint64_t program = dump->process_count > 0 ? report_program_id(dump->processes[0].exe) : 0;
-    memset(index, 0xff, slots * sizeof *index);
-    for (size_t i = 0; i < into->site_count; i++) {
-        size_t s = report_stack_hash(&into->sites[i].stack) & (slots - 1);
-        while (index[s] != SIZE_MAX)
-            s = (s + 1) & (slots - 1);
-        index[s] = i;
-    }
     for (size_t i = 0; i < dump->site_count; i++) {
         const struct report_site *from = &dump->sites[i];
         struct report_stack stack = report_stack_copy(&from->stack, map);
-        size_t s = report_stack_hash(&stack) & (slots - 1);
-        while (index[s] != SIZE_MAX && !report_same_stack(&into->sites[index[s]].stack, &stack))
-            s = (s + 1) & (slots - 1);
+        size_t *slot = report_site_slot(index, slots, into, &stack);
         struct report_site *to;
-        if (index[s] == SIZE_MAX) {
-            index[s] = into->site_count;
+        if (*slot == SIZE_MAX) {
+            *slot = into->site_count;
             to = &into->sites[into->site_count++];
             *to = (struct report_site){.stack = stack, .program = program};
         } else {
-            to = &into->sites[index[s]];
+            to = &into->sites[*slot];
             to->program = report_programs_joined(to->program, program);
             report_stack_free(&stack);
         }

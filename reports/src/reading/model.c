@@ -116,6 +116,22 @@ void report_site_subtract(struct report_site *to, const struct report_site *from
     e->temporary -= f->temporary;
 }
 
+void report_totals_subtract(struct report_totals *t, const struct report_totals *e)
+{
+    t->allocs = less(t->allocs, e->allocs);
+    t->frees = less(t->frees, e->frees);
+    t->reallocs = less(t->reallocs, e->reallocs);
+    t->reallocs_in_place = less(t->reallocs_in_place, e->reallocs_in_place);
+    t->reallocs_moved = less(t->reallocs_moved, e->reallocs_moved);
+    t->aligned_allocs = less(t->aligned_allocs, e->aligned_allocs);
+    t->failed_allocs = less(t->failed_allocs, e->failed_allocs);
+    t->bytes_requested = less(t->bytes_requested, e->bytes_requested);
+    t->bytes_usable = less(t->bytes_usable, e->bytes_usable);
+    t->temporary = less(t->temporary, e->temporary);
+    for (int i = 0; i < CALL_COUNT; i++)
+        t->calls[i] = less(t->calls[i], e->calls[i]);
+}
+
 void report_coverage(const struct report *r, double *allocs, double *bytes)
 {
     *allocs = *bytes = 0;

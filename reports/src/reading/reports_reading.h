@@ -47,6 +47,12 @@ uint32_t *report_modules_merged(struct report *into, const struct report *dump);
  * time for dumps that have no sequence. */
 bool report_same_image(const struct report *a, const struct report *b);
 int report_dump_order(const struct report *a, const struct report *b);
+/* An open-addressing index of r's sites by stack, room for `sites` of them: *slots (a power of
+ * two) entries holding site indices, SIZE_MAX when free (malloc'd; NULL when memory ran out); and
+ * the entry of stack in it: its site's, or the free one where it would go. */
+size_t *report_site_index(const struct report *r, size_t sites, size_t *slots);
+size_t *report_site_slot(size_t *index, size_t slots, const struct report *r,
+                         const struct report_stack *stack);
 /* Stacks compared by their frames (module and offset). */
 bool report_same_stack(const struct report_stack *a, const struct report_stack *b);
 uint64_t report_stack_hash(const struct report_stack *s);
@@ -92,6 +98,8 @@ bool report_make_ready(struct report *r, const struct report_load_settings *s, c
 /* ---- model.c: from's counters and estimate taken out of to (report_load_delta): counters
  * floored at 0, the estimate's figures signed. */
 void report_site_subtract(struct report_site *to, const struct report_site *from);
+/* The cumulative totals less e's, floored at 0; the live ones left as they are. */
+void report_totals_subtract(struct report_totals *t, const struct report_totals *e);
 
 /* ---- checks.c: the status of a dump's check that has none (an older dump): fail when not
  * passed, n/a when it could not apply (no queue hook seen, no connection), else pass; and the
