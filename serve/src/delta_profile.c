@@ -25,16 +25,11 @@ static bool dump_at(struct server *s, struct target *t, long long deadline_ns,
                     long long fresh_from_ns, const char *path, long long *read_ns, char *error,
                     size_t size)
 {
-    if (!scrape_lock(t, deadline_ns)) {
-        snprintf(error, size, "process %d: another scrape of it still waits for its dump",
-                 (int)t->pid);
+    if (!scrape_fresh(s, t, deadline_ns, fresh_from_ns, error, size))
         return false;
-    }
-    bool ok = scrape_refresh_from(s, t, deadline_ns, fresh_from_ns);
+    bool ok = link(t->dump, path) == 0;
     if (!ok)
-        snprintf(error, size, "process %d: %s", (int)t->pid, t->error);
-    else if (link(t->dump, path) != 0)
-        ok = false, snprintf(error, size, "cannot link %s: %s", t->dump, strerror(errno));
+        snprintf(error, size, "cannot link %s: %s", t->dump, strerror(errno));
     *read_ns = t->read_ns;
     pthread_mutex_unlock(&t->lock);
     return ok;

@@ -174,20 +174,11 @@ static unsigned seconds_argument(const char *text)
 static unsigned whole_profile(struct server *s, struct target *t, bool allocs, long long deadline,
                               char **body, size_t *length, char *error, size_t size)
 {
-    unsigned status = MHD_HTTP_SERVICE_UNAVAILABLE;
-    if (!scrape_lock(t, deadline)) {
-        snprintf(error, size, "process %d: another scrape of it still waits for its dump",
-                 (int)t->pid);
-        return status;
-    }
-    if (!scrape_refresh(s, t, deadline))
-        snprintf(error, size, "process %d: %s", (int)t->pid, t->error);
-    else if ((*body = pprof_render(NULL, t->dump, allocs, length, error, size)) == NULL)
-        status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-    else
-        status = MHD_HTTP_OK;
+    if (!scrape_fresh(s, t, deadline, scrape_fresh_from(s), error, size))
+        return MHD_HTTP_SERVICE_UNAVAILABLE;
+    *body = pprof_render(NULL, t->dump, allocs, length, error, size);
     pthread_mutex_unlock(&t->lock);
-    return status;
+    return *body != NULL ? MHD_HTTP_OK : MHD_HTTP_INTERNAL_SERVER_ERROR;
 }
 
 static enum MHD_Result profile(struct server *s, struct MHD_Connection *c, bool allocs)

@@ -80,22 +80,20 @@ void targets_release(struct server *s, struct target **list, size_t n);
 void targets_free_all(struct server *s);
 
 /* ---- scrape.c ---- */
-/* Fresh figures for t (a dump asked for and read, unless the last is younger than
- * --min-interval), waiting until deadline_ns at most: true, or false with t->error set (no dump
- * in time: the request stays pending and its dump is taken at the next scrape). context: t->lock
- * held. */
-bool scrape_refresh(struct server *s, struct target *t, long long deadline_ns);
-/* The same, with figures read at fresh_from_ns or later taken as they are (a delta's dumps:
- * fresh ones, whatever --min-interval says). context: t->lock held. */
-bool scrape_refresh_from(struct server *s, struct target *t, long long deadline_ns,
-                         long long fresh_from_ns);
+/* t locked and its figures fresh: a dump asked for and read unless the last was read at
+ * fresh_from_ns or later, waiting until deadline_ns at most. True with t->lock held (t->dump
+ * stays the caller's until it unlocks); false, unlocked, with one line in error (another scrape
+ * held t that long, or no dump in time: the request stays pending and its dump is taken at the
+ * next scrape). */
+bool scrape_fresh(struct server *s, struct target *t, long long deadline_ns,
+                  long long fresh_from_ns, char *error, size_t size);
+/* The fresh_from_ns of an ordinary scrape: figures younger than --min-interval are served. */
+long long scrape_fresh_from(const struct server *s);
 /* Every target of list refreshed at once (each one's request sent, then all waited for together
  * until deadline_ns): ok[i] whether list[i]'s figures are fresh, locked[i] whether its lock is
  * held (the caller unlocks it once it has read them; one already held on entry is not taken). */
 void scrape_all(struct server *s, struct target *const *list, bool *ok, bool *locked, size_t n,
                 long long deadline_ns);
-/* Takes t->lock until deadline_ns: false when another scrape holds it that long. */
-bool scrape_lock(struct target *t, long long deadline_ns);
 
 /* ---- exposition.c ---- */
 /* The /metrics body (Prometheus text 0.0.4, or OpenMetrics 1.0 when openmetrics) for targets

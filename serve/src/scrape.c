@@ -20,7 +20,8 @@
 
 #define POLL_NS (5 * 1000 * 1000)
 
-bool scrape_lock(struct target *t, long long deadline_ns)
+/* Takes t->lock until deadline_ns: false when another scrape holds it that long. */
+static bool scrape_lock(struct target *t, long long deadline_ns)
 {
     for (;;) {
         if (pthread_mutex_trylock(&t->lock) == 0)
@@ -235,8 +236,7 @@ static void refresh_all(struct server *s, struct target *const *list, bool *ok, 
     free(done);
 }
 
-/* Figures younger than --min-interval are served as they are. */
-static long long fresh_from(const struct server *s)
+long long scrape_fresh_from(const struct server *s)
 {
     return serve_now_ns() - (long long)(s->options.min_interval_s * 1e9);
 }
@@ -244,18 +244,22 @@ static long long fresh_from(const struct server *s)
 void scrape_all(struct server *s, struct target *const *list, bool *ok, bool *locked, size_t n,
                 long long deadline_ns)
 {
-    refresh_all(s, list, ok, locked, n, deadline_ns, fresh_from(s));
+    refresh_all(s, list, ok, locked, n, deadline_ns, scrape_fresh_from(s));
 }
 
-bool scrape_refresh(struct server *s, struct target *t, long long deadline_ns)
+bool scrape_fresh(struct server *s, struct target *t, long long deadline_ns,
+                  long long fresh_from_ns, char *error, size_t size)
 {
-    return scrape_refresh_from(s, t, deadline_ns, fresh_from(s));
-}
-
-bool scrape_refresh_from(struct server *s, struct target *t, long long deadline_ns,
-                         long long fresh_from_ns)
-{
-    bool ok = false, locked = true; /* the caller holds t->lock */
+    if (!scrape_lock(t, deadline_ns)) {
+        snprintf(error, size, "process %d: another scrape of it still waits for its dump",
+                 (int)t->pid);
+        return false;
+    }
+    bool ok = false, locked = true;
     refresh_all(s, &t, &ok, &locked, 1, deadline_ns, fresh_from_ns);
+    if (!ok) {
+        snprintf(error, size, "process %d: %s", (int)t->pid, t->error);
+        pthread_mutex_unlock(&t->lock);
+    }
     return ok;
 }
