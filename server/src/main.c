@@ -29,32 +29,20 @@ static const char usage[] =
     "  --hash-seed N      the store's hash seed, 0 to 18446744073709551615, so that runs place\n"
     "                     keys alike and allocate alike (default: a random one per process)\n";
 
-/* Parses a whole decimal in [min, max], or exits 2 naming the option. */
-static long parse_number(const char *option, const char *text, long min, long max)
-{
-    char *end;
-    errno = 0;
-    long value = strtol(text, &end, 10);
-    if (errno != 0 || *end != '\0' || end == text || value < min || value > max) {
-        fprintf(stderr, "ringkv: %s wants a number from %ld to %ld, got '%s'\n", option, min, max,
-                text);
-        exit(2);
-    }
-    return value;
-}
-
-/* Parses a whole decimal up to UINT64_MAX, or exits 2 naming the option. */
-static uint64_t parse_u64(const char *option, const char *text)
+/* Parses a whole decimal in [min, max], or exits 2 naming the option (strtoull would take
+ * "-1" for its largest value). */
+static uint64_t parse_number(const char *option, const char *text, uint64_t min, uint64_t max)
 {
     char *end;
     errno = 0;
     unsigned long long value = strtoull(text, &end, 10);
-    if (errno != 0 || *end != '\0' || end == text || text[0] == '-' || text[0] == '+') {
-        fprintf(stderr, "ringkv: %s wants a number from 0 to %llu, got '%s'\n", option,
-                (unsigned long long)UINT64_MAX, text);
+    if (errno != 0 || *end != '\0' || end == text || strchr(text, '-') != NULL || value < min ||
+        value > max) {
+        fprintf(stderr, "ringkv: %s wants a number from %llu to %llu, got '%s'\n", option,
+                (unsigned long long)min, (unsigned long long)max, text);
         exit(2);
     }
-    return (uint64_t)value;
+    return value;
 }
 
 static struct server_config parse_options(int argc, char **argv)
@@ -109,7 +97,7 @@ static struct server_config parse_options(int argc, char **argv)
             cfg.maxclients = (unsigned)parse_number("--maxclients", optarg, 1, 1000000);
             break;
         case 'S':
-            cfg.hash_seed = parse_u64("--hash-seed", optarg);
+            cfg.hash_seed = parse_number("--hash-seed", optarg, 0, UINT64_MAX);
             cfg.hash_seed_given = true;
             break;
         case 'h':
