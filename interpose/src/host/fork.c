@@ -32,6 +32,7 @@ static void before_fork(void)
     qa_dump_before_fork();
     qa_blocks_before_fork();
     qa_inherited_before_fork();
+    qa_sites_before_fork();
     qa_sampling_before_fork();
 }
 

@@ -171,7 +171,8 @@ void qa_site_free(struct qa_thread *t, uint32_t site, uint64_t size, uint64_t ne
 void qa_site_free_inherited(struct qa_thread *t, uint32_t site, uint64_t size);
 uint32_t qa_site_count(void);
 bool qa_site_get(uint32_t id, struct qa_site_view *out);
-void qa_sites_flush_all(void); /* a forked child's pending counts are its parent's */
+void qa_sites_flush_all(void);   /* a forked child's pending counts are its parent's */
+void qa_sites_before_fork(void); /* the forking thread's pending counts, in the parent */
 uint64_t qa_never_written_unattributed(void);
 extern atomic_uint_fast64_t qa_sites_dropped;
 

@@ -288,6 +288,25 @@ uint64_t qa_never_written_unattributed(void)
     return atomic_load(&never_written_unattributed);
 }
 
+/* Before a fork, in the parent: the forking thread's pending counts go into the shared records
+ * now, which the child would otherwise do in its first moments (below), writing every page of the
+ * site table and of its record they touch: 7 copy-on-write faults of a small child's 73 in
+ * `always`. Here nothing is copied (no child shares the pages yet), and a parent that counted
+ * nothing since its last fork writes nothing. Only its own thread's: the others count into theirs
+ * meanwhile. */
+void qa_sites_before_fork(void)
+{
+    struct qa_thread *t = qa_self_if_registered();
+    if (t == NULL || sites == NULL)
+        return;
+    if (qa_guard(t)) /* a fork from inside the interposer: the record is half-way in a change */
+        return;
+    for (size_t i = 0; i < QA_LOCAL_SITES; i++)
+        if (t->site_deltas[i].id != 0)
+            flush_delta(&t->site_deltas[i]);
+    qa_guard_restore(t, false);
+}
+
 /* In a forked child, before its generation begins: every thread's pending counts (the parent's
  * threads' records are still readable here) belong to the parent's account, so they go into
  * the shared records, under the parent's generation. Only the sites they name are written. */
