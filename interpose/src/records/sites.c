@@ -299,9 +299,14 @@ void qa_sites_before_fork(void)
     struct qa_thread *t = qa_self_if_registered();
     if (t == NULL || sites == NULL)
         return;
+    size_t first = 0; /* read before the guard is written: its page too would be a fault */
+    while (first < QA_LOCAL_SITES && t->site_deltas[first].id == 0)
+        first++;
+    if (first == QA_LOCAL_SITES)
+        return;
     if (qa_guard(t)) /* a fork from inside the interposer: the record is half-way in a change */
         return;
-    for (size_t i = 0; i < QA_LOCAL_SITES; i++)
+    for (size_t i = first; i < QA_LOCAL_SITES; i++)
         if (t->site_deltas[i].id != 0)
             flush_delta(&t->site_deltas[i]);
     qa_guard_restore(t, false);
