@@ -94,6 +94,26 @@ static void test_agrees_with_valgrind(void **state)
     remove_dir();
 }
 
+/* The dump's writer copies plain text in runs and escapes the rest: an argument with every kind
+ * of character JSON must escape, between plain runs, at both ends and one after another, comes
+ * back exactly as given. */
+static void test_an_argument_that_needs_escapes_comes_back_whole(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *given = "\"a\\b\"\"c\n\x01\x1f\x7f d\u00e9\\";
+    const char *argv[] = {FIXTURE("fixture_exact_counts"), given, "", NULL};
+    pid_t pid = start(argv, NULL);
+    assert_int_equal(wait_exit(pid), 0);
+    json_t *d = load_pid(pid);
+    json_t *args = json_object_get(json_object_get(d, "process"), "argv");
+    assert_int_equal(json_array_size(args), 3);
+    assert_string_equal(json_string_value(json_array_get(args, 1)), given);
+    assert_string_equal(json_string_value(json_array_get(args, 2)), "");
+    json_decref(d);
+    remove_dir();
+}
+
 static void test_leaked_blocks_are_live(void **state)
 {
     (void)state;
@@ -876,6 +896,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_counts),
         cmocka_unit_test(test_agrees_with_valgrind),
+        cmocka_unit_test(test_an_argument_that_needs_escapes_comes_back_whole),
         cmocka_unit_test(test_leaked_blocks_are_live),
         cmocka_unit_test(test_threads_exact_without_deadlock),
         cmocka_unit_test(test_follow_exec_off),

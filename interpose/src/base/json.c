@@ -45,10 +45,21 @@ void qa_json_release(struct qa_json *j)
     j->capacity = j->len = 0;
 }
 
+/* One character: most of a dump's pieces are, so they skip the copy (a dump of a small forked
+ * child is a fork's cost: bench/RESULTS.md, "A small child's dump"). */
+static void put_char(struct qa_json *j, char c)
+{
+    if (!j->failed && j->len < j->capacity) {
+        j->buf[j->len++] = c;
+        return;
+    }
+    qa_json_raw(j, &c, 1);
+}
+
 static void comma(struct qa_json *j)
 {
     if (j->need_comma)
-        qa_json_raw(j, ",", 1);
+        put_char(j, ',');
     j->need_comma = true;
 }
 
@@ -58,33 +69,33 @@ void qa_json_key(struct qa_json *j, const char *key)
 {
     comma(j);
     string_body(j, key, strlen(key));
-    qa_json_raw(j, ":", 1);
+    put_char(j, ':');
     j->need_comma = false;
 }
 
 void qa_json_begin_object(struct qa_json *j)
 {
     comma(j);
-    qa_json_raw(j, "{", 1);
+    put_char(j, '{');
     j->need_comma = false;
 }
 
 void qa_json_end_object(struct qa_json *j)
 {
-    qa_json_raw(j, "}", 1);
+    put_char(j, '}');
     j->need_comma = true;
 }
 
 void qa_json_begin_array(struct qa_json *j)
 {
     comma(j);
-    qa_json_raw(j, "[", 1);
+    put_char(j, '[');
     j->need_comma = false;
 }
 
 void qa_json_end_array(struct qa_json *j)
 {
-    qa_json_raw(j, "]", 1);
+    put_char(j, ']');
     j->need_comma = true;
 }
 
@@ -189,23 +200,37 @@ void qa_json_bool(struct qa_json *j, bool v)
     qa_json_raw(j, v ? "true" : "false", v ? 4 : 5);
 }
 
+/* Whether c goes into a JSON string as it is. */
+static bool plain(unsigned char c)
+{
+    return c != '"' && c != '\\' && c >= 0x20 && c != 0x7f;
+}
+
+/* The text between quotes: runs of plain characters copied in one piece, each other character
+ * escaped. */
 static void string_body(struct qa_json *j, const char *s, size_t n)
 {
-    qa_json_raw(j, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+    put_char(j, '"');
+    size_t i = 0;
+    while (i < n) {
+        size_t run = i;
+        while (run < n && plain((unsigned char)s[run]))
+            run++;
+        qa_json_raw(j, s + i, run - i);
+        if (run == n)
+            break;
+        unsigned char c = (unsigned char)s[run];
         if (c == '"' || c == '\\') {
             char esc[2] = {'\\', (char)c};
             qa_json_raw(j, esc, 2);
-        } else if (c < 0x20 || c == 0x7f) {
+        } else {
             static const char hex[] = "0123456789abcdef";
             char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
             qa_json_raw(j, esc, sizeof esc);
-        } else {
-            qa_json_raw(j, (const char *)&c, 1);
         }
+        i = run + 1;
     }
-    qa_json_raw(j, "\"", 1);
+    put_char(j, '"');
 }
 
 void qa_json_strn(struct qa_json *j, const char *s, size_t n)
