@@ -5,7 +5,9 @@
  * stays pending and the dump it writes once it runs again is taken (and removed) at the next
  * scrape, so that no scrape leaves a file behind. The preload writes a requested dump where its
  * QAUDIT_OUT says, as ".snapshot-N" beside its others; serve moves that file into its own state
- * directory at once (one file per process, replaced at each scrape, removed with the process). */
+ * directory at once (one file per process, replaced at each scrape, removed with the process).
+ * A process whose dump thread has not started (a prefork server's idle worker) gets it started
+ * through serve_control_ops.start_writer, as qaudit snapshot starts it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -3,7 +3,8 @@
  * Parca (GET /debug/pprof/heap and /allocs, gzipped profile.proto), and their service discovery
  * (GET /targets). A scrape of a process costs it at most one dump per --min-interval, the same
  * dump `qaudit snapshot` asks for through the preload's control record. The control record is
- * read and written by the caller (cli/preload_control.c) through serve_control_ops, so that this
+ * read and written, and a dump thread not started yet started, by the caller
+ * (cli/preload_control.c, cli/ptrace_writer_start.c) through serve_control_ops, so that this
  * part depends on reports/ only (docs/design.md, "Serve"). */
 #ifndef SERVE_SERVE_H
 #define SERVE_SERVE_H
