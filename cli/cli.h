@@ -194,6 +194,11 @@ void ptrace_permission_hint(char *out, size_t size);
 /* /proc/sys/kernel/yama/ptrace_scope, -1 without yama. */
 int ptrace_scope(void);
 
+/* ---- proc_status.c ---- */
+/* A field of /proc/PID/status ("State:", "TracerPid:", "Uid:"...) without its name and leading
+ * blanks, or "" (no such field, no such process). */
+void proc_status_field(pid_t pid, const char *name, char *out, size_t size);
+
 /* ---- ptrace_writer_start.c ---- */
 /* Starts the dump writer of a forked child whose preload (img) has not started it yet, through
  * ptrace: 0, or an errno with one line in why (EPERM: ptrace refused; EBUSY: no thread of it was

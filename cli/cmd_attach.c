@@ -74,30 +74,13 @@ static int refuse(pid_t pid, const char *fmt, const char *detail)
     return 2;
 }
 
-/* A field of /proc/PID/status ("State:", "TracerPid:", "Uid:"), or "". */
-static void status_field(pid_t pid, const char *name, char *out, size_t size)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    out[0] = '\0';
-    while (f != NULL && fgets(line, sizeof line, f))
-        if (strncmp(line, name, strlen(name)) == 0) {
-            snprintf(out, size, "%s", line + strlen(name) + strspn(line + strlen(name), " \t"));
-            out[strcspn(out, "\n")] = '\0';
-            break;
-        }
-    if (f != NULL)
-        fclose(f);
-}
-
 /* A seccomp filter decides what each system call the attach makes in the process does, and may
  * kill it for one the program never makes: the attach goes ahead only when told it may (strict
  * mode, which allows only read, write and exit, never). */
 static int check_seccomp(pid_t pid, bool seccomp_ok)
 {
     char mode[32];
-    status_field(pid, "Seccomp:", mode, sizeof mode);
+    proc_status_field(pid, "Seccomp:", mode, sizeof mode);
     if (atoi(mode) == 1)
         return refuse(pid, "it runs in seccomp strict mode: any call of the attach would kill it%s",
                       "");
@@ -115,17 +98,17 @@ static int check_seccomp(pid_t pid, bool seccomp_ok)
 static int check_process(pid_t pid)
 {
     char state[64], tracer[32], uid[128];
-    status_field(pid, "State:", state, sizeof state);
+    proc_status_field(pid, "State:", state, sizeof state);
     if (state[0] == '\0')
         return refuse(pid, "no such process%s", "");
     if (state[0] == 'T' || state[0] == 't')
         return refuse(pid, "it is stopped (%s); continue it first", state);
     if (state[0] == 'Z' || state[0] == 'X')
         return refuse(pid, "it has ended (%s)", state);
-    status_field(pid, "TracerPid:", tracer, sizeof tracer);
+    proc_status_field(pid, "TracerPid:", tracer, sizeof tracer);
     if (atoi(tracer) != 0)
         return refuse(pid, "it is already traced by process %s (a debugger?)", tracer);
-    status_field(pid, "Uid:", uid, sizeof uid);
+    proc_status_field(pid, "Uid:", uid, sizeof uid);
     uid_t real = (uid_t)strtoul(uid, NULL, 10);
     if (geteuid() != 0 && real != geteuid()) {
         char who[64];

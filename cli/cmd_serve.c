@@ -1,6 +1,7 @@
 /* qaudit serve: the daemon Prometheus, Pyroscope and Parca scrape (serve/, docs/design.md,
  * "Serve"). This file parses its options and lends serve/ the reading and writing of control
  * records (preload_control.c), as `qaudit snapshot` does them. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@ static const char serve_usage[] =
     "  --min-interval (default 1000 ms), moved out of its dump directory into the state\n"
     "  directory at once. A process whose dump does not come within --timeout (default\n"
     "  2000 ms, less when Prometheus' own scrape timeout is shorter) gets 503, the others are\n"
-    "  still served.\n"
+    "  still served. A forked child whose dump thread has not started (a prefork server's idle\n"
+    "  worker) gets it started once through ptrace, as qaudit snapshot starts it.\n"
     "  --listen HOST:PORT  numeric address (default 127.0.0.1:9464; port 0: any free one)\n"
     "  --token-file FILE   a bearer token (its first line) every request must carry;\n"
     "                      needed beyond loopback; the file must be its owner's alone\n"
@@ -70,6 +72,30 @@ static int request_dump(pid_t pid, void *handle, uint64_t token)
     return preload_control_request(pid, &((struct handle *)handle)->image, token);
 }
 
+/* A lazy dump thread started as qaudit snapshot starts it (ptrace_writer_start.c), after the
+ * checks qaudit attach makes before any ptrace call: a stopped process is left stopped (tried
+ * again once it runs), another tracer's is refused with its name rather than ptrace's EPERM. */
+static int start_writer(pid_t pid, void *handle, char *why, size_t size)
+{
+    char state[64], tracer[32];
+    proc_status_field(pid, "State:", state, sizeof state);
+    if (state[0] == '\0' || state[0] == 'Z' || state[0] == 'X') {
+        snprintf(why, size, "it has ended");
+        return ESRCH;
+    }
+    proc_status_field(pid, "TracerPid:", tracer, sizeof tracer);
+    if (atoi(tracer) != 0) {
+        snprintf(why, size, "it is traced by process %s (a debugger?): ptrace refused", tracer);
+        return EPERM;
+    }
+    if (state[0] == 'T' || state[0] == 't') {
+        snprintf(why, size, "it is stopped (%s): started once it runs again", state);
+        return EAGAIN;
+    }
+    int err = preload_writer_start(pid, &((struct handle *)handle)->image, why, size);
+    return err == EBUSY ? EAGAIN : err;
+}
+
 int command_serve(int argc, char **argv)
 {
     long timeout_ms = 2000, interval_ms = 1000, max_targets = 1024;
@@ -95,6 +121,7 @@ int command_serve(int argc, char **argv)
                                           .min_interval_s = interval_ms / 1000.0,
                                           .max_targets = max_targets,
                                           .state_dir = state_dir};
-    static const struct serve_control_ops ops = {open_record, read_record, request_dump, free};
+    static const struct serve_control_ops ops = {open_record, read_record, request_dump,
+                                                 start_writer, free};
     return serve_run(&options, &ops);
 }

@@ -44,8 +44,12 @@ struct target {
     bool has;
     struct figures fig, shown; /* shown: what /metrics gave last (counters never go back) */
     char dump[PATH_MAX];       /* the last dump read, in the state directory, or "" */
-    char error[256];           /* why the last refresh failed, or "" */
+    char error[400];           /* why the last refresh failed, or "" */
     unsigned poll_ms;          /* how often its writer reads requests, as its record says */
+    /* Its dump thread, when a request waits for one that has not started (scrape.c): */
+    long long writer_retry_ns; /* when it may next be started, 0: now */
+    bool writer_refused;       /* a start was refused: never tried again for this image */
+    char writer_why[200];      /* why the last start did not start it, or "" */
 };
 
 struct server {

@@ -5,7 +5,9 @@
  * stays pending and the dump it writes once it runs again is taken (and removed) at the next
  * scrape, so that no scrape leaves a file behind. The preload writes a requested dump where its
  * QAUDIT_OUT says, as ".snapshot-N" beside its others; serve moves that file into its own state
- * directory at once (one file per process, replaced at each scrape, removed with the process). */
+ * directory at once (one file per process, replaced at each scrape, removed with the process).
+ * A process whose dump thread has not started (a prefork server's idle worker) gets it started
+ * through serve_control_ops.start_writer, as qaudit snapshot starts it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +21,8 @@
 #include "internal.h"
 
 #define POLL_NS (5 * 1000 * 1000)
+/* As qaudit snapshot tries a lazy writer again (cli/cmd_snapshot.c). */
+#define WRITER_RETRY_NS (200 * 1000 * 1000ll)
 
 /* Takes t->lock until deadline_ns: false when another scrape holds it that long. */
 static bool scrape_lock(struct target *t, long long deadline_ns)
@@ -138,17 +142,17 @@ static bool take_dump(struct server *s, struct target *t, const struct qaudit_co
     t->has = true;
     t->read_ns = serve_now_ns();
     t->error[0] = '\0';
+    t->writer_why[0] = '\0';
     return true;
 }
 
-/* A dump asked for: 0, or false with t->error set. */
+/* A dump asked for (the writer running, starting or not started yet: the request waits for
+ * it): true, or false with t->error set. */
 static bool ask(struct server *s, struct target *t, const struct qaudit_control *c)
 {
-    if (c->writer_state != QAUDIT_WRITER_RUNNING) {
+    if (c->writer_state == QAUDIT_WRITER_FAILED) {
         snprintf(t->error, sizeof t->error,
-                 "its dump thread is not running (state %u): a forked child starts it at its "
-                 "first malloc, qaudit snapshot %d starts it now",
-                 c->writer_state, (int)t->pid);
+                 "its preload could not start its dump thread: it dumps at exit only");
         return false;
     }
     pthread_mutex_lock(&s->table_lock);
@@ -164,6 +168,36 @@ static bool ask(struct server *s, struct target *t, const struct qaudit_control 
     t->outstanding = token;
     t->before = c->dumps_written;
     return true;
+}
+
+/* A request waits for a dump thread that has not started (the preload starts a forked child's,
+ * and a forking parent's, at an allocation: a prefork server's idle worker waiting in epoll_wait
+ * makes none): started as qaudit snapshot starts it, at most every WRITER_RETRY_NS while it may
+ * yet be (no thread of it waiting in a system call, the process stopped), never again for this
+ * image once refused (ptrace permission): its scrapes then fail at once with that line, until
+ * the process allocates and starts it itself. True, or false with t->error set. */
+static bool start_writer(struct server *s, struct target *t)
+{
+    if (!t->writer_refused && serve_now_ns() >= t->writer_retry_ns) {
+        int err = s->ops->start_writer(t->pid, t->handle, t->writer_why, sizeof t->writer_why);
+        t->writer_retry_ns = serve_now_ns() + WRITER_RETRY_NS;
+        if (err == 0)
+            t->writer_why[0] = '\0';
+        if (err == 0 || err == EAGAIN)
+            return true;
+        t->writer_refused = err != ESRCH;
+        if (err == ESRCH) {
+            snprintf(t->error, sizeof t->error, "it ended before its dump thread could start");
+            return false;
+        }
+    }
+    if (!t->writer_refused)
+        return true;
+    snprintf(t->error, sizeof t->error,
+             "its dump thread has not started (the preload starts it at an allocation %d ms after "
+             "a fork) and serve cannot start it: %.200s",
+             QAUDIT_WRITER_LAZY_MS, t->writer_why);
+    return false;
 }
 
 enum step { STEP_OK, STEP_FAILED, STEP_PENDING };
@@ -189,22 +223,25 @@ static enum step step(struct server *s, struct target *t, long long fresh_from_n
         t->outstanding = 0;
     /* Another tool's request not served yet: never overwritten (its dump would be lost to it);
      * this scrape asks once it has been served. */
-    if (t->outstanding == 0 && c.request != c.served) {
-        t->poll_ms = c.poll_ms;
-        return STEP_PENDING;
-    }
-    if (t->outstanding == 0 && !ask(s, t, &c))
+    if (t->outstanding == 0 && c.request == c.served && !ask(s, t, &c))
         return STEP_FAILED;
     t->poll_ms = c.poll_ms;
+    if (c.writer_state == QAUDIT_WRITER_LAZY && !start_writer(s, t))
+        return STEP_FAILED;
     return STEP_PENDING;
 }
 
 static void timed_out(struct target *t)
 {
-    snprintf(t->error, sizeof t->error,
-             "no dump within the scrape's time: its dump thread did not answer (the process is "
-             "stopped or busy; it reads requests every %u ms)",
-             t->poll_ms);
+    if (t->writer_why[0] != '\0')
+        snprintf(t->error, sizeof t->error,
+                 "no dump within the scrape's time: its dump thread has not started yet: %.180s",
+                 t->writer_why);
+    else
+        snprintf(t->error, sizeof t->error,
+                 "no dump within the scrape's time: its dump thread did not answer (the process "
+                 "is stopped or busy; it reads requests every %u ms)",
+                 t->poll_ms);
 }
 
 /* scrape_all, figures read at fresh_from_ns or later taken as they are. */
