@@ -8,7 +8,9 @@
 # operator leaves it running for: 401 without the token, a stopped process (SIGSTOP) gets 503
 # while the other is served, its pending dump taken once it runs again (no file left in its
 # dump directory), a vanished pid 404, bad requests 4xx and one line.
-# A missing engine fails the test: it never passes by not running.
+# Both daemons end on SIGTERM with exit 0 within a bounded wait. A missing engine, program or
+# preload fails the test at once with one line: it never passes by not running, nor times out
+# later for a prerequisite.
 # usage: prometheus.sh QAUDIT BIN_DIR LIB_DIR
 set -uo pipefail
 qaudit=$(realpath "$1") bin=$(realpath "$2") lib=$(realpath "$3")
@@ -24,9 +26,17 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 pass() { echo "ok: $*"; }
 
-for tool in prometheus go redis-server redis-benchmark curl python3; do
+for tool in prometheus go redis-server redis-benchmark redis-cli curl python3; do
   command -v "$tool" >/dev/null || { echo "FAIL: $tool is missing: run scripts/deps.sh"; exit 1; }
 done
+preload=$lib/libqaudit-preload.so
+for file in "$qaudit" "$bin/ringkv" "$preload"; do
+  [ -f "$file" ] || { echo "FAIL: $file is missing: build it first (make)"; exit 1; }
+done
+# The dynamic loader only warns about a preload it cannot load, and the program runs without it:
+# then serve would find nothing to scrape and the test would time out waiting for series.
+loader=$(LD_PRELOAD=$preload /bin/true 2>&1)
+[ -z "$loader" ] || { echo "FAIL: $preload cannot be preloaded: $loader"; exit 1; }
 # TMPDIR inside the test's directory: every serve's default state directory is made there, so
 # that one the cleanup has to kill leaves nothing in the system's /tmp.
 export HOME=$work/home GOCACHE=$work/gocache GOPATH=$work/gopath GOPROXY=off GOFLAGS= TMPDIR=$work/tmp
@@ -41,18 +51,35 @@ wait_for() { # wait_for TENTHS COMMAND...: until COMMAND succeeds
 # The audited processes: ringkv with every stack kept (the pprof comparison needs sites), and
 # redis-server, a server nobody here wrote.
 export QAUDIT_OUT=$work/dumps/%p.json
-QAUDIT_STACKS=always LD_PRELOAD=$lib/libqaudit-preload.so "$bin/ringkv" --port 0 --threads 1 \
+QAUDIT_STACKS=always LD_PRELOAD=$preload "$bin/ringkv" --port 0 --threads 1 \
   >"$work/ringkv.log" 2>&1 &
 ringkv=$!
 pids+=("$ringkv")
 redis_port=$(free_port)
-LD_PRELOAD=$lib/libqaudit-preload.so redis-server --port "$redis_port" --bind 127.0.0.1 \
+LD_PRELOAD=$preload redis-server --port "$redis_port" --bind 127.0.0.1 \
   --save "" --appendonly no >"$work/redis.log" 2>&1 &
 redis=$!
 pids+=("$redis")
+# A steady Python loop (for the delta's notes, which quote a Python process's calls): blocks of
+# 1000 bytes go to malloc, the small objects to pymalloc; it ends by itself after 240 s.
+cat >"$work/steady.py" <<'EOF2'
+import time
+end, kept = time.monotonic() + 240, []
+while time.monotonic() < end:
+    kept = [bytes(1000) for _ in range(200)] + [{"k": i} for i in range(200)]
+    time.sleep(0.01)
+EOF2
+# The interpreter itself, not a wrapper script (pyenv's shim) whose image would exec it.
+interpreter=$(python3 -c 'import sys; print(sys.executable)')
+LD_PRELOAD=$preload "$interpreter" "$work/steady.py" >"$work/python.log" 2>&1 &
+python=$!
+pids+=("$python")
 wait_for 100 grep -q "listening on" "$work/ringkv.log" || { echo "FAIL: ringkv did not start"; exit 1; }
 ringkv_port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/ringkv.log")
 wait_for 100 redis-cli -p "$redis_port" ping >/dev/null 2>&1 || { echo "FAIL: redis-server did not start"; exit 1; }
+for p in "$ringkv" "$redis" "$python"; do
+  grep -q libqaudit-preload "/proc/$p/maps" || { echo "FAIL: pid $p runs without the preload"; exit 1; }
+done
 
 # The daemon, on a free loopback port, with a token.
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
@@ -66,6 +93,28 @@ port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$work/serve.lo
 url=http://127.0.0.1:$port
 auth=(-H "Authorization: Bearer $token")
 status() { curl -s -o "$work/body" -w '%{http_code}' "$@"; }
+# stop_serve PID NAME: SIGTERM, then its exit awaited at most 5 s (delta waits end within 100 ms,
+# docs/design.md): it must have ended by then, with 0.
+ended() { # ended PID: gone, or a zombie (exited, not yet waited for)
+  local state
+  state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+  [ -z "$state" ] || [ "$state" = Z ]
+}
+stop_serve() {
+  kill -TERM "$1"
+  local deadline=$(($(date +%s%N) + 5000000000))
+  until ended "$1"; do
+    if [ "$(date +%s%N)" -gt "$deadline" ]; then
+      fail "$2 still runs 5 s after SIGTERM"
+      return 1
+    fi
+    sleep 0.1
+  done
+  wait "$1"
+  local rc=$?
+  [ "$rc" = 0 ] && pass "$2: SIGTERM ends it with exit 0" || fail "$2: exit $rc after SIGTERM"
+  [ "$rc" = 0 ]
+}
 one_line() { [ "$(wc -l <"$work/body")" = 1 ]; }
 
 echo "--- authorization"
@@ -178,7 +227,8 @@ echo "$snap" >>"$work/ours"
 # go tool pprof sends no token: a second daemon, on loopback without one, as an operator runs it
 # on a host whose scrapers are local.
 "$qaudit" serve --listen 127.0.0.1:0 >"$work/serve2.log" 2>&1 &
-pids+=("$!")
+serve2=$!
+pids+=("$serve2")
 wait_for 100 grep -q "listening on" "$work/serve2.log" || fail "second serve: $(cat "$work/serve2.log")"
 url2=http://127.0.0.1:$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$work/serve2.log")
 go tool pprof -top -nodefraction=0 -sample_index=alloc_objects "$url2/debug/pprof/heap?pid=$ringkv" >"$work/top.txt" 2>"$work/top.err"
@@ -197,6 +247,7 @@ print("report:", want, "\npprof:", list(got.items())[:5])
 ok = len(want) > 0 and all(got.get(name, -1) >= allocs for name, allocs in want)
 sys.exit(0 if ok else 1)
 EOF2
+stop_serve "$serve2" "the second qaudit serve"
 [ "$(status "${auth[@]}" "$url/debug/pprof/allocs?pid=$ringkv")" = 200 ] &&
   go tool pprof -top "$work/body" 2>/dev/null | grep -q "^Type: alloc_space" &&
   pass "/debug/pprof/allocs: alloc_space by default" || fail "allocs: $(head -c 200 "$work/body")"
@@ -215,7 +266,7 @@ sleep 0.5
 start=$(date +%s%N)
 code=$(status "${auth[@]}" "$url/metrics")
 took=$((($(date +%s%N) - start) / 1000000))
-kill -0 "$delta" 2>/dev/null && [ "$code" = 200 ] &&
+! ended "$delta" && [ "$code" = 200 ] &&
   pass "/metrics answered ($took ms) while a delta waits" || fail "metrics during a delta: $code, delta done early"
 wait "$delta"
 wait "$load3" 2>/dev/null
@@ -228,6 +279,25 @@ between=$(($(dump_total "$d2" allocs) - $(dump_total "$d1" allocs)))
 [ -n "$delta_allocs" ] && [ "$delta_allocs" -gt 0 ] && [ "$delta_allocs" -le "$between" ] &&
   pass "the delta's $delta_allocs allocations lie within the $between made between the snapshots" ||
   fail "delta allocations '$delta_allocs' vs $between between snapshots: $(head -8 "$work/delta.txt")"
+# Every figure the delta's comments quote is the window's: a Python process's note quotes its
+# allocation calls, here at most those made between two snapshots around the delta (its whole
+# life's are more); nothing said of a final dump or of the (removed) dumps' files.
+p1=$("$qaudit" snapshot "$python" 2>/dev/null)
+[ "$(status "${auth[@]}" "$url/debug/pprof/allocs?pid=$python&seconds=2")" = 200 ] &&
+  cp "$work/body" "$work/pydelta.pb.gz" || fail "python delta: $(cat "$work/body")"
+p2=$("$qaudit" snapshot "$python" 2>/dev/null)
+echo "$p1" >>"$work/ours"
+echo "$p2" >>"$work/ours"
+go tool pprof -comments "$work/pydelta.pb.gz" >"$work/pydelta.txt" 2>&1
+calls() { echo $(($(dump_total "$1" allocs) + $(dump_total "$1" reallocs))); }
+py_between=$(($(calls "$p2") - $(calls "$p1")))
+quoted=$(sed -n 's/.* of its \([0-9,]*\) allocation calls.*/\1/p' "$work/pydelta.txt" | tr -d ,)
+[ -n "$quoted" ] && [ "$quoted" -gt 0 ] && [ "$quoted" -le "$py_between" ] &&
+  pass "the delta's Python note quotes $quoted calls, within the $py_between made between the snapshots" ||
+  fail "python delta's note quotes '$quoted' calls, $py_between between the snapshots: $(cat "$work/pydelta.txt")"
+grep -qE "final dump|live at the snapshot|\.json" "$work/pydelta.txt" &&
+  fail "the delta's comments speak of a dump, not the window: $(grep -E "final dump|live at|\.json" "$work/pydelta.txt")" ||
+  pass "the delta's comments say nothing of a final dump nor of the dumps' files"
 bad_ok=1
 for bad in 0 301 abc; do
   [ "$(status "${auth[@]}" "$url/debug/pprof/heap?pid=$ringkv&seconds=$bad")" = 400 ] && one_line ||
@@ -272,10 +342,9 @@ code=$(status "${auth[@]}" "$url/metrics?x=$(head -c 40000 /dev/zero | tr '\0' a
 import json, sys; t = json.load(open(sys.argv[1])); p = [x["labels"]["__param_pid"] for x in t]; sys.exit(0 if sys.argv[2] in p and sys.argv[3] not in p else 1)' \
   "$work/body" "$ringkv" "$redis" && pass "/targets: ringkv with __param_pid, redis-server gone" || fail "/targets: $(cat "$work/body")"
 kill -0 "$serve" && pass "qaudit serve still runs" || fail "qaudit serve ended"
-kill -TERM "$serve"
-wait "$serve"
+stop_serve "$serve" "qaudit serve"
 state=$(sed -n 's/.*state in \(.*\))$/\1/p' "$work/serve.log")
-[ -n "$state" ] && [ ! -e "$state" ] && pass "SIGTERM: exit 0, its state directory removed" || fail "state directory $state left"
+[ -n "$state" ] && [ ! -e "$state" ] && pass "SIGTERM: its state directory removed" || fail "state directory $state left"
 
 echo "$failures failed"
 [ "$failures" -eq 0 ]

@@ -77,6 +77,38 @@ static bool read_pair(const char *earlier, const char *later, struct report *a, 
     return true;
 }
 
+/* The window's figures wherever a report's texts quote them (its trust notes, the profile's
+ * comments): the cumulative totals, the size histograms and the precision counters less the
+ * earlier dump's, and the process's small allocations and calls counted again from them. */
+static void window_figures(struct report *r, const struct report *earlier)
+{
+    report_totals_subtract(&r->totals, &earlier->totals);
+    report_sizes_subtract(r, earlier);
+    report_precision_subtract(&r->precision, &earlier->precision);
+    struct report_process *p = &r->processes[0];
+    p->small_allocs = report_small_allocs(r);
+    p->alloc_calls = r->totals.allocs + r->totals.reallocs;
+    r->delta_from_ns = earlier->processes[0].dump_time_ns;
+}
+
+/* r made ready, the sites that did not change dropped, then its trust assessed on what is left
+ * (the notes count the window's sites). */
+static bool finish(struct report *r, const struct report_load_settings *s, size_t unmatched,
+                   char *error, size_t size)
+{
+    if (!report_make_ready(r, s, error, size))
+        return false;
+    drop_unchanged(r);
+    report_estimate_recount(r);
+    report_assess(r);
+    if (unmatched > 0)
+        report_push_string(&r->trust.notes, &r->trust.note_count, &r->trust.note_capacity,
+                           "%zu sites of the earlier dump are not in the later one (its site "
+                           "table dropped them): left out of the delta.",
+                           unmatched);
+    return true;
+}
+
 bool report_load_delta(const char *earlier, const char *later, const struct report_load_settings *s,
                        struct report *r, char *error, size_t size)
 {
@@ -92,18 +124,9 @@ bool report_load_delta(const char *earlier, const char *later, const struct repo
             snprintf(error, size, "out of memory taking %s out of %s", earlier, later);
     }
     if (ok) {
-        report_totals_subtract(&r->totals, &a.totals);
-        r->delta_from_ns = a.processes[0].dump_time_ns;
-        report_assess(r);
-        if (unmatched > 0)
-            report_push_string(&r->trust.notes, &r->trust.note_count, &r->trust.note_capacity,
-                               "%zu sites of the earlier dump are not in the later one (its site "
-                               "table dropped them): left out of the delta.",
-                               unmatched);
-        ok = report_make_ready(r, s, error, size);
+        window_figures(r, &a);
+        ok = finish(r, s, unmatched, error, size);
     }
-    if (ok)
-        drop_unchanged(r);
     report_free(&a);
     report_free(&b);
     return ok;

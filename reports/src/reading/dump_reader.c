@@ -782,11 +782,10 @@ static void read_document(struct reader *r, json_t *doc, struct report *out)
         out->processes[0].runtime = report_runtime_of_dump(out);
     read_totals(r, doc, &out->totals);
     read_sizes(r, doc, out);
-    for (size_t i = 0; i < out->requested_count && out->process_count > 0; i++)
-        if (out->requested_sizes[i].to <= 512) /* pymalloc's limit: runtimes.c */
-            out->processes[0].small_allocs += out->requested_sizes[i].count;
-    if (out->process_count > 0)
+    if (out->process_count > 0) {
+        out->processes[0].small_allocs = report_small_allocs(out);
         out->processes[0].alloc_calls = out->totals.allocs + out->totals.reallocs;
+    }
     if (extents != NULL)
         read_sites(r, doc, out, extents);
     read_inherited_sites(r, doc, out);

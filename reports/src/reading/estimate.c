@@ -89,10 +89,16 @@ static void exact_estimate(struct report_site *s)
 
 /* Under a fixed byte countdown a block of N bytes or more leaves the countdown owing more samples,
  * paid by the allocations right after it, whatever their site: counted so a note says so. */
-static void large_sampled_site(const struct report_process *p, double mean, struct report *dump)
+static bool large_sampled_site(const struct report_process *p, double mean)
 {
-    if (p->sampling == SAMPLING_BYTES && !p->exponential && mean >= (double)p->sample_every)
-        dump->sampled_large_sites++;
+    return p->sampling == SAMPLING_BYTES && !p->exponential && mean >= (double)p->sample_every;
+}
+
+/* A byte-sampled site whose allocations are estimated from its mean sampled size (the dump has
+ * no sites[].allocs_estimate): counted so a note says so. */
+static bool mean_size_estimate(const struct report_process *p, const struct report_site *s)
+{
+    return p->sampling == SAMPLING_BYTES && s->allocs_estimate == 0 && s->bytes > 0;
 }
 
 static void sampled_estimate(const struct report_process *p, struct report_site *s,
@@ -105,7 +111,7 @@ static void sampled_estimate(const struct report_process *p, struct report_site 
     double w = report_sample_weight(p, mean), low, high;
     report_poisson_interval(k, &low, &high);
     s->estimated = true;
-    large_sampled_site(p, mean, dump);
+    dump->sampled_large_sites += large_sampled_site(p, mean);
     struct report_estimate *e = &s->est;
     /* Allocations per sample: the weight of the mean sampled size, or, better, the sum of each
      * sample's own weight when the dump has it (sites[].allocs_estimate): by bytes, large blocks
@@ -130,8 +136,7 @@ static void sampled_estimate(const struct report_process *p, struct report_site 
     e->live_low = low * live_size;
     e->live_high = high * live_size;
     e->peak_live_bytes *= w;
-    if (p->sampling == SAMPLING_BYTES && s->allocs_estimate == 0 && s->bytes > 0)
-        dump->mean_size_estimates++;
+    dump->mean_size_estimates += mean_size_estimate(p, s);
 }
 
 /* A dump that says "sampled" but not whether by count or by bytes (config.sample_by_bytes came
@@ -163,5 +168,18 @@ void report_estimate_sites(struct report *dump)
             sampled_estimate(p, &dump->sites[i], dump);
         else
             exact_estimate(&dump->sites[i]);
+    }
+}
+
+void report_estimate_recount(struct report *r)
+{
+    r->sampled_large_sites = r->mean_size_estimates = 0;
+    const struct report_process *p = r->process_count == 1 ? &r->processes[0] : NULL;
+    for (size_t i = 0; p != NULL && i < r->site_count; i++) {
+        const struct report_site *s = &r->sites[i];
+        if (!s->estimated || s->allocs == 0)
+            continue;
+        r->sampled_large_sites += large_sampled_site(p, (double)s->bytes / (double)s->allocs);
+        r->mean_size_estimates += mean_size_estimate(p, s);
     }
 }

@@ -132,6 +132,55 @@ void report_totals_subtract(struct report_totals *t, const struct report_totals 
         t->calls[i] = less(t->calls[i], e->calls[i]);
 }
 
+/* Its counters, floored at 0; the rest (exact, the peak's bound, what was not seen or dropped
+ * as a state: modules, libraries, allocators) left as they are. */
+void report_precision_subtract(struct report_precision *p, const struct report_precision *e)
+{
+    p->blocks_untracked = less(p->blocks_untracked, e->blocks_untracked);
+    p->sites_dropped = less(p->sites_dropped, e->sites_dropped);
+    p->stacks_truncated = less(p->stacks_truncated, e->stacks_truncated);
+    p->usable_sizes_dropped = less(p->usable_sizes_dropped, e->usable_sizes_dropped);
+    p->never_written_unattributed =
+        less(p->never_written_unattributed, e->never_written_unattributed);
+}
+
+/* The count of e's bucket from..to (0 when it has none). */
+static uint64_t bucket_of(const struct report *e, uint64_t from, uint64_t to)
+{
+    for (size_t i = 0; i < e->requested_count; i++)
+        if (e->requested_sizes[i].from == from && e->requested_sizes[i].to == to)
+            return e->requested_sizes[i].count;
+    return 0;
+}
+
+static uint64_t count_of(const struct report *e, uint64_t key)
+{
+    for (size_t i = 0; i < e->usable_count; i++)
+        if (e->usable_sizes[i].key == key)
+            return e->usable_sizes[i].count;
+    return 0;
+}
+
+void report_sizes_subtract(struct report *r, const struct report *e)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < r->requested_count; i++) {
+        struct report_bucket b = r->requested_sizes[i];
+        b.count = less(b.count, bucket_of(e, b.from, b.to));
+        if (b.count > 0)
+            r->requested_sizes[kept++] = b;
+    }
+    r->requested_count = kept;
+    kept = 0;
+    for (size_t i = 0; i < r->usable_count; i++) {
+        struct report_count c = r->usable_sizes[i];
+        c.count = less(c.count, count_of(e, c.key));
+        if (c.count > 0)
+            r->usable_sizes[kept++] = c;
+    }
+    r->usable_count = kept;
+}
+
 void report_coverage(const struct report *r, double *allocs, double *bytes)
 {
     *allocs = *bytes = 0;

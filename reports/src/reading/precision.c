@@ -56,9 +56,11 @@ static void note_attached(struct report *r, const struct report_process *p, cons
          name, p->pid, seconds);
 }
 
+/* A delta (report_load_delta) is whole between its two dumps: neither "no final dump" nor an
+ * attach's span applies to it. */
 static void assess_processes(struct report *r)
 {
-    for (size_t i = 0; i < r->process_count; i++) {
+    for (size_t i = 0; i < r->process_count && r->delta_from_ns == 0; i++) {
         const struct report_process *p = &r->processes[i];
         char name[256];
         program_name(p->argv, p->exe, name, sizeof name);
@@ -145,11 +147,19 @@ static void assess_unseen(struct report *r)
     if (p->unexplained_anonymous > 0) {
         char bytes[64];
         report_fmt_bytes(bytes, sizeof bytes, p->unexplained_bytes);
-        partial(r,
-                "Anonymous memory grew by %s more than the counted peak in %s dump%s: an "
-                "allocator the preload could not see (statically linked, private mmap arenas, "
-                "loaded later) made most of the heap.",
-                bytes, N(p->unexplained_anonymous), p->unexplained_anonymous == 1 ? "" : "s");
+        if (r->delta_from_ns != 0) /* a delta: the later dump's growth since the start */
+            partial(r,
+                    "By the later dump anonymous memory had grown by %s more than the counted "
+                    "peak since the start: an allocator the preload could not see (statically "
+                    "linked, private mmap arenas, loaded later) made most of the heap; how much "
+                    "of it in this window is not known.",
+                    bytes);
+        else
+            partial(r,
+                    "Anonymous memory grew by %s more than the counted peak in %s dump%s: an "
+                    "allocator the preload could not see (statically linked, private mmap arenas, "
+                    "loaded later) made most of the heap.",
+                    bytes, N(p->unexplained_anonymous), p->unexplained_anonymous == 1 ? "" : "s");
     }
     for (size_t i = 0; i < p->deepbind_count; i++)
         partial(r,
@@ -188,7 +198,7 @@ static void assess_tables(struct report *r)
              "symbolized.",
              N(p->modules_unknown), p->modules_unknown == 1 ? " was" : "s were",
              p->modules_unknown == 1 ? "its" : "their");
-    if (p->peak_live_bytes_within) {
+    if (p->peak_live_bytes_within && r->delta_from_ns == 0) { /* a delta has no peak */
         char within[64];
         report_fmt_bytes(within, sizeof within, p->peak_live_bytes_within);
         note(r, "The peak of live bytes is within %s: threads publish live bytes in batches.",
@@ -225,6 +235,8 @@ static void assess_interpreters(struct report *r)
                     "(%s of its %s allocation calls are that small). Run it with "
                     "PYTHONMALLOC=malloc.",
                     p->pid, p->pythonmalloc, small, calls);
+        else if (p->alloc_calls == 0) /* no call to judge it by (a delta of an idle window) */
+            continue;
         else if (report_python_objects_counted(p))
             note(r,
                  "pid %" PRIu64 " is Python: its objects are counted (%s of its %s allocation "
@@ -255,7 +267,13 @@ void report_assess(struct report *r)
     assess_interpreters(r);
     bool explained = r->trust.partial || r->precision.modules_unknown ||
                      r->precision.usable_sizes_dropped || r->precision.modules_dropped;
-    if (!r->precision.exact && r->process_count > 0 && !explained)
+    if (r->precision.exact || r->process_count == 0 || explained)
+        return;
+    if (r->delta_from_ns != 0)
+        partial(r, "The later dump says its figures are not exact (precision.exact is false) and "
+                   "nothing counted in this window says why: a table that overflowed before it "
+                   "(whose blocks' frees may fall in it), or a reason this report does not know.");
+    else
         partial(r, "A dump says its figures are not exact (precision.exact is false) for a "
                    "reason this report does not know.");
 }

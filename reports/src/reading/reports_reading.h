@@ -89,6 +89,9 @@ double report_lead_live_bytes(const struct report *r, uint64_t lead);
 void report_poisson_interval(double k, double *low, double *high);
 double report_sample_weight(const struct report_process *p, double mean_size);
 void report_estimate_sites(struct report *dump);
+/* The counts the sampling notes give (sampled_large_sites, mean_size_estimates) taken again from
+ * a one-process report's sites as they are now (a delta's: the window's samples). */
+void report_estimate_recount(struct report *r);
 
 /* ---- load_ready.c: a report made ready as qaudit report makes it: symbolized (unless
  * !s->symbols) and its wrappers folded; false with one line in error. */
@@ -100,6 +103,12 @@ bool report_make_ready(struct report *r, const struct report_load_settings *s, c
 void report_site_subtract(struct report_site *to, const struct report_site *from);
 /* The cumulative totals less e's, floored at 0; the live ones left as they are. */
 void report_totals_subtract(struct report_totals *t, const struct report_totals *e);
+/* The precision's counters less e's (blocks untracked, sites dropped, stacks truncated, usable
+ * sizes dropped, never-written bytes unattributed), floored at 0; its states left as they are. */
+void report_precision_subtract(struct report_precision *p, const struct report_precision *e);
+/* The size histograms (requested_sizes, usable_sizes) less e's bucket by bucket, floored at 0;
+ * the buckets left at 0 dropped. */
+void report_sizes_subtract(struct report *r, const struct report *e);
 
 /* ---- checks.c: the status of a dump's check that has none (an older dump): fail when not
  * passed, n/a when it could not apply (no queue hook seen, no connection), else pass; and the
@@ -132,6 +141,8 @@ void report_frame_describe_level(const struct report *r, const struct report_fra
  * (PYTHONMALLOC=malloc: nearly every call small). */
 bool report_process_is_python(const struct report_process *p);
 bool report_python_objects_counted(const struct report_process *p);
+/* The allocations of 512 bytes or less (pymalloc's limit) in r's requested_sizes. */
+uint64_t report_small_allocs(const struct report *r);
 /* A runtime whose objects live in a heap it maps itself (the JVM, V8, .NET), told by one dump's
  * modules and executable: report_process.runtime, 0 for none. report_runtime_name: "the JVM";
  * report_runtime_objects: "Java objects". */

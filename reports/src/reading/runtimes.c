@@ -24,6 +24,15 @@ bool report_python_objects_counted(const struct report_process *p)
            (double)p->small_allocs >= PYTHON_SMALL_SHARE * (double)p->alloc_calls;
 }
 
+uint64_t report_small_allocs(const struct report *r)
+{
+    uint64_t small = 0;
+    for (size_t i = 0; i < r->requested_count; i++)
+        if (r->requested_sizes[i].to <= 512) /* pymalloc's limit */
+            small += r->requested_sizes[i].count;
+    return small;
+}
+
 static const struct {
     const char *module, *exe; /* a module's file name prefix, or the executable's name */
     const char *section;      /* or a section of the executable's file */

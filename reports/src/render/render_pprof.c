@@ -367,25 +367,44 @@ static bool build_samples(struct builder *b, struct samples *pool)
     return !b->failed;
 }
 
+/* What a delta is (report_load_delta: one process, the window between two of its dumps, whose
+ * files are gone by now): said in place of the dumps and of what live means at a dump. */
+static void delta_comments(struct builder *b, const char *mode)
+{
+    const struct report_process *p = &b->r->processes[0];
+    double seconds = p->dump_time_ns > b->r->delta_from_ns
+                         ? (double)(p->dump_time_ns - b->r->delta_from_ns) / 1e9
+                         : 0;
+    comment(b, "qaudit: %s (pid %" PRIu64 "), a delta between two of its dumps %.1f s apart",
+            p->argv, p->pid, seconds);
+    comment(b,
+            "A delta: what the process did between two dumps (the profile's time and duration): "
+            "alloc_* the allocations made in between (realloc included), inuse_* the change of "
+            "its live blocks and requested bytes (negative where it freed more than it "
+            "allocated). Stacks %s.",
+            mode);
+}
+
 /* What the profile is, for `pprof -comments` and the tools' info panels. */
 static void profile_comments(struct builder *b)
 {
     const struct report *r = b->r;
     char mode[128];
     report_stacks_mode(r, mode, sizeof mode);
-    for (size_t i = 0; i < r->process_count && i < 3; i++)
-        comment(b, "qaudit: %s (pid %" PRIu64 "), dump %s (%s)", r->processes[i].argv,
-                r->processes[i].pid, r->processes[i].source, r->processes[i].reason);
-    if (r->process_count > 3)
-        comment(b, "qaudit: and %zu more processes", r->process_count - 3);
-    if (r->delta_from_ns != 0)
-        comment(b, "A delta: what the process did between two dumps (the profile's time and "
-                   "duration): alloc_* the allocations made in between, inuse_* the change of "
-                   "its live blocks (negative where it freed more than it allocated).");
-    comment(b,
-            "Stacks %s. alloc_objects and alloc_space count every allocation a site made (realloc "
-            "included); inuse_objects and inuse_space its blocks and requested bytes live %s.",
-            mode, report_live_scope_phrase(report_live_scope(r)));
+    if (r->delta_from_ns != 0 && r->process_count == 1) {
+        delta_comments(b, mode);
+    } else {
+        for (size_t i = 0; i < r->process_count && i < 3; i++)
+            comment(b, "qaudit: %s (pid %" PRIu64 "), dump %s (%s)", r->processes[i].argv,
+                    r->processes[i].pid, r->processes[i].source, r->processes[i].reason);
+        if (r->process_count > 3)
+            comment(b, "qaudit: and %zu more processes", r->process_count - 3);
+        comment(b,
+                "Stacks %s. alloc_objects and alloc_space count every allocation a site made "
+                "(realloc included); inuse_objects and inuse_space its blocks and requested bytes "
+                "live %s.",
+                mode, report_live_scope_phrase(report_live_scope(r)));
+    }
     double allocs, bytes;
     report_coverage(r, &allocs, &bytes);
     comment(b,
