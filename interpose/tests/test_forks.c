@@ -459,6 +459,28 @@ static void test_fork_and_exec(void **state)
     remove_dir();
 }
 
+/* The first small blocks of a program (a forked child's ten allocations) lie within a page under
+ * the preload, as natively: its start-up probe of glibc's chunk headers (base/usable.c) once
+ * left page-aligned blocks in glibc's tcache, which the program's next blocks of those sizes
+ * were, so a child's first blocks lay over four pages and each fork wrote three more. */
+static void test_start_up_leaves_first_blocks_in_a_page(void **state)
+{
+    (void)state;
+    fresh_dir();
+    const char *argv[] = {FIXTURE("fixture_first_blocks"), NULL};
+    for (int preload = 0; preload < 2; preload++) {
+        char out[256];
+        struct captured_run run = {.argv = argv, .preload = preload};
+        long span = -1;
+        if (run_captured(&run, out, sizeof out) != 0 || sscanf(out, "span=%ld", &span) != 1)
+            fail_msg("fixture_first_blocks: %s", out);
+        if (span >= 4096)
+            fail_msg("first ten blocks %ld bytes apart %s", span,
+                     preload ? "under the preload" : "natively");
+    }
+    remove_dir();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -471,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_program_starts_its_writer_lazily),
         cmocka_unit_test(test_writer_pinned_until_it_wakes),
         cmocka_unit_test(test_fork_and_exec),
+        cmocka_unit_test(test_start_up_leaves_first_blocks_in_a_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
