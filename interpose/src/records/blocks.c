@@ -4,6 +4,9 @@
  * back instead of leaving tombstones. Enabled only when stacks or poison need it.
  * free() first asks the block's shard, without its lock, whether it holds anything: most frees
  * in `queue` mode are of blocks never tracked, and asking touches no line shared by all threads.
+ * Insert and remove are inlined into the slow paths that call them (by the link-time optimiser,
+ * as qa_capture is): their common case, the lock free at the first try and room in the shard,
+ * calls nothing; the waits and the growth are out of line.
  * Context: the slow path under the guard (insert, find, remove); free's fast path reads a
  * shard's fill count without its lock; the fork handlers wait for every shard to be free. */
 #include <sched.h>
@@ -21,6 +24,8 @@
  * qaudit layout --reorganize showed it.) */
 struct shard {
     _Alignas(64) atomic_bool lock;
+    /* 64 - log2(capacity): a block's home slot is the top bits of one multiplication (home). */
+    unsigned char shift;
     struct qa_block *slots;
     size_t capacity; /* a power of two */
     /* Changed under the lock, read without it by qa_blocks_may_hold. */
@@ -40,18 +45,14 @@ static struct shard shards[SHARDS];
  * (under the dump lock, so by one forking thread at a time). */
 static _Atomic uintptr_t forking QA_FORK_STATE;
 
-static uint64_t mix(uintptr_t p)
-{
-    uint64_t h = (uint64_t)p * 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 29);
-}
+#define FIBONACCI 0x9e3779b97f4a7c15ull
 
-/* A shard per 64 KiB region of addresses, hashed: allocators hand each thread blocks from
- * regions of its own (glibc's arenas, the others' per-thread caches), so two threads' blocks
- * seldom share a shard and its lock's cache line. */
+/* A shard per 64 KiB region of addresses, hashed (Fibonacci: the top bits of one multiplication):
+ * allocators hand each thread blocks from regions of its own (glibc's arenas, the others'
+ * per-thread caches), so two threads' blocks seldom share a shard and its lock's cache line. */
 static struct shard *shard_of(uintptr_t ptr)
 {
-    return &shards[mix(ptr >> 16) >> (64 - SHARD_BITS)];
+    return &shards[((uint64_t)(ptr >> 16) * FIBONACCI) >> (64 - SHARD_BITS)];
 }
 
 /* False is certain: the insert of a block happened before any free of it (the program passed
@@ -96,15 +97,22 @@ __attribute__((noinline)) static void lock_slow(struct shard *s)
     }
 }
 
-static inline void lock(struct shard *s)
+/* The lock's first try, in line: true when taken with no fork under way (or this thread's own). */
+static inline bool try_lock(struct shard *s)
 {
-    if (!atomic_exchange_explicit(&s->lock, true, memory_order_seq_cst)) {
-        uintptr_t f = atomic_load_explicit(&forking, memory_order_seq_cst);
-        if (f == 0 || f == this_thread())
-            return;
-        atomic_store_explicit(&s->lock, false, memory_order_release);
-    }
-    lock_slow(s);
+    if (atomic_exchange_explicit(&s->lock, true, memory_order_seq_cst))
+        return false;
+    uintptr_t f = atomic_load_explicit(&forking, memory_order_seq_cst);
+    if (f == 0 || f == this_thread())
+        return true;
+    atomic_store_explicit(&s->lock, false, memory_order_release);
+    return false;
+}
+
+static void lock(struct shard *s)
+{
+    if (!try_lock(s))
+        lock_slow(s);
 }
 
 static void unlock(struct shard *s)
@@ -117,81 +125,130 @@ void qa_blocks_init(void)
     qa_blocks_enabled = qa_cfg.stacks != QA_STACKS_OFF || qa_cfg.poison != QA_POISON_OFF;
 }
 
-static void place(struct qa_block *slots, size_t capacity, const struct qa_block *b)
+/* A block's home slot in a shard of 2^(64 - shift) slots: Fibonacci hashing of the address, one
+ * multiplication and one shift (a multiplication, two shifts, a xor and a mask before). */
+static inline size_t home(uintptr_t ptr, unsigned shift)
 {
-    size_t i = (mix(b->ptr) >> 8) & (capacity - 1);
+    return (size_t)(((uint64_t)ptr * FIBONACCI) >> shift);
+}
+
+static void place(struct shard *s, struct qa_block *slots, const struct qa_block *b)
+{
+    size_t mask = s->capacity - 1, i = home(b->ptr, s->shift);
     while (slots[i].ptr != 0 && slots[i].ptr != b->ptr)
-        i = (i + 1) & (capacity - 1);
+        i = (i + 1) & mask;
     slots[i] = *b;
 }
 
 /* Doubles the shard (or creates it); false when mmap fails. */
 static bool grow_shard(struct shard *s)
 {
-    size_t capacity = s->capacity ? s->capacity * 2 : INITIAL_SLOTS;
-    struct qa_block *slots = qa_mmap(capacity * sizeof *slots);
+    size_t old_capacity = s->capacity, capacity = old_capacity ? old_capacity * 2 : INITIAL_SLOTS;
+    struct qa_block *slots = qa_mmap(capacity * sizeof *slots), *old = s->slots;
     if (slots == NULL)
         return false;
-    for (size_t i = 0; i < s->capacity; i++)
-        if (s->slots[i].ptr != 0)
-            place(slots, capacity, &s->slots[i]);
-    if (s->slots)
-        munmap(s->slots, s->capacity * sizeof *s->slots);
-    s->slots = slots;
     s->capacity = capacity;
+    s->shift = (unsigned char)(64 - __builtin_ctzll(capacity));
+    for (size_t i = 0; i < old_capacity; i++)
+        if (old[i].ptr != 0)
+            place(s, slots, &old[i]);
+    if (old)
+        munmap(old, old_capacity * sizeof *old);
+    s->slots = slots;
     return true;
 }
 
-bool qa_blocks_insert(const struct qa_block *b)
+/* Under the shard's lock, room made: the entry's slot is the block's own or the first empty one
+ * of its run. */
+static inline void put(struct shard *s, const struct qa_block *b)
 {
-    uint64_t h = mix(b->ptr);
-    struct shard *s = shard_of(b->ptr);
-    lock(s);
-    bool ok = (used(s) + 1) * 4 <= s->capacity * 3 || grow_shard(s);
-    if (ok) {
-        size_t i = (h >> 8) & (s->capacity - 1);
-        while (s->slots[i].ptr != 0 && s->slots[i].ptr != b->ptr)
-            i = (i + 1) & (s->capacity - 1);
-        if (s->slots[i].ptr == 0)
-            set_used(s, used(s) + 1);
-        s->slots[i] = *b;
-    } else {
+    size_t mask = s->capacity - 1, i = home(b->ptr, s->shift);
+    struct qa_block *slots = s->slots;
+    while (slots[i].ptr != 0 && slots[i].ptr != b->ptr)
+        i = (i + 1) & mask;
+    if (slots[i].ptr == 0)
+        set_used(s, used(s) + 1);
+    slots[i] = *b;
+}
+
+static bool has_room(const struct shard *s)
+{
+    return (used(s) + 1) * 4 <= s->capacity * 3;
+}
+
+/* An insert that waits for the lock or grows the shard: out of line, so that the common case
+ * calls nothing and saves no register. */
+__attribute__((noinline)) static bool insert_slow(struct shard *s, const struct qa_block *b,
+                                                  bool locked)
+{
+    if (!locked)
+        lock(s);
+    bool ok = has_room(s) || grow_shard(s);
+    if (ok)
+        put(s, b);
+    else
         atomic_fetch_add_explicit(&qa_blocks_dropped, 1, memory_order_relaxed);
-    }
     unlock(s);
     return ok;
 }
 
-bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out)
+__attribute__((always_inline)) inline bool qa_blocks_insert(const struct qa_block *b)
 {
-    uint64_t h = mix(ptr);
+    struct shard *s = shard_of(b->ptr);
+    if (__builtin_expect(!try_lock(s), 0))
+        return insert_slow(s, b, false);
+    if (__builtin_expect(!has_room(s), 0))
+        return insert_slow(s, b, true);
+    put(s, b);
+    unlock(s);
+    return true;
+}
+
+/* Under the shard's lock: takes the block's entry out into *out. Backward shift: later entries
+ * of the run move into the hole when their home allows it, so lookups never need tombstones. */
+static inline bool take(struct shard *s, uintptr_t ptr, struct qa_block *out)
+{
+    if (s->capacity == 0)
+        return false;
+    size_t mask = s->capacity - 1, i = home(ptr, s->shift);
+    struct qa_block *slots = s->slots;
+    while (slots[i].ptr != ptr) {
+        if (slots[i].ptr == 0)
+            return false;
+        i = (i + 1) & mask;
+    }
+    *out = slots[i];
+    size_t hole = i;
+    for (size_t j = (i + 1) & mask; slots[j].ptr != 0; j = (j + 1) & mask) {
+        size_t at = home(slots[j].ptr, s->shift);
+        bool movable = hole <= j ? (at <= hole || at > j) : (at <= hole && at > j);
+        if (movable) {
+            slots[hole] = slots[j];
+            hole = j;
+        }
+    }
+    slots[hole].ptr = 0;
+    set_used(s, used(s) - 1);
+    return true;
+}
+
+__attribute__((noinline)) static bool remove_waiting(struct shard *s, uintptr_t ptr,
+                                                     struct qa_block *out)
+{
+    lock(s);
+    bool found = take(s, ptr, out);
+    unlock(s);
+    return found;
+}
+
+__attribute__((always_inline)) inline bool qa_blocks_remove(uintptr_t ptr, struct qa_block *out)
+{
     struct shard *s = shard_of(ptr);
     if (used(s) == 0)
         return false; /* as in qa_blocks_may_hold */
-    lock(s);
-    bool found = false;
-    if (s->capacity > 0) {
-        size_t mask = s->capacity - 1, i = (h >> 8) & mask;
-        while (s->slots[i].ptr != 0 && s->slots[i].ptr != ptr)
-            i = (i + 1) & mask;
-        if (s->slots[i].ptr == ptr) {
-            found = true;
-            *out = s->slots[i];
-            /* Backward shift: pull later entries of the run into the hole when their home
-             * position allows it, so lookups never need tombstones. */
-            size_t hole = i;
-            for (size_t j = (i + 1) & mask; s->slots[j].ptr != 0; j = (j + 1) & mask) {
-                size_t home = (mix(s->slots[j].ptr) >> 8) & mask;
-                bool movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
-                if (movable) {
-                    s->slots[hole] = s->slots[j];
-                    hole = j;
-                }
-            }
-            s->slots[hole].ptr = 0;
-            set_used(s, used(s) - 1);
-        }
-    }
+    if (__builtin_expect(!try_lock(s), 0))
+        return remove_waiting(s, ptr, out);
+    bool found = take(s, ptr, out);
     unlock(s);
     return found;
 }
