@@ -1,5 +1,6 @@
 /* What the three groups of test_foreign share: a scratch directory per test, the environment
  * every run gets in full, and comparisons of native and preloaded output. */
+#include <dirent.h>
 #include <ftw.h>
 #include <jansson.h>
 #include <setjmp.h>
@@ -67,6 +68,10 @@ const char *const *base_env(struct env *e, const char *qaudit_out, bool preload)
     snprintf(e->text[3], sizeof e->text[3], "LD_PRELOAD=%s", test_preload_path());
     for (int i = 0; i < (preload ? 4 : 3); i++)
         e->list[n++] = e->text[i];
+    if (preload && unwind_check_wanted()) {
+        e->list[n++] = "QAUDIT_UNWIND_CHECK=1";
+        e->list[n++] = "QAUDIT_STACKS=always";
+    }
     e->list[n] = NULL;
     return e->list;
 }
@@ -140,4 +145,49 @@ long long requested_bucket(json_t *dump, long long from)
             return json_integer_value(json_object_get(b, "count"));
     }
     return 0;
+}
+
+bool unwind_check_wanted(void)
+{
+    const char *v = getenv("QAUDIT_UNWIND_CHECK");
+    return v != NULL && strcmp(v, "1") == 0;
+}
+
+/* precision.unwind_check.KEY of a dump, -1 when absent. */
+static long long unwind_figure(json_t *dump, const char *key)
+{
+    json_t *check = json_object_get(json_object_get(dump, "precision"), "unwind_check");
+    json_t *v = json_object_get(check, key);
+    return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+void assert_unwinds_agree(const char *dir)
+{
+    if (!unwind_check_wanted())
+        return;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    long long compared = 0, dumps = 0;
+    struct dirent *e;
+    char path[1200];
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 || strstr(e->d_name, ".tmp."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        json_t *dump = json_load_file(path, 0, NULL);
+        long long n = unwind_figure(dump, "stacks_compared");
+        long long differed = unwind_figure(dump, "stacks_differed");
+        json_decref(dump);
+        if (n < 0 || differed != 0) {
+            closedir(d);
+            fail_msg("%s: %lld stacks compared, %lld differed (-1: no unwind_check)", path, n,
+                     differed);
+        }
+        compared += n, dumps++;
+    }
+    closedir(d);
+    if (compared == 0)
+        fail_msg("%s: %lld dumps, no stack compared", dir, dumps);
+    print_message("unwind check: %lld stacks in %lld dumps, none differed\n", compared, dumps);
 }
