@@ -176,8 +176,10 @@ void qa_unwinds_unblock(void); /* after fork, in parent and child */
 /* ---- unwind_rules.c: the `always` walk over each return address's unwind rule, the rules in
  * one table shared without locks. Context: the slow path under the guard. ---- */
 /* The program's frames (up to max; *truncated if there were more), or -1: a frame whose rule is
- * not known, so the stack is for the libraries. lo and hi: the thread's stack. */
-int qa_rules_walk(void **frames, unsigned max, uintptr_t lo, uintptr_t hi, bool *truncated);
+ * not known, so the stack is for the libraries. lo and hi: the thread's stack; t: the thread's
+ * record (NULL: none), whose loader count a rule's first reading takes. */
+int qa_rules_walk(void **frames, unsigned max, uintptr_t lo, uintptr_t hi, struct qa_thread *t,
+                  bool *truncated);
 void qa_rules_forget(void); /* after a dlclose: every rule learnt again */
 
 /* ---- cfi_rule.c: one return address's rule from its FDE (x86-64). Context: the slow path,

@@ -245,8 +245,8 @@ static __attribute__((noinline)) int walk_by_rules(void **frames, unsigned max)
     if (stack_hi == 0)
         find_stack_bounds();
     bool truncated = false;
-    int depth = qa_rules_walk(frames, max, stack_lo, stack_hi, &truncated);
     struct qa_thread *t = qa_self_if_registered();
+    int depth = qa_rules_walk(frames, max, stack_lo, stack_hi, t, &truncated);
     if (depth >= 0 && qa_cfg.unwind_check)
         return check_rules_walk(frames, max, depth, t);
     if (depth >= 0) {

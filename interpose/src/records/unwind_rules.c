@@ -35,7 +35,7 @@ struct walk {
     bool entered;
 };
 
-static __attribute__((noinline)) uint64_t learn(struct walk *w, struct rule_entry *e, uintptr_t ip)
+static uint64_t learn(struct walk *w, struct rule_entry *e, uintptr_t ip)
 {
     if (!w->entered && w->t != NULL) {
         qa_loader_enter(w->t);
@@ -50,9 +50,21 @@ static __attribute__((noinline)) uint64_t learn(struct walk *w, struct rule_entr
     return rule;
 }
 
-static inline uint64_t rule_of(struct walk *w, uintptr_t ip)
+static inline uint32_t slot_of(uintptr_t ip)
 {
-    uint32_t i = (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> (64 - RULE_BITS));
+    return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> (64 - RULE_BITS));
+}
+
+/* The entry's rule is one the walk takes without a second look: learnt in this epoch, and known
+ * (an unknown one takes rule_of's path, out of line; the outermost frame's is in every stack,
+ * and a call for it cost 29 instructions a stack). */
+#define RULE_PLAIN_MASK                                                                            \
+    (~(uint64_t)(QA_RULE_CFA_RBP | QA_RULE_RBP_SAVED | QA_RULE_LAST | 0xffffffffu))
+
+/* ip's rule from the table (its probes after the first), or learnt and kept. */
+static __attribute__((noinline)) uint64_t rule_of(struct walk *w, uintptr_t ip)
+{
+    uint32_t i = slot_of(ip);
     for (unsigned probe = 0; probe < RULE_PROBES; probe++, i = (i + 1) & RULE_MASK) {
         struct rule_entry *e = &rules[i];
         uintptr_t key = atomic_load_explicit(&e->key, memory_order_acquire);
@@ -93,35 +105,44 @@ static int walk(struct walk *w, void **frames, unsigned max, uintptr_t lo, uintp
     if (fp == NULL)
         return -1;
     uintptr_t ip = (uintptr_t)fp[1], sp = (uintptr_t)(fp + 2), bp = (uintptr_t)fp[0];
-    unsigned n = 0;
+    uintptr_t span = hi - lo - 8; /* a word at lo + x is on the stack when x <= span */
+    void **out = frames, **end = frames + max;
     while (ip != 0) {
-        if (n == max) {
+        if (out == end) {
             *truncated = true;
             break;
         }
-        frames[n++] = (void *)ip;
-        uint64_t rule = rule_of(w, ip);
-        if (rule & (QA_RULE_UNKNOWN | QA_RULE_LAST))
-            return rule & QA_RULE_UNKNOWN ? -1 : (int)n;
+        *out++ = (void *)ip;
+        struct rule_entry *e = &rules[slot_of(ip)];
+        uint64_t rule = atomic_load_explicit(&e->rule, memory_order_acquire);
+        if (atomic_load_explicit(&e->key, memory_order_relaxed) != ip ||
+            (rule & RULE_PLAIN_MASK) != w->stamp) {
+            rule = rule_of(w, ip);
+            if (rule & QA_RULE_UNKNOWN)
+                return -1;
+        }
+        if (rule & QA_RULE_LAST)
+            break;
         uintptr_t cfa = ((rule & QA_RULE_CFA_RBP) ? bp : sp) + (uintptr_t)(int16_t)rule;
         /* The caller's frame is above this one, on the thread's stack: else not followed. */
-        if (cfa <= sp || cfa > hi)
+        if (cfa - sp - 1 >= hi - sp)
             return -1;
         if (rule & QA_RULE_RBP_SAVED) {
             uintptr_t at = cfa + (uintptr_t)(int16_t)(rule >> 16);
-            if (at < lo || at + 8 > hi)
+            if (at - lo > span)
                 return -1;
             bp = *(uintptr_t *)at;
         }
         ip = *(uintptr_t *)(cfa - 8);
         sp = cfa;
     }
-    return (int)n;
+    return (int)(out - frames);
 }
 
-int qa_rules_walk(void **frames, unsigned max, uintptr_t lo, uintptr_t hi, bool *truncated)
+int qa_rules_walk(void **frames, unsigned max, uintptr_t lo, uintptr_t hi, struct qa_thread *t,
+                  bool *truncated)
 {
-    struct walk w = {qa_self_if_registered(), 0, false};
+    struct walk w = {t, 0, false};
     w.stamp = QA_RULE_VALID | (atomic_load_explicit(&epoch, memory_order_acquire) & EPOCH_MASK)
                                   << EPOCH_SHIFT;
     int n = walk(&w, frames, max, lo, hi, truncated);
