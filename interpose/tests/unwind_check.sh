@@ -17,9 +17,11 @@ check() {
   local name=$1 dir=$work/$1
   shift
   mkdir -p "$dir"
-  if ! env LD_PRELOAD="$preload" QAUDIT_STACKS=always QAUDIT_UNWIND_CHECK=1 \
-    QAUDIT_OUT="$dir/d-%p.json" "$@" >"$dir/out" 2>"$dir/err"; then
-    echo "FAIL: $name exited $?: $(head -c 300 "$dir/err")"
+  env LD_PRELOAD="$preload" QAUDIT_STACKS=always QAUDIT_UNWIND_CHECK=1 \
+    QAUDIT_OUT="$dir/d-%p.json" "$@" >"$dir/out" 2>"$dir/err"
+  local status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "FAIL: $name exited $status: $(head -c 300 "$dir/err")"
     failures=$((failures + 1))
     return
   fi
