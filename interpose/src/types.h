@@ -70,6 +70,7 @@ struct qa_config {
     int program_pid;        /* QAUDIT_PROGRAM_PID: the process qaudit run started, 0 unknown */
     uint64_t seed;          /* QAUDIT_SEED: the sampling seed, when seed_set */
     bool seed_set;
+    bool unwind_check;     /* QAUDIT_UNWIND_CHECK=1: each `always` stack walked both ways */
     char pythonmalloc[32]; /* PYTHONMALLOC as the process started, "" when unset: whether a
                               Python's objects reach malloc, said in every dump */
 };

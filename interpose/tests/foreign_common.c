@@ -67,6 +67,12 @@ const char *const *base_env(struct env *e, const char *qaudit_out, bool preload)
     snprintf(e->text[3], sizeof e->text[3], "LD_PRELOAD=%s", test_preload_path());
     for (int i = 0; i < (preload ? 4 : 3); i++)
         e->list[n++] = e->text[i];
+    /* In every run, preloaded or not: a program's own allocations follow its environment's size
+     * (bash copies each variable), and valgrind's counts must be of the same program. */
+    if (unwind_check_wanted()) {
+        e->list[n++] = "QAUDIT_UNWIND_CHECK=1";
+        e->list[n++] = "QAUDIT_STACKS=always";
+    }
     e->list[n] = NULL;
     return e->list;
 }
@@ -140,4 +146,39 @@ long long requested_bucket(json_t *dump, long long from)
             return json_integer_value(json_object_get(b, "count"));
     }
     return 0;
+}
+
+bool unwind_check_wanted(void)
+{
+    const char *v = getenv("QAUDIT_UNWIND_CHECK");
+    return v != NULL && strcmp(v, "1") == 0;
+}
+
+/* precision.unwind_check.KEY of a dump, -1 when absent. */
+static long long unwind_figure(json_t *dump, const char *key)
+{
+    json_t *check = json_object_get(json_object_get(dump, "precision"), "unwind_check");
+    json_t *v = json_object_get(check, key);
+    return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+void assert_unwinds_agree(const char *dir)
+{
+    if (!unwind_check_wanted())
+        return;
+    size_t n;
+    json_t **dumps = load_dumps_in(dir, &n);
+    long long compared = 0;
+    for (size_t i = 0; i < n; i++) {
+        long long stacks = unwind_figure(dumps[i], "stacks_compared");
+        long long differed = unwind_figure(dumps[i], "stacks_differed");
+        if (stacks < 0 || differed != 0)
+            fail_msg("%s: a dump with %lld stacks compared, %lld differed (-1: no unwind_check)",
+                     dir, stacks, differed);
+        compared += stacks;
+    }
+    free_dumps(dumps, n);
+    if (compared == 0)
+        fail_msg("%s: %zu dumps, no stack compared", dir, n);
+    print_message("unwind check: %lld stacks in %zu dumps, none differed\n", compared, n);
 }

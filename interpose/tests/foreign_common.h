@@ -18,6 +18,13 @@ void remove_tree(const char *path);
 /* work/name (made if missing) into buf. */
 const char *in_work(char *buf, size_t size, const char *name);
 
+/* The *_unwind_check test entries run with QAUDIT_UNWIND_CHECK=1 in the test's own environment:
+ * then every preloaded run walks its `always` stacks both ways (docs/design.md, "Stacks in always
+ * mode"), and assert_unwinds_agree fails unless every finished dump in dir compared stacks and
+ * none differed (a no-op without the setting). */
+bool unwind_check_wanted(void);
+void assert_unwinds_agree(const char *dir);
+
 /* The environment every run gets in full, so that native, preloaded and valgrind runs differ
  * only in LD_PRELOAD: valgrind.bin adds LD_PRELOAD (and VALGRIND_LIB for exec'd children). */
 struct env {

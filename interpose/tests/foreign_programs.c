@@ -121,6 +121,7 @@ static void check_program(const struct program *p)
     if (p->product)
         assert_same_file(native, preload, p->product);
     assert_totals_agree(preload, valgrind, p->processes);
+    assert_unwinds_agree(preload);
 }
 
 /* Two processes: bash and the seq of its command substitution (fork + exec). */

@@ -247,26 +247,31 @@ int run_captured(const struct captured_run *run, char *out, size_t size)
     return wait_exit(pid);
 }
 
-/* The finished dumps in dump_dir, loaded, in *count (caller frees each and the array). */
-json_t **load_all_dumps(size_t *count)
+/* The finished dumps in dir, loaded, in *count (caller frees each and the array). */
+json_t **load_dumps_in(const char *dir_path, size_t *count)
 {
-    DIR *dir = opendir(dump_dir);
+    DIR *dir = opendir(dir_path);
     assert_non_null(dir);
     json_t **dumps = NULL;
     *count = 0;
     struct dirent *e;
-    char path[600];
+    char path[1200];
     while ((e = readdir(dir)) != NULL) {
         size_t n = strlen(e->d_name);
         if (n < 5 || strcmp(e->d_name + n - 5, ".json") != 0 || strstr(e->d_name, ".tmp."))
             continue;
-        snprintf(path, sizeof path, "%s/%s", dump_dir, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
         dumps = realloc(dumps, (*count + 1) * sizeof *dumps);
         assert_non_null(dumps);
         dumps[(*count)++] = load(path);
     }
     closedir(dir);
     return dumps;
+}
+
+json_t **load_all_dumps(size_t *count)
+{
+    return load_dumps_in(dump_dir, count);
 }
 
 void free_dumps(json_t **dumps, size_t count)

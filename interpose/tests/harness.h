@@ -48,7 +48,8 @@ struct captured_run {
     const char *dir;          /* working directory, or NULL */
 };
 int run_captured(const struct captured_run *run, char *out, size_t size);
-json_t **load_all_dumps(size_t *count); /* every finished *.json in dump_dir */
+json_t **load_all_dumps(size_t *count);                 /* every finished *.json in dump_dir */
+json_t **load_dumps_in(const char *dir, size_t *count); /* every finished *.json in dir */
 void free_dumps(json_t **dumps, size_t count);
 int free_port(void);       /* on 127.0.0.1, held until this process exits (harness.c) */
 bool redis_ping(int port); /* 127.0.0.1:port answers PING with +PONG */

@@ -170,6 +170,7 @@ static void test_memcached_no_negative_figure(void **state)
 {
     (void)state;
     assert_no_negative_figure(&preloaded.run);
+    assert_unwinds_agree(preloaded.run.out);
 }
 
 static void test_memcached_dump_reported_alone_and_merged(void **state)

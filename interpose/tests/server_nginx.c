@@ -214,6 +214,7 @@ static void test_nginx_no_negative_figure(void **state)
 {
     (void)state;
     assert_no_negative_figure(&preloaded.run);
+    assert_unwinds_agree(preloaded.run.out);
 }
 
 static void test_nginx_each_dump_reported_alone(void **state)

@@ -101,6 +101,7 @@ static void test_node_dump_sound(void **state)
 {
     (void)state;
     assert_no_negative_figure(&preloaded.run);
+    assert_unwinds_agree(preloaded.run.out);
     assert_each_dump_reported(&preloaded.run);
     assert_merged_once(&preloaded.run);
     static const char *const watched[] = {"/", "/usr/bin", NULL};

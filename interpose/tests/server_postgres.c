@@ -275,6 +275,7 @@ static void test_postgres_no_negative_figure(void **state)
 {
     (void)state;
     assert_no_negative_figure(&preloaded.run);
+    assert_unwinds_agree(preloaded.run.out);
 }
 
 static void test_postgres_each_dump_reported_alone(void **state)

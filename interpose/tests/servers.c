@@ -84,6 +84,8 @@ static const char *const *server_env(const struct server_run *r)
     env[n++] = "LC_ALL=C";
     env[n++] = "TZ=UTC";
     env[n++] = home;
+    if (unwind_check_wanted())
+        env[n++] = "QAUDIT_UNWIND_CHECK=1";
     env[n] = NULL;
     return env;
 }

@@ -165,6 +165,9 @@
     X(size, "size")                                                                                \
     X(stack_depth, "stack_depth")                                                                  \
     X(stacks, "stacks")                                                                            \
+    X(stacks_by_library, "stacks_by_library")                                                      \
+    X(stacks_compared, "stacks_compared")                                                          \
+    X(stacks_differed, "stacks_differed")                                                          \
     X(stacks_truncated, "stacks_truncated")                                                        \
     X(start, "start")                                                                              \
     X(start_time_ns, "start_time_ns")                                                              \
@@ -185,6 +188,7 @@
     X(unexplained_anonymous, "unexplained_anonymous")                                              \
     X(uninterposed_allocators, "uninterposed_allocators")                                          \
     X(unreachable_allocators, "unreachable_allocators")                                            \
+    X(unwind_check, "unwind_check")                                                                \
     X(usable, "usable")                                                                            \
     X(usable_sizes, "usable_sizes")                                                                \
     X(usable_sizes_dropped, "usable_sizes_dropped")                                                \

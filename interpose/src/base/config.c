@@ -337,6 +337,11 @@ void qa_config_load(void)
         else
             bad("QAUDIT_SEED", v, "a whole number below 2^53");
     }
+    if ((v = setting("QAUDIT_UNWIND_CHECK")) != NULL) {
+        qa_cfg.unwind_check = strcmp(v, "1") == 0;
+        if (!qa_cfg.unwind_check && strcmp(v, "0") != 0)
+            bad("QAUDIT_UNWIND_CHECK", v, "1 or 0");
+    }
     copy(qa_cfg.sites, sizeof qa_cfg.sites, (v = setting("QAUDIT_QUEUE_SITES")) ? v : "");
     /* The process's own variable, attached or not (only read): whether a Python's objects reach
      * malloc is the program's setting, not qaudit's. */

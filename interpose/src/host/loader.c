@@ -68,6 +68,7 @@ QA_EXPORT int dlclose(void *handle)
     int result = next_dlclose ? next_dlclose(handle) : -1;
     if (loader)
         qa_loader_leave(loader);
+    qa_rules_forget(); /* the unwind rules of what was unloaded (records/unwind_rules.c) */
     if (qa_is_ready()) {
         struct qa_thread *t = qa_self();
         bool was_busy = t ? qa_guard(t) : true;

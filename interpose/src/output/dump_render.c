@@ -318,6 +318,19 @@ static void write_inherited_sites(struct qa_json *j)
     qa_json_end_array(j);
 }
 
+/* QAUDIT_UNWIND_CHECK=1 only: what walking each stack both ways found (records/stacks.c). */
+static void write_unwind_check(struct qa_json *j)
+{
+    if (!qa_cfg.unwind_check)
+        return;
+    qa_json_key(j, QA_KEY(unwind_check));
+    qa_json_begin_object(j);
+    qa_json_key(j, QA_KEY(stacks_compared)), qa_json_u64(j, atomic_load(&qa_unwind_compared));
+    qa_json_key(j, QA_KEY(stacks_differed)), qa_json_u64(j, atomic_load(&qa_unwind_differed));
+    qa_json_key(j, QA_KEY(stacks_by_library)), qa_json_u64(j, atomic_load(&qa_unwind_by_library));
+    qa_json_end_object(j);
+}
+
 static void write_precision(struct qa_json *j, const struct qa_module_list *modules)
 {
     uint64_t modules_dropped = modules ? modules->dropped : 0;
@@ -346,6 +359,7 @@ static void write_precision(struct qa_json *j, const struct qa_module_list *modu
     qa_json_key(j, QA_KEY(never_written_unattributed)),
         qa_json_u64(j, qa_never_written_unattributed());
     qa_json_key(j, QA_KEY(site_pattern_ranges)), qa_json_u64(j, qa_pattern_ranges());
+    write_unwind_check(j);
     qa_json_key(j, QA_KEY(deepbind_libraries));
     qa_json_begin_array(j);
     for (uint32_t i = 0; i < deep && i < 8; i++)

@@ -154,6 +154,17 @@ void qa_sample_weight(uint64_t size, uint64_t *allocs, uint64_t *bytes);
  * frames left out; the loader calls a fork must not split. Context: the slow path under the guard.
  */
 int qa_capture(void **frames, unsigned max, bool frame_pointers);
+/* This library's own extent, from linker-defined symbols bound locally (hidden), so no loader
+ * call is needed on the allocation path: its frames are the interposer's, never kept. */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char _end[] __attribute__((visibility("hidden")));
+static inline bool qa_ours(const void *ip)
+{
+    return (uintptr_t)ip >= (uintptr_t)__ehdr_start && (uintptr_t)ip < (uintptr_t)_end;
+}
+/* QAUDIT_UNWIND_CHECK=1: stacks the rules walked and the libraries walked again, those that
+ * differed, and stacks the rules did not cover (docs/design.md, "Stacks in always mode"). */
+extern atomic_uint_fast64_t qa_unwind_compared, qa_unwind_differed, qa_unwind_by_library;
 void qa_stacks_new_owner(struct qa_thread *t);
 void qa_stacks_after_fork_child(void); /* every slot for libunwind's frame cache free again */
 extern atomic_uint_fast64_t qa_stacks_truncated;
@@ -161,6 +172,25 @@ void qa_loader_enter(struct qa_thread *t); /* around loader calls fork must not 
 void qa_loader_leave(struct qa_thread *t);
 void qa_unwinds_block(void);   /* before fork: waits for loader calls under way, holds new ones */
 void qa_unwinds_unblock(void); /* after fork, in parent and child */
+
+/* ---- unwind_rules.c: the `always` walk over each return address's unwind rule, the rules in
+ * one table shared without locks. Context: the slow path under the guard. ---- */
+/* The program's frames (up to max; *truncated if there were more), or -1: a frame whose rule is
+ * not known, so the stack is for the libraries. lo and hi: the thread's stack; t: the thread's
+ * record (NULL: none), whose loader count a rule's first reading takes. */
+int qa_rules_walk(void **frames, unsigned max, uintptr_t lo, uintptr_t hi, struct qa_thread *t,
+                  bool *truncated);
+void qa_rules_forget(void); /* after a dlclose: every rule learnt again */
+
+/* ---- cfi_rule.c: one return address's rule from its FDE (x86-64). Context: the slow path,
+ * loader guard held. ---- */
+#define QA_RULE_CFA_RBP (1ull << 32)   /* CFA = rbp + the low 16 bits (signed); else rsp + */
+#define QA_RULE_RBP_SAVED (1ull << 33) /* the caller's rbp at CFA + bits 16-31 (signed) */
+#define QA_RULE_LAST (1ull << 34)      /* the return address is undefined: the outermost frame */
+#define QA_RULE_UNKNOWN (1ull << 35)   /* not followed: the libraries walk this stack */
+#define QA_RULE_BITS ((1ull << 36) - 1)
+#define QA_RULE_VALID (1ull << 36) /* set in the table's entries (unwind_rules.c) */
+uint64_t qa_cfi_rule(uintptr_t return_address);
 
 /* ---- sites.c: the sites stacks identify, their counts (pending per thread, shared per site),
  * and a forked child's adoption of them. Context: the slow path; reads on dumps. ---- */

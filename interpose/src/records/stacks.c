@@ -13,16 +13,6 @@
 
 atomic_uint_fast64_t qa_stacks_truncated;
 
-/* This library's own extent, from linker-defined symbols bound locally (hidden), so no loader
- * call is needed on the allocation path: its frames are the interposer's, never kept. */
-extern const char __ehdr_start[] __attribute__((visibility("hidden")));
-extern const char _end[] __attribute__((visibility("hidden")));
-
-static bool ours(void *ip)
-{
-    return (uintptr_t)ip >= (uintptr_t)__ehdr_start && (uintptr_t)ip < (uintptr_t)_end;
-}
-
 /* The calling thread's stack, for a frame-pointer walk that never leaves it; found on the
  * thread's first walk (a fork's child keeps its thread's stack, and so these). */
 static __thread uintptr_t stack_lo, stack_hi;
@@ -122,7 +112,8 @@ static int walk_libgcc(void **frames, int max)
 
 /* Frames of the interposer itself come first and are not kept, so the walk writes the
  * program's frames straight into place. */
-static int walk_frame_pointers(void **frames, unsigned max, bool *truncated)
+static __attribute__((always_inline)) inline int walk_frame_pointers(void **frames, unsigned max,
+                                                                     bool *truncated)
 {
     if (stack_hi == 0)
         find_stack_bounds();
@@ -138,7 +129,7 @@ static int walk_frame_pointers(void **frames, unsigned max, bool *truncated)
         void *ret = fp[1];
         if (ret == NULL)
             break;
-        if (n > 0 || !ours(ret)) {
+        if (n > 0 || !qa_ours(ret)) {
             if ((unsigned)n == max) {
                 *truncated = true;
                 break;
@@ -199,30 +190,19 @@ void qa_unwinds_unblock(void)
     atomic_store(&fork_pending, false);
 }
 
-/* Return addresses of the caller's stack, the interposer's own frames removed. Inlined (across
- * files, by the link-time optimiser) into the entry points that capture, so that the unwinder
- * starts one frame below the program's call instead of walking three frames of our own first:
- * about 250 of libunwind's 870 instructions per stack. */
-__attribute__((always_inline)) inline int qa_capture(void **frames, unsigned max,
-                                                     bool frame_pointers)
+/* The stack as the libraries walk it (libgcc's unwinder for a thread's first stacks, then
+ * libunwind's), the interposer's own frames removed. */
+static int walk_by_library(void **frames, unsigned max, struct qa_thread *t)
 {
-    if (frame_pointers) {
-        bool truncated = false;
-        int depth = walk_frame_pointers(frames, max, &truncated);
-        if (truncated)
-            atomic_fetch_add_explicit(&qa_stacks_truncated, 1, memory_order_relaxed);
-        return depth;
-    }
     void *raw[QA_MAX_DEPTH + 8];
     unsigned want = max + 8 < QA_MAX_DEPTH + 8 ? max + 8 : QA_MAX_DEPTH + 8;
-    struct qa_thread *t = qa_self_if_registered();
     if (t != NULL)
         qa_loader_enter(t);
     int n = use_libunwind(t) ? unw_backtrace(raw, (int)want) : walk_libgcc(raw, (int)want);
     if (t != NULL)
         qa_loader_leave(t);
     int skip = 0;
-    while (skip < n && ours(raw[skip]))
+    while (skip < n && qa_ours(raw[skip]))
         skip++;
     int depth = n - skip;
     if (depth > (int)max) {
@@ -233,4 +213,64 @@ __attribute__((always_inline)) inline int qa_capture(void **frames, unsigned max
         depth = 0;
     memcpy(frames, raw + skip, (size_t)depth * sizeof *frames);
     return depth;
+}
+
+atomic_uint_fast64_t qa_unwind_compared, qa_unwind_differed, qa_unwind_by_library;
+
+/* QAUDIT_UNWIND_CHECK: the rules' walk (depth frames in frames) against the libraries', whose
+ * stack is the one kept; the first few differences said on stderr. */
+static int check_rules_walk(void **frames, unsigned max, int depth, struct qa_thread *t)
+{
+    void *mine[QA_MAX_DEPTH + 1];
+    memcpy(mine, frames, (size_t)depth * sizeof *frames);
+    int theirs = walk_by_library(frames, max, t);
+    atomic_fetch_add(&qa_unwind_compared, 1);
+    int same = 0;
+    while (same < depth && same < theirs && mine[same] == frames[same])
+        same++;
+    if (same == depth && depth == theirs)
+        return theirs;
+    if (atomic_fetch_add(&qa_unwind_differed, 1) < 5)
+        qa_log("unwind check: %d frames by the rules, %d by the libraries, frame %d: %p, %p", depth,
+               theirs, same, same < depth ? mine[same] : NULL, same < theirs ? frames[same] : NULL);
+    return theirs;
+}
+
+/* The stack by the cached rules (unwind_rules.c); by the libraries when a frame's rule is not
+ * known, and both ways under QAUDIT_UNWIND_CHECK. Out of line: the entry points inline only the
+ * frame-pointer walk (with this file grown, GCC stopped inlining that walk, +40 instructions a
+ * pair in `fp`, hence its always_inline). */
+static __attribute__((noinline)) int walk_by_rules(void **frames, unsigned max)
+{
+    if (stack_hi == 0)
+        find_stack_bounds();
+    bool truncated = false;
+    struct qa_thread *t = qa_self_if_registered();
+    int depth = qa_rules_walk(frames, max, stack_lo, stack_hi, t, &truncated);
+    if (depth >= 0 && qa_cfg.unwind_check)
+        return check_rules_walk(frames, max, depth, t);
+    if (depth >= 0) {
+        if (truncated)
+            atomic_fetch_add_explicit(&qa_stacks_truncated, 1, memory_order_relaxed);
+        return depth;
+    }
+    if (qa_cfg.unwind_check)
+        atomic_fetch_add(&qa_unwind_by_library, 1);
+    return walk_by_library(frames, max, t);
+}
+
+/* Return addresses of the caller's stack, the interposer's own frames removed. Inlined (across
+ * files, by the link-time optimiser) into the entry points that capture, so that the walk starts
+ * one frame below the program's call instead of walking three frames of our own first. */
+__attribute__((always_inline)) inline int qa_capture(void **frames, unsigned max,
+                                                     bool frame_pointers)
+{
+    if (frame_pointers) {
+        bool truncated = false;
+        int depth = walk_frame_pointers(frames, max, &truncated);
+        if (truncated)
+            atomic_fetch_add_explicit(&qa_stacks_truncated, 1, memory_order_relaxed);
+        return depth;
+    }
+    return walk_by_rules(frames, max);
 }
