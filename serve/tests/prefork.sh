@@ -22,9 +22,8 @@ if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
   echo "FAIL: run as root with setpriv: the workers drop to other users, as nginx's do"
   exit 1
 fi
-if [ -z "${QAUDIT_PREFORK_NS:-}" ] && unshare --pid --fork --mount-proc true 2>/dev/null; then
-  QAUDIT_PREFORK_NS=1 exec unshare --pid --fork --mount-proc "$0" "$@"
-fi
+. "$(dirname "$0")/common.sh"
+own_pid_namespace "$0" "$@"
 qaudit=$(realpath "$1") bin=$(realpath "$2") lib=$(realpath "$3")
 work=$(mktemp -d)
 chmod 755 "$work"
@@ -36,17 +35,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
-for tool in curl python3; do
-  command -v "$tool" >/dev/null || { echo "FAIL: $tool is missing: run scripts/deps.sh"; exit 1; }
-done
-wait_for() { # wait_for TENTHS COMMAND...: until COMMAND succeeds
-  local n=$1; shift
-  for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
-  return 1
-}
+need_tools curl python3
 user=65533 other=65534 # the workers' user (serve's too), and a user serve may not read
 mkdir -m 1777 "$work/dumps" "$work/tmp"
 export TMPDIR=$work/tmp

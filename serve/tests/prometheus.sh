@@ -11,8 +11,12 @@
 # Both daemons end on SIGTERM with exit 0 within a bounded wait. A missing engine, program or
 # preload fails the test at once with one line: it never passes by not running, nor times out
 # later for a prerequisite.
+# Run in a pid namespace of its own when it can (root), as prefork.sh: its serve scrapes only
+# its own processes, never another test's run at the same time.
 # usage: prometheus.sh QAUDIT BIN_DIR LIB_DIR
 set -uo pipefail
+. "$(dirname "$0")/common.sh"
+own_pid_namespace "$0" "$@"
 qaudit=$(realpath "$1") bin=$(realpath "$2") lib=$(realpath "$3")
 work=$(mktemp -d)
 pids=()
@@ -22,13 +26,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
-
-for tool in prometheus go redis-server redis-benchmark redis-cli curl python3; do
-  command -v "$tool" >/dev/null || { echo "FAIL: $tool is missing: run scripts/deps.sh"; exit 1; }
-done
+need_tools prometheus go redis-server redis-benchmark redis-cli curl python3
 preload=$lib/libqaudit-preload.so
 for file in "$qaudit" "$bin/ringkv" "$preload"; do
   [ -f "$file" ] || { echo "FAIL: $file is missing: build it first (make)"; exit 1; }
@@ -42,11 +40,6 @@ loader=$(LD_PRELOAD=$preload /bin/true 2>&1)
 export HOME=$work/home GOCACHE=$work/gocache GOPATH=$work/gopath GOPROXY=off GOFLAGS= TMPDIR=$work/tmp
 mkdir -p "$HOME" "$work/dumps" "$TMPDIR"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_for() { # wait_for TENTHS COMMAND...: until COMMAND succeeds
-  local n=$1; shift
-  for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
-  return 1
-}
 
 # The audited processes: ringkv with every stack kept (the pprof comparison needs sites), and
 # redis-server, a server nobody here wrote.
