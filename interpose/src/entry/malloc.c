@@ -107,7 +107,8 @@ void *qa_realloc_entry(void *old, size_t size);
  * malloc/free pair): every path of theirs that takes a stack jumps to its slow path rather than
  * calling it (malloc_slow, free_slow: their frame is then the program's callee), and the one
  * call that takes a stack from inside, sampled's qa_record_sampled, walks with libunwind or
- * libgcc, which read the CFI, never with frame pointers (fp mode never takes the fast path).
+ * libgcc (qa_capture_by_cfi), which read the CFI, never with frame pointers nor the cached rules'
+ * walk, which finds the program's frame by ours (fp mode never takes the fast path).
  * realloc keeps its frame: qa_counted_resize is called, and may walk frame pointers. */
 #define FAST_ENTRY_BODY __attribute__((noinline, optimize("omit-frame-pointer")))
 

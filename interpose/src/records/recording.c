@@ -14,7 +14,8 @@ __attribute__((noinline)) void qa_record_sampled(struct qa_thread *t, void *p, s
     qa_assert(!(t->gate & QA_GATE_BUSY)); /* from a fast path: the guard is clear there */
     qa_guard(t);
     void *frames[QA_MAX_DEPTH];
-    qa_record_site_and_block(t, p, size, QA_MALLOC, false, true, frames, -1);
+    int depth = qa_capture_by_cfi(frames, qa_cfg.depth); /* called by malloc, which keeps no frame */
+    qa_record_site_and_block(t, p, size, QA_MALLOC, false, true, frames, depth);
     qa_guard_restore(t, false);
 }
 

@@ -154,6 +154,7 @@ void qa_sample_weight(uint64_t size, uint64_t *allocs, uint64_t *bytes);
  * frames left out; the loader calls a fork must not split. Context: the slow path under the guard.
  */
 int qa_capture(void **frames, unsigned max, bool frame_pointers);
+int qa_capture_by_cfi(void **frames, unsigned max); /* under a frameless caller */
 /* This library's own extent, from linker-defined symbols bound locally (hidden), so no loader
  * call is needed on the allocation path: its frames are the interposer's, never kept. */
 extern const char __ehdr_start[] __attribute__((visibility("hidden")));

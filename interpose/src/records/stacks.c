@@ -259,6 +259,14 @@ static __attribute__((noinline)) int walk_by_rules(void **frames, unsigned max)
     return walk_by_library(frames, max, t);
 }
 
+/* A stack taken under a function of ours that keeps no frame pointer (malloc's fast path calls
+ * qa_record_sampled; entry/malloc.c): the libraries read every frame's CFI, ours too, where the
+ * rules' walk finds the program's frame by our frame pointers and would lose its innermost one. */
+int qa_capture_by_cfi(void **frames, unsigned max)
+{
+    return walk_by_library(frames, max, qa_self_if_registered());
+}
+
 /* Return addresses of the caller's stack, the interposer's own frames removed. Inlined (across
  * files, by the link-time optimiser) into the entry points that capture, so that the walk starts
  * one frame below the program's call instead of walking three frames of our own first. */
