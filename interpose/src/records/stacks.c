@@ -41,7 +41,7 @@ static void find_stack_bounds(void)
  * of the FAST_UNWINDERS slots, if one is free: short threads never pay for a cache, and the caches
  * hold at most 16 MiB. A slot is given back when the record's next owner takes it (the cache itself
  * is freed by libunwind as its thread exits). */
-enum { FIRST_STACKS_BY_LIBGCC = 64, FAST_UNWINDERS = 64 };
+enum { FIRST_STACKS_BY_LIBGCC = 64, FAST_UNWINDERS = 64, FIRST_STACKS_BEFORE_RULES = 8 };
 static atomic_uint fast_unwinders QA_FORK_STATE;
 
 static bool claim_fast_unwinder(void)
@@ -242,10 +242,19 @@ static int check_rules_walk(void **frames, unsigned max, int depth, struct qa_th
  * pair in `fp`, hence its always_inline). */
 static __attribute__((noinline)) int walk_by_rules(void **frames, unsigned max)
 {
-    if (stack_hi == 0)
-        find_stack_bounds();
-    bool truncated = false;
     struct qa_thread *t = qa_self_if_registered();
+    if (stack_hi == 0) {
+        /* A thread's first stacks by the libraries (libgcc's, as before the rules). The walk's
+         * bounds come from pthread_getattr_np, which holds the thread's lock while it allocates
+         * (for the main thread's /proc/self/maps, for any thread's cpuset): asked from inside a
+         * malloc it made, it waits on that lock for ever (Rust's runtime asks it for the stack at
+         * start-up, at its first malloc: e2e_rust hung). Asked after a thread's first few stacks, past
+         * a runtime's start. */
+        if (t == NULL || t->libgcc_stacks < FIRST_STACKS_BEFORE_RULES)
+            return walk_by_library(frames, max, t);
+        find_stack_bounds();
+    }
+    bool truncated = false;
     int depth = qa_rules_walk(frames, max, stack_lo, stack_hi, t, &truncated);
     if (depth >= 0 && qa_cfg.unwind_check)
         return check_rules_walk(frames, max, depth, t);
