@@ -41,7 +41,9 @@ static void find_stack_bounds(void)
  * of the FAST_UNWINDERS slots, if one is free: short threads never pay for a cache, and the caches
  * hold at most 16 MiB. A slot is given back when the record's next owner takes it (the cache itself
  * is freed by libunwind as its thread exits). */
-enum { FIRST_STACKS_BY_LIBGCC = 64, FAST_UNWINDERS = 64, FIRST_STACKS_BEFORE_RULES = 8 };
+enum { FIRST_STACKS_BY_LIBGCC = 64, FAST_UNWINDERS = 64 };
+/* A thread's first stacks never go to the cached rules (walk_by_rules says why). */
+enum { FIRST_STACKS_BEFORE_RULES = 8 };
 static atomic_uint fast_unwinders QA_FORK_STATE;
 
 static bool claim_fast_unwinder(void)
