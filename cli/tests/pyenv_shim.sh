@@ -16,8 +16,10 @@ pass() { echo "ok: $*"; }
 field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 export QAUDIT_FALLBACK_DIR=$work
 
-"$qaudit" run --out "$work/p.json" -- "$shim" -c 'x = [str(i) for i in range(100000)]' \
-  2>"$work/run.err" >/dev/null || fail "run: $(cat "$work/run.err")"
+# A program given on two lines, as `python3 -c` is often given (the table of dumps below keeps it
+# on one row).
+"$qaudit" run --out "$work/p.json" -- "$shim" -c 'y = 1
+x = [str(i) for i in range(100000)]' 2>"$work/run.err" >/dev/null || fail "run: $(cat "$work/run.err")"
 exe=$(field "$work/p.json" "d['process']['exe']")
 case ${exe##*/} in python3*) pass "p.json is python's ($exe)" ;; *) fail "p.json is $exe's: $(cat "$work/run.err")" ;; esac
 grep -q "^qaudit run: dump $work/p.json (exit), the program's last image: $exe$" "$work/run.err" &&
@@ -46,7 +48,7 @@ echo "$summary" | grep -q "Frames in /usr/bin/bash\|bash-dbgsym" &&
   fail "the summary sends the user to bash's symbols" || pass "no hint about bash's symbols"
 # The table of dumps: python's first, one line each (a -c script would wrap over five).
 first=$(sed -n 4p "$work/r.txt")
-echo "$first" | grep -q "^ *[0-9]*  python3 -c x = \[str(i) for i.*  $work/p.json  *exit" &&
+echo "$first" | grep -q "^ *[0-9]*  python3 -c y = 1 x = \[str(i) fo.*  $work/p.json  *exit" &&
   pass "the table's first dump is python's: $first" || fail "the table's first row: $first"
 rows=$(sed -n '4,/^[^ ]/p' "$work/r.txt" | grep -c "^ *[0-9][0-9]*  ")
 table=$(sed -n '4,/^[^ ]/p' "$work/r.txt" | sed '$d' | wc -l)

@@ -56,12 +56,23 @@ void report_doc_paragraph(struct document *d, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A copy of a cell's text on one line: a cell is one line in every format, and a command such
+ * as `python3 -c "..."` brings its newlines and tabs along (they broke the dump table's rows). */
+static char *one_line(const char *text)
+{
+    char *copy = strdup(text ? text : "");
+    for (char *c = copy; c != NULL && *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
+    return copy;
+}
+
 static void table_add_row(struct table *t, const char *const *cells)
 {
     if (!array_reserve(&t->cells, &t->cell_capacity, (t->rows + 1) * t->columns, sizeof *t->cells))
         return;
     for (size_t c = 0; c < t->columns; c++)
-        t->cells[t->rows * t->columns + c] = strdup(cells[c] ? cells[c] : "");
+        t->cells[t->rows * t->columns + c] = one_line(cells[c]);
     t->rows++;
 }
 
